@@ -1,0 +1,79 @@
+/** The branch agent: POS database + job runner + gateway connection, started and stopped as one. */
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { PosDbConfig } from '../pos/db.js';
+import { operations } from '../pos/operations/index.js';
+import { openPos, type PosRuntime } from '../pos/runtime.js';
+import { VERSION } from '../version.js';
+import { GatewayConnection } from './connection.js';
+import { JobRunner, type RunnerOptions } from './runner.js';
+
+export interface AgentConfig {
+  licenseKey: string;
+  workerId?: string;
+  gatewayUrl: string;
+  token: string;
+  database: PosDbConfig;
+  concurrency?: number;
+  idempotencyRetentionHours?: number;
+}
+
+export interface Agent {
+  workerId: string;
+  pos: PosRuntime;
+  runner: JobRunner;
+  connection: GatewayConnection;
+  /** Stops taking jobs, lets running ones finish (up to `graceMs`), then closes everything. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startAgent(
+  config: AgentConfig,
+  log: Logger,
+  testHooks: Pick<RunnerOptions, 'beforeCommit'> = {},
+): Promise<Agent> {
+  const workerId = config.workerId ?? `${hostname()}-${config.licenseKey}`;
+  const pos = await openPos(config.database, log);
+  const runner = new JobRunner({
+    pos,
+    operations,
+    log,
+    concurrency: config.concurrency ?? 8,
+    idempotencyRetentionMs: (config.idempotencyRetentionHours ?? 24) * 3_600_000,
+    ...testHooks,
+  });
+  let accepting = true;
+  const connection: GatewayConnection = new GatewayConnection({
+    gatewayUrl: config.gatewayUrl,
+    token: config.token,
+    log,
+    hello: () => ({
+      type: 'hello',
+      licenseKey: config.licenseKey,
+      workerId,
+      agentVersion: VERSION,
+      posVersion: pos.posVersion,
+      capabilities: [...operations.keys()],
+    }),
+    onJob: (job) => {
+      if (!accepting) return;
+      void runner.run(job).then((result) => {
+        if (!connection.send(result)) log.warn({ jobId: job.jobId, op: job.op, ok: result.ok }, 'result not delivered: gateway disconnected');
+      });
+    },
+  });
+  connection.start();
+
+  return {
+    workerId,
+    pos,
+    runner,
+    connection,
+    async stop(graceMs = 10_000) {
+      accepting = false;
+      await Promise.race([runner.drained(), new Promise((r) => setTimeout(r, graceMs).unref())]);
+      await connection.stop();
+      await pos.close();
+    },
+  };
+}

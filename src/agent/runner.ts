@@ -1,0 +1,114 @@
+/**
+ * Runs jobs from the gateway against the POS database: at most `concurrency` at once, each
+ * validated again with its operation's schema, writes in one transaction with their
+ * idempotency record, every outcome turned into a result message (never a thrown error).
+ */
+import type { Logger } from 'pino';
+import { PosError } from '../protocol/errors.js';
+import type { JobError, JobMessage, ResultMessage } from '../protocol/messages.js';
+import { isConnectionError, isUniqueViolation } from '../pos/db.js';
+import { claim, recordResult } from '../pos/idempotency.js';
+import type { Implementation } from '../pos/operation.js';
+import type { PosRuntime } from '../pos/runtime.js';
+
+export interface RunnerOptions {
+  pos: PosRuntime;
+  operations: ReadonlyMap<string, Implementation>;
+  log: Logger;
+  concurrency: number;
+  idempotencyRetentionMs: number;
+  /** Called inside a write's transaction just before commit; tests use it to inject failures. */
+  beforeCommit?: (op: string) => Promise<void> | void;
+}
+
+class Deadline extends Error {}
+
+export class JobRunner {
+  #running = 0;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(private readonly opts: RunnerOptions) {}
+
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Resolves when no job is running or waiting (graceful shutdown). */
+  async drained(): Promise<void> {
+    while (this.#running > 0 || this.#waiting.length > 0) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  async run(job: JobMessage): Promise<ResultMessage> {
+    await this.#acquire();
+    try {
+      if (Date.now() > job.deadline) throw new Deadline();
+      const data = await this.#execute(job);
+      return { type: 'result', jobId: job.jobId, ok: true, data };
+    } catch (error) {
+      return { type: 'result', jobId: job.jobId, ok: false, error: this.#describe(job, error) };
+    } finally {
+      this.#release();
+    }
+  }
+
+  async #execute(job: JobMessage): Promise<unknown> {
+    const impl = this.opts.operations.get(job.op);
+    if (!impl) throw new PosError('not_found', `This agent does not know the operation ${job.op}.`);
+    const parsed = impl.def.input.safeParse(job.params);
+    if (!parsed.success) {
+      throw new PosError('validation_failed', 'The job parameters do not match the operation schema.', {
+        errors: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      });
+    }
+    const { pos, log } = this.opts;
+    const base = { dialect: pos.dialect, schema: pos.schema, log: log.child({ jobId: job.jobId, op: job.op }), now: new Date() };
+    if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
+
+    const attempt = () =>
+      pos.db.transaction().execute(async (trx) => {
+        const idem = job.idempotency;
+        if (idem) {
+          const outcome = await claim(trx, idem, job.op, base.now, this.opts.idempotencyRetentionMs);
+          if (outcome.state === 'replay') return outcome.result;
+        }
+        const result = await impl.run({ ...base, db: trx }, parsed.data);
+        if (idem) await recordResult(trx, idem, result);
+        await this.opts.beforeCommit?.(job.op);
+        // Committing after the gateway gave up would apply a write the client was told failed.
+        if (Date.now() > job.deadline) throw new Deadline();
+        return result;
+      });
+    try {
+      return await attempt();
+    } catch (error) {
+      // A concurrent copy of the same job committed first: replay its stored result.
+      if (job.idempotency && isUniqueViolation(error)) return attempt();
+      throw error;
+    }
+  }
+
+  #describe(job: JobMessage, error: unknown): JobError {
+    if (error instanceof PosError) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+    if (error instanceof Deadline) return { code: 'agent_timeout', message: 'The job passed its deadline before it could finish; nothing was written.' };
+    if (isConnectionError(error)) {
+      this.opts.log.warn({ jobId: job.jobId, op: job.op, err: error }, 'POS database unavailable');
+      return { code: 'pos_unavailable', message: 'The point-of-sale database is not reachable right now.' };
+    }
+    this.opts.log.error({ jobId: job.jobId, op: job.op, err: error }, 'job failed');
+    return { code: 'internal_error', message: 'The agent failed to run the job.' };
+  }
+
+  async #acquire(): Promise<void> {
+    if (this.#running < this.opts.concurrency) {
+      this.#running++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#running--;
+  }
+}

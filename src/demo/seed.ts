@@ -1,0 +1,122 @@
+/**
+ * Demo data for one branch (API.md, Demo data): company, stations, waiters, users, groups,
+ * products with IVA 16 %, modifiers, payment methods of every tipo, discount types, folios and
+ * settings, an open shift on CAJA1 and today's attendance. Rows are completed through the
+ * installed schema exactly as the agent completes its own writes.
+ */
+import type { InstalledSchema } from '../pos/columns.js';
+import type { PosDb } from '../pos/db.js';
+import type { PosTable } from '../pos/schema.js';
+import { precioSinImpuestos } from '../pos/totals.js';
+import { DEMO_GROUPS, DEMO_MODIFIERS, DEMO_PRODUCTS } from './menu.js';
+
+export const DEMO_COMPANY = '0000000001';
+
+export interface BranchSeed {
+  name: string;
+  /** configuracion.forzarmotivocancela */
+  forceCancelReason: boolean;
+  /** parametros.forzartipodescuento */
+  forceDiscountType: boolean;
+  /** The clock the seed treats as now (attendance of the current operational day). */
+  now?: Date;
+}
+
+export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: BranchSeed): Promise<void> {
+  const now = seed.now ?? new Date();
+  const insert = async (table: PosTable, rows: Array<Record<string, unknown>>) => {
+    if (rows.length === 0) return;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are shaped by the installed schema
+    await db.insertInto(table as any).values(rows.map((r) => schema.completeRow(table, r)) as any).execute();
+  };
+
+  await insert('configuracion', [{ versiondb: '11.0.0.0', forzarmotivocancela: seed.forceCancelReason, nopermitircerrarturnocuentasabiertas: false }]);
+  await insert('parametros', [{ ultimoturno: 1, forzartipodescuento: seed.forceDiscountType, impuesto1: 16, impuesto2: 0, impuesto3: 0 }]);
+  await insert('empresas', [
+    { idempresa: DEMO_COMPANY, nombre: seed.name, razonsocial: 'Restaurantes Demo S.A. de C.V.', rfc: 'RDE010101AB1', sucursal: seed.name },
+  ]);
+  await insert('estaciones', [
+    { idestacion: 'CAJA1', descripcion: 'Caja principal', serie: 'A', seriefolio: 'A', ip: '127.0.0.1' },
+    { idestacion: 'CAJA2', descripcion: 'Caja terraza', serie: 'B', seriefolio: 'B', ip: '127.0.0.1' },
+  ]);
+  await insert('folios', [
+    { serie: 'A', ultimofolio: 1000, ultimaorden: 0, ultimofolioproduccion: 0 },
+    { serie: 'B', ultimofolio: 5000, ultimaorden: 0, ultimofolioproduccion: 0 },
+    { serie: '', ultimofolio: 0, ultimaorden: 0, ultimofolioproduccion: 0 },
+  ]);
+  await insert('meseros', [
+    { idmesero: '01', nombre: 'Juan Pérez', visible: 1, idempresa: DEMO_COMPANY },
+    { idmesero: '02', nombre: 'María López', visible: 1, idempresa: DEMO_COMPANY },
+  ]);
+  await insert('usuarios', [
+    { usuario: 'ADMIN', nombre: 'Administrador', administrador: true, status: true, passlastchange: now },
+    { usuario: 'CAJERO', nombre: 'Cajero de turno', administrador: false, status: true, passlastchange: now },
+  ]);
+  await insert(
+    'grupos',
+    DEMO_GROUPS.map((g) => ({ idgrupo: g.idgrupo, descripcion: g.descripcion, clasificacion: g.clasificacion })),
+  );
+  await insert(
+    'productos',
+    DEMO_PRODUCTS.map((p) => ({
+      idproducto: p.idproducto,
+      descripcion: p.descripcion,
+      nombrecorto: p.nombrecorto,
+      idgrupo: p.idgrupo,
+      visible_menu: p.visible ?? true,
+      usarcomedor: true,
+      usardomicilio: true,
+      usarrapido: true,
+    })),
+  );
+  await insert(
+    'productosdetalle',
+    DEMO_PRODUCTS.map((p) => ({
+      idproducto: p.idproducto,
+      idempresa: DEMO_COMPANY,
+      precio: p.precio,
+      preciosinimpuestos: precioSinImpuestos(p.precio, 16, 0, 0).toFixed(4),
+      impuesto1: 16,
+      impuesto2: 0,
+      impuesto3: 0,
+      bloqueado: p.bloqueado ?? false,
+      permitirprodcompenmodif: p.idgrupo === 'MOD',
+    })),
+  );
+  const priceOf = new Map(DEMO_PRODUCTS.map((p) => [p.idproducto, p.precio]));
+  await insert(
+    'modificadores',
+    DEMO_MODIFIERS.map(([base, modifier]) => ({ idproducto: base, idmodificador: modifier, precio: priceOf.get(modifier), idempresa: DEMO_COMPANY })),
+  );
+  await insert('formasdepago', [
+    { idformadepago: 'EFE', descripcion: 'Efectivo', tipo: 1, tipodecambio: 1, visible: true },
+    { idformadepago: 'USD', descripcion: 'Dólares', tipo: 1, tipodecambio: '17.2500', visible: true },
+    { idformadepago: 'TAR', descripcion: 'Tarjeta de crédito/débito', tipo: 2, tipodecambio: 1, visible: true },
+    { idformadepago: 'VAL', descripcion: 'Vales de despensa', tipo: 3, tipodecambio: 1, visible: true },
+    { idformadepago: 'CRE', descripcion: 'Crédito a cliente', tipo: 4, tipodecambio: 1, visible: true },
+  ]);
+  await insert('tipodescuento', [
+    { idtipodescuento: 'EMP', desc_tipodescuento: 'Empleado', descuento: 10, Visible: true, activar_maximo_descuento: true, imp_maximo_descuento: 0 },
+    { idtipodescuento: 'LIB', desc_tipodescuento: 'Libre', descuento: 0, Visible: true, activar_maximo_descuento: false, imp_maximo_descuento: 0 },
+    { idtipodescuento: 'GER', desc_tipodescuento: 'Gerencia (oculto)', descuento: 50, Visible: false, activar_maximo_descuento: true, imp_maximo_descuento: 0 },
+  ]);
+  await insert('motivoscancelacion', [
+    { idmotivocancela: '01', descripcion: 'El cliente cambió de opinión' },
+    { idmotivocancela: '02', descripcion: 'Producto equivocado' },
+  ]);
+  await insert('mesas', [
+    { idmesa: '1', personas: 4, estatus_ocupacion: 0, idempresa: DEMO_COMPANY },
+    { idmesa: '2', personas: 4, estatus_ocupacion: 0, idempresa: DEMO_COMPANY },
+    { idmesa: 'T1', personas: 6, estatus_ocupacion: 0, idempresa: DEMO_COMPANY },
+  ]);
+
+  const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000);
+  await insert('turnos', [
+    { idturno: 1, fondo: '1500.00', apertura: hoursAgo(3), idestacion: 'CAJA1', cajero: 'CAJERO', idempresa: DEMO_COMPANY, idmesero: '01', fondodolares: 0, efectivo: 0, tarjeta: 0, vales: 0, credito: 0 },
+  ]);
+  await insert('registroasistencias', [
+    { idmovto: '1', idempleado: '01', entrada: hoursAgo(4), salida: null, tipo: 1 },
+    { idmovto: '2', idempleado: '02', entrada: hoursAgo(4), salida: hoursAgo(1), tipo: 1 },
+    { idmovto: '3', idempleado: 'CAJERO', entrada: hoursAgo(3.5), salida: hoursAgo(0.5), tipo: 2 },
+  ]);
+}

@@ -1,0 +1,104 @@
+/**
+ * A whole system on one machine: gateway (with its store) and one agent per branch, each branch
+ * on its own PostgreSQL database. The demo, the end-to-end tests and the benchmarks all start
+ * exactly this.
+ */
+import type { Logger } from 'pino';
+import { startAgent, type Agent, type AgentConfig } from '../agent/agent.js';
+import { buildGateway, type Gateway, type GatewayOptions } from '../gateway/app.js';
+import { GatewayStore, newSecret } from '../gateway/store.js';
+
+export interface StackBranch {
+  licenseKey: string;
+  name: string;
+  /** Name of the user (API key owner) the branch belongs to. */
+  owner: string;
+  /** URL of the branch's POS database, ready to use (schema installed, data seeded). */
+  posUrl: string;
+}
+
+export interface StackOptions {
+  gatewayStoreUrl: string;
+  branches: StackBranch[];
+  apiKeys: Array<{ key: string; owner: string }>;
+  host?: string;
+  port?: number;
+  log: Logger;
+  gateway?: Omit<GatewayOptions, 'store' | 'log'>;
+  agent?: Partial<Pick<AgentConfig, 'concurrency' | 'idempotencyRetentionHours'>>;
+  agentHooks?: Parameters<typeof startAgent>[2];
+}
+
+export interface Stack {
+  url: string;
+  gateway: Gateway;
+  store: GatewayStore;
+  agents: Map<string, Agent>;
+  agentTokens: Map<string, string>;
+  /** Starts (again) the agent of a branch, e.g. after a test stopped it. */
+  startAgent(licenseKey: string): Promise<Agent>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const store = new GatewayStore(opts.gatewayStoreUrl);
+  await store.migrate();
+  const users = new Map<string, number>();
+  for (const owner of new Set([...opts.apiKeys.map((k) => k.owner), ...opts.branches.map((b) => b.owner)])) {
+    users.set(owner, await store.ensureUser(owner));
+  }
+  for (const { key, owner } of opts.apiKeys) await store.addApiKey(users.get(owner)!, key, 'demo');
+  const agentTokens = new Map<string, string>();
+  for (const branch of opts.branches) {
+    const token = newSecret('agt');
+    agentTokens.set(branch.licenseKey, token);
+    await store.upsertBranch(users.get(branch.owner)!, branch.licenseKey, token, branch.name);
+  }
+
+  const gateway = await buildGateway({ store, log: opts.log.child({ component: 'gateway' }), ...opts.gateway });
+  const address = await gateway.app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
+  const url = address.replace('[::1]', '127.0.0.1');
+
+  const agents = new Map<string, Agent>();
+  const start = async (licenseKey: string) => {
+    const branch = opts.branches.find((b) => b.licenseKey === licenseKey)!;
+    const agent = await startAgent(
+      {
+        licenseKey,
+        workerId: `agent-${licenseKey}`,
+        gatewayUrl: url,
+        token: agentTokens.get(licenseKey)!,
+        database: { dialect: 'postgres', url: branch.posUrl },
+        ...opts.agent,
+      },
+      opts.log.child({ component: 'agent', licenseKey }),
+      opts.agentHooks,
+    );
+    agents.set(licenseKey, agent);
+    return agent;
+  };
+  await Promise.all(opts.branches.map((b) => start(b.licenseKey)));
+
+  return {
+    url,
+    gateway,
+    store,
+    agents,
+    agentTokens,
+    startAgent: start,
+    async stop() {
+      await Promise.all([...agents.values()].map((a) => a.stop(2000)));
+      await gateway.app.close();
+      await store.close();
+    },
+  };
+}
+
+/** Resolves once every branch's agent has said hello to the gateway. */
+export async function waitForAgents(stack: Stack, licenseKeys: string[], timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!licenseKeys.every((k) => stack.gateway.hub.agentFor(k))) {
+    if (Date.now() > until) throw new Error(`agents not connected: ${licenseKeys.filter((k) => !stack.gateway.hub.agentFor(k)).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The authenticated API: X-Api-Key, per-key rate limit, branch scoping, and one generic handler
+ * that turns a RouteDef into a job for the branch's agent and its answer into the envelope.
+ */
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { problemSchema } from '../protocol/problem.js';
+import { ApiError, jobErrorToApiError } from './problems.js';
+import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
+import { apiRoutes } from './routes/index.js';
+import { pathSchema, payloadSchema, responseSchema, type RouteDef } from './routes/route.js';
+import type { GatewayStore } from './store.js';
+import { sha256 } from './store.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    userId: number;
+  }
+}
+
+export interface ApiOptions {
+  store: GatewayStore;
+  hub: AgentHub;
+  jobTimeoutMs: number;
+  rateLimit: { perSecond: number; burst: number };
+}
+
+export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise<void> {
+  const { store, hub } = opts;
+  app.decorateRequest('userId', 0);
+
+  app.addHook('onRequest', async (request) => {
+    const key = request.headers['x-api-key'];
+    const userId = typeof key === 'string' && key !== '' ? await store.userForApiKey(key) : null;
+    if (userId === null) throw new ApiError('unauthorized', 'Send a valid API key in the X-Api-Key header.');
+    request.userId = userId;
+  });
+
+  // A token bucket of `burst` refilled at `perSecond`, approximated by a window of burst/perSecond.
+  await app.register(rateLimit, {
+    max: opts.rateLimit.burst,
+    timeWindow: Math.round((opts.rateLimit.burst / opts.rateLimit.perSecond) * 1000),
+    keyGenerator: (request) => sha256(String(request.headers['x-api-key'])),
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) => {
+      return new ApiError('rate_limited', `Too many requests for this API key; retry in ${Math.ceil(context.ttl / 1000)} s.`, {}, {
+        'retry-after': String(Math.ceil(context.ttl / 1000)),
+      });
+    },
+  });
+
+  async function authorizeBranch(request: FastifyRequest, licenseKey: string): Promise<void> {
+    const owner = await store.branchOwner(licenseKey);
+    if (owner !== request.userId) {
+      throw new ApiError('branch_forbidden', `This API key may not use branch ${licenseKey}.`);
+    }
+  }
+
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  for (const def of apiRoutes) {
+    typed.route({
+      method: def.method,
+      url: def.url,
+      schema: {
+        summary: def.summary,
+        tags: [def.tag],
+        security: [{ apiKey: [] }],
+        params: pathSchema(def),
+        ...(def.from === 'query' ? { querystring: payloadSchema(def) } : { body: payloadSchema(def) }),
+        response: {
+          [def.status ?? 200]: responseSchema(def),
+          '4xx': problemSchema,
+          '5xx': problemSchema,
+        },
+      },
+      handler: async (request, reply) => {
+        const path = request.params as Record<string, unknown>;
+        const licenseKey = String(path.licenseKey);
+        await authorizeBranch(request, licenseKey);
+        const payload = (def.from === 'query' ? request.query : request.body) as Record<string, unknown>;
+        const params = { ...payload, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, path[k]])) };
+        const outcome = await dispatch(def, licenseKey, params);
+        return reply.code(def.status ?? 200).send(outcome);
+      },
+    });
+  }
+
+  async function dispatch(def: RouteDef, licenseKey: string, params: unknown): Promise<unknown> {
+    const startedAt = new Date();
+    let outcome;
+    try {
+      outcome = await hub.dispatch(licenseKey, def.op.name, params, undefined, opts.jobTimeoutMs);
+    } catch (error) {
+      if (error instanceof AgentOfflineError) throw new ApiError('agent_offline', error.message);
+      if (error instanceof AgentTimeoutError) throw new ApiError('agent_timeout', error.message);
+      throw error;
+    }
+    store.logJob({
+      job_id: outcome.jobId,
+      license_key: licenseKey,
+      op: def.op.name,
+      worker_id: outcome.workerId,
+      outcome: outcome.ok ? 'ok' : 'error',
+      error_code: outcome.error?.code ?? null,
+      started_at: startedAt,
+      duration_ms: Date.now() - startedAt.getTime(),
+    });
+    if (!outcome.ok) {
+      const e = outcome.error!;
+      throw jobErrorToApiError(e.code, e.message, e.details, outcome.jobId);
+    }
+    const data = outcome.data as Record<string, unknown>;
+    if (def.envelope === 'result') return { jobId: outcome.jobId, ...data };
+    return {
+      ...(def.jobId ? { jobId: outcome.jobId } : {}),
+      workerId: outcome.workerId,
+      dispatchedAt: outcome.dispatchedAt,
+      ...data,
+    };
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The gateway's HTTP server: health, OpenAPI and docs without a key, the API behind it, and
+ * the agents' WebSocket endpoint on the same port.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import { ERROR_STATUS, ERROR_TITLES, isErrorCode } from '../protocol/errors.js';
+import { VERSION } from '../version.js';
+import { apiPlugin } from './api.js';
+import { AgentHub } from './hub.js';
+import { sendProblem, toApiError } from './problems.js';
+import type { GatewayStore } from './store.js';
+
+export interface GatewayOptions {
+  store: GatewayStore;
+  log: Logger;
+  jobTimeoutMs?: number;
+  rateLimit?: { perSecond: number; burst: number };
+  hub?: { pingIntervalMs?: number; deadAfterMs?: number };
+}
+
+export interface Gateway {
+  app: FastifyInstance;
+  hub: AgentHub;
+}
+
+export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: opts.log as FastifyBaseLogger,
+    // The job log in the store records every dispatched call; per-request lines would repeat it.
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: true,
+    bodyLimit: 4 * 1024 * 1024,
+    ajv: { customOptions: { coerceTypes: false } },
+  });
+  const jobTimeoutMs = opts.jobTimeoutMs ?? 30_000;
+  const hub = new AgentHub({ store: opts.store, log: opts.log, jobTimeoutMs, ...opts.hub });
+  hub.attach(app.server);
+  app.addHook('onClose', () => hub.close());
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Results were validated by the agent's own schemas; serialising needs no second pass.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.setErrorHandler((error, request, reply) => {
+    const problem = toApiError(error as FastifyError);
+    if (problem.status >= 500 && problem.code === 'internal_error') request.log.error({ err: error, url: request.url }, 'request failed');
+    return sendProblem(request, reply, problem);
+  });
+  app.setNotFoundHandler((request, reply) => sendProblem(request, reply, toApiError(Object.assign(new Error('not found'), { statusCode: 404 }) as never)));
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Soft Restaurant branch gateway', version: VERSION, description: 'Read and change every branch POS through one HTTP API.' },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok', version: VERSION }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await opts.store.ping();
+      return { status: 'ready', agentsConnected: hub.connectedCount };
+    } catch {
+      return reply.code(503).send({ status: 'store_unavailable' });
+    }
+  });
+  app.get<{ Params: { code: string } }>('/problems/:code', { schema: { hide: true } }, (request, reply) => {
+    const { code } = request.params;
+    if (!isErrorCode(code)) return sendProblem(request, reply, toApiError(Object.assign(new Error('not found'), { statusCode: 404 }) as never));
+    return { code, status: ERROR_STATUS[code], title: ERROR_TITLES[code] };
+  });
+
+  await app.register(apiPlugin, {
+    store: opts.store,
+    hub,
+    jobTimeoutMs,
+    rateLimit: opts.rateLimit ?? { perSecond: 20, burst: 40 },
+  });
+  return { app, hub };
+}

@@ -1,0 +1,207 @@
+/**
+ * Which agent serves which branch, and the jobs in flight to each. Agents connect to
+ * /agent/v1 with their branch token, say hello, and then receive jobs; each job waits for its
+ * result until its deadline (504) or until its agent drops (503).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { AGENT_PATH, CLOSE, agentMessage, helloMessage, type JobError, type JobMessage } from '../protocol/messages.js';
+import type { GatewayStore } from './store.js';
+
+export class AgentOfflineError extends Error {}
+export class AgentTimeoutError extends Error {}
+
+export interface DispatchOutcome {
+  jobId: string;
+  workerId: string;
+  dispatchedAt: string;
+  ok: boolean;
+  data?: unknown;
+  error?: JobError;
+}
+
+interface ConnectedAgent {
+  ws: WebSocket;
+  licenseKey: string;
+  workerId: string;
+  agentVersion: string;
+  posVersion: string | null;
+  connectedAt: Date;
+  lastSeen: number;
+  status?: unknown;
+}
+
+interface PendingJob {
+  agent: ConnectedAgent;
+  resolve: (outcome: { ok: boolean; data?: unknown; error?: JobError }) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export interface HubOptions {
+  store: GatewayStore;
+  log: Logger;
+  jobTimeoutMs?: number;
+  pingIntervalMs?: number;
+  deadAfterMs?: number;
+  helloTimeoutMs?: number;
+}
+
+export class AgentHub {
+  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  readonly #agents = new Map<string, ConnectedAgent>();
+  readonly #pending = new Map<string, PendingJob>();
+  readonly #pinger: NodeJS.Timeout;
+
+  constructor(private readonly opts: HubOptions) {
+    const interval = opts.pingIntervalMs ?? 15_000;
+    const deadAfter = opts.deadAfterMs ?? 45_000;
+    this.#pinger = setInterval(() => {
+      for (const agent of this.#agents.values()) {
+        if (Date.now() - agent.lastSeen > deadAfter) agent.ws.terminate();
+        else agent.ws.ping();
+      }
+    }, interval);
+    this.#pinger.unref();
+  }
+
+  /** Takes over HTTP upgrades to /agent/v1 on the gateway's server. */
+  attach(server: Server): void {
+    server.on('upgrade', (req, socket, head) => {
+      void this.#upgrade(req, socket, head);
+    });
+  }
+
+  agentFor(licenseKey: string): { workerId: string; agentVersion: string; posVersion: string | null; connectedAt: Date } | undefined {
+    return this.#agents.get(licenseKey);
+  }
+
+  get connectedCount(): number {
+    return this.#agents.size;
+  }
+
+  async dispatch(
+    licenseKey: string,
+    op: string,
+    params: unknown,
+    idempotency?: JobMessage['idempotency'],
+    timeoutMs = this.opts.jobTimeoutMs ?? 30_000,
+  ): Promise<DispatchOutcome> {
+    const agent = this.#agents.get(licenseKey);
+    if (!agent) throw new AgentOfflineError(`No agent is connected for branch ${licenseKey}.`);
+    const jobId = randomUUID();
+    const dispatchedAt = new Date().toISOString();
+    const job: JobMessage = { type: 'job', jobId, op, params, deadline: Date.now() + timeoutMs, ...(idempotency ? { idempotency } : {}) };
+    const outcome = await new Promise<{ ok: boolean; data?: unknown; error?: JobError }>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(jobId);
+        reject(new AgentTimeoutError(`The agent of branch ${licenseKey} did not answer within ${timeoutMs} ms.`));
+      }, timeoutMs);
+      this.#pending.set(jobId, { agent, resolve, reject, timer });
+      agent.ws.send(JSON.stringify(job), (error) => {
+        if (!error) return;
+        clearTimeout(timer);
+        this.#pending.delete(jobId);
+        reject(new AgentOfflineError(`The agent of branch ${licenseKey} disconnected.`));
+      });
+    });
+    return { jobId, workerId: agent.workerId, dispatchedAt, ...outcome };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#pinger);
+    for (const agent of this.#agents.values()) agent.ws.close(CLOSE.shuttingDown, 'gateway stopping');
+    for (const ws of this.#wss.clients) ws.terminate();
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+  }
+
+  async #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+    if (path !== AGENT_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    let licenseKey: string | null = null;
+    try {
+      licenseKey = token ? await this.opts.store.branchForAgentToken(token) : null;
+    } catch (error) {
+      this.opts.log.error({ err: error }, 'agent token check failed');
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    if (!licenseKey) {
+      this.opts.log.warn({ remote: req.socket.remoteAddress }, 'agent refused: unknown token');
+      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    const branch = licenseKey;
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, branch));
+  }
+
+  #accept(ws: WebSocket, licenseKey: string): void {
+    let agent: ConnectedAgent | undefined;
+    const helloTimer = setTimeout(() => ws.close(CLOSE.badHello, 'no hello'), this.opts.helloTimeoutMs ?? 10_000);
+    const touch = () => {
+      if (agent) agent.lastSeen = Date.now();
+    };
+    ws.on('pong', touch);
+    ws.on('ping', touch);
+    ws.on('message', (raw) => {
+      touch();
+      let message: unknown;
+      try {
+        message = JSON.parse(raw.toString());
+      } catch {
+        return;
+      }
+      if (!agent) {
+        const hello = helloMessage.safeParse(message);
+        if (!hello.success || hello.data.licenseKey !== licenseKey) {
+          this.opts.log.warn({ licenseKey }, 'agent refused: hello missing or for another branch');
+          ws.close(hello.success ? CLOSE.unauthorized : CLOSE.badHello, 'bad hello');
+          return;
+        }
+        clearTimeout(helloTimer);
+        const { workerId, agentVersion, posVersion } = hello.data;
+        agent = { ws, licenseKey, workerId, agentVersion, posVersion, connectedAt: new Date(), lastSeen: Date.now() };
+        const previous = this.#agents.get(licenseKey);
+        this.#agents.set(licenseKey, agent);
+        if (previous) previous.ws.close(CLOSE.replaced, 'replaced by a newer connection');
+        ws.send(JSON.stringify({ type: 'welcome', serverTime: new Date().toISOString() }));
+        this.opts.log.info({ licenseKey, workerId: agent.workerId, agentVersion: agent.agentVersion, posVersion: agent.posVersion }, 'agent connected');
+        return;
+      }
+      const parsed = agentMessage.safeParse(message);
+      if (!parsed.success) return;
+      if (parsed.data.type === 'status') {
+        agent.status = parsed.data;
+        return;
+      }
+      if (parsed.data.type !== 'result') return;
+      const pending = this.#pending.get(parsed.data.jobId);
+      if (!pending || pending.agent !== agent) return;
+      clearTimeout(pending.timer);
+      this.#pending.delete(parsed.data.jobId);
+      pending.resolve(parsed.data.ok ? { ok: true, data: parsed.data.data } : { ok: false, error: parsed.data.error });
+    });
+    ws.on('close', () => {
+      clearTimeout(helloTimer);
+      if (!agent) return;
+      if (this.#agents.get(licenseKey) === agent) {
+        this.#agents.delete(licenseKey);
+        this.opts.log.info({ licenseKey, workerId: agent.workerId }, 'agent disconnected');
+      }
+      for (const [jobId, pending] of this.#pending) {
+        if (pending.agent !== agent) continue;
+        clearTimeout(pending.timer);
+        this.#pending.delete(jobId);
+        pending.reject(new AgentOfflineError(`The agent of branch ${licenseKey} disconnected while running the job.`));
+      }
+    });
+    ws.on('error', () => undefined);
+  }
+}

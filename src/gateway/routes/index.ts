@@ -1,0 +1,4 @@
+import { catalogRoutes } from './catalogs.js';
+import type { RouteDef } from './route.js';
+
+export const apiRoutes: readonly RouteDef[] = [...catalogRoutes];

@@ -1,0 +1,57 @@
+/**
+ * An HTTP route of the API as data: which operation it dispatches, where the operation's input
+ * comes from, and how the answer is wrapped. The gateway registers every route the same way.
+ */
+import { z } from 'zod';
+import { licenseKey } from '../../protocol/common.js';
+import type { OperationDef } from '../../protocol/operation.js';
+
+export interface RouteDef {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  /** Fastify path, always with `:licenseKey`. */
+  url: string;
+  op: OperationDef;
+  summary: string;
+  tag: string;
+  /** Where the input comes from besides the path: the query string or the JSON body. */
+  from: 'query' | 'body';
+  /** Path parameters other than licenseKey that are part of the operation's input. */
+  pathInput?: readonly string[];
+  /** page: paginated list envelope; list: non-paginated; result: the operation's own object. */
+  envelope: 'page' | 'list' | 'result';
+  /** API.md leaves jobId out of some list envelopes. */
+  jobId: boolean;
+  status?: number;
+}
+
+export function route(def: RouteDef): RouteDef {
+  return def;
+}
+
+function inputObject(def: RouteDef): z.ZodObject {
+  if (!(def.op.input instanceof z.ZodObject)) throw new Error(`${def.op.name}: input must be an object schema`);
+  return def.op.input;
+}
+
+export function pathSchema(def: RouteDef): z.ZodObject {
+  const shape = inputObject(def).shape;
+  return z.object({ licenseKey, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, shape[k]!])) });
+}
+
+/** The part of the operation's input that the client sends in the query or body. */
+export function payloadSchema(def: RouteDef): z.ZodObject {
+  const shape = { ...inputObject(def).shape };
+  for (const key of def.pathInput ?? []) delete shape[key];
+  return z.object(shape);
+}
+
+export function responseSchema(def: RouteDef): z.ZodType {
+  const output = def.op.output;
+  if (def.envelope === 'result') return output;
+  const meta = z.object({
+    ...(def.jobId ? { jobId: z.string() } : {}),
+    workerId: z.string(),
+    dispatchedAt: z.string().describe('when the gateway sent the job to the agent (ISO 8601)'),
+  });
+  return output instanceof z.ZodObject ? meta.extend(output.shape) : meta;
+}

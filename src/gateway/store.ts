@@ -1,0 +1,137 @@
+/**
+ * The gateway's own PostgreSQL: users, hashed API keys, branches with hashed agent tokens,
+ * idempotency records, printers and the job log. Lookups on the request path are cached briefly
+ * so a request costs no store round trip.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Kysely, PostgresDialect, sql, type ColumnType, type Generated } from 'kysely';
+import pg from 'pg';
+import { runMigrations, SQL_DIR } from '../pos/migrations.js';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface GatewayDatabase {
+  gw_users: { id: Generated<number>; name: string; created_at: Timestamp };
+  gw_api_keys: { id: Generated<number>; user_id: number; key_hash: string; label: string; created_at: Timestamp; revoked_at: Date | null };
+  gw_branches: { license_key: string; user_id: number; name: string; agent_token_hash: string; created_at: Timestamp };
+  gw_idempotency: {
+    user_id: number;
+    idem_key: string;
+    fingerprint: string;
+    state: 'running' | 'done';
+    status_code: number | null;
+    body: unknown;
+    job_id: string | null;
+    created_at: Timestamp;
+    expires_at: Timestamp;
+  };
+  gw_job_log: {
+    job_id: string;
+    license_key: string;
+    op: string;
+    worker_id: string | null;
+    outcome: string;
+    error_code: string | null;
+    started_at: Date;
+    duration_ms: number;
+  };
+}
+
+export function sha256(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function newSecret(prefix: string): string {
+  return `${prefix}_${randomBytes(24).toString('base64url')}`;
+}
+
+const CACHE_MS = 30_000;
+
+interface Cached<T> {
+  value: T;
+  at: number;
+}
+
+export class GatewayStore {
+  readonly db: Kysely<GatewayDatabase>;
+  readonly #keys = new Map<string, Cached<number | null>>();
+  readonly #owners = new Map<string, Cached<number | null>>();
+
+  constructor(url: string) {
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    pool.on('error', () => undefined);
+    this.db = new Kysely<GatewayDatabase>({ dialect: new PostgresDialect({ pool }) });
+  }
+
+  async migrate(): Promise<string[]> {
+    return runMigrations(this.db, `${SQL_DIR}postgres/gateway`, 'postgres', 'gw_schema_version');
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  close(): Promise<void> {
+    return this.db.destroy();
+  }
+
+  /** The user owning an API key, or null. The hash is compared again in constant time. */
+  async userForApiKey(apiKey: string): Promise<number | null> {
+    const hash = sha256(apiKey);
+    const cached = this.#keys.get(hash);
+    if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+    const row = await this.db
+      .selectFrom('gw_api_keys')
+      .select(['user_id', 'key_hash'])
+      .where('key_hash', '=', hash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    const value = row && timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash)) ? Number(row.user_id) : null;
+    this.#keys.set(hash, { value, at: Date.now() });
+    return value;
+  }
+
+  /** The user owning a branch, or null when no such branch is registered. */
+  async branchOwner(licenseKey: string): Promise<number | null> {
+    const cached = this.#owners.get(licenseKey);
+    if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+    const row = await this.db.selectFrom('gw_branches').select('user_id').where('license_key', '=', licenseKey).executeTakeFirst();
+    const value = row ? Number(row.user_id) : null;
+    this.#owners.set(licenseKey, { value, at: Date.now() });
+    return value;
+  }
+
+  /** The branch an agent token was issued for, or null. */
+  async branchForAgentToken(token: string): Promise<string | null> {
+    const hash = sha256(token);
+    const row = await this.db.selectFrom('gw_branches').select(['license_key', 'agent_token_hash']).where('agent_token_hash', '=', hash).executeTakeFirst();
+    return row && timingSafeEqual(Buffer.from(row.agent_token_hash), Buffer.from(hash)) ? row.license_key : null;
+  }
+
+  async ensureUser(name: string): Promise<number> {
+    const existing = await this.db.selectFrom('gw_users').select('id').where('name', '=', name).executeTakeFirst();
+    if (existing) return Number(existing.id);
+    const row = await this.db.insertInto('gw_users').values({ name }).returning('id').executeTakeFirstOrThrow();
+    return Number(row.id);
+  }
+
+  /** Registers an API key for a user; the caller shows the plain key once. */
+  async addApiKey(userId: number, apiKey: string, label = ''): Promise<void> {
+    await this.db.insertInto('gw_api_keys').values({ user_id: userId, key_hash: sha256(apiKey), label }).execute();
+  }
+
+  /** Registers (or re-keys) a branch for a user with a new agent token. */
+  async upsertBranch(userId: number, licenseKey: string, agentToken: string, name = ''): Promise<void> {
+    await this.db
+      .insertInto('gw_branches')
+      .values({ license_key: licenseKey, user_id: userId, name, agent_token_hash: sha256(agentToken) })
+      .onConflict((oc) => oc.column('license_key').doUpdateSet({ user_id: userId, name, agent_token_hash: sha256(agentToken) }))
+      .execute();
+    this.#owners.delete(licenseKey);
+  }
+
+  logJob(entry: GatewayDatabase['gw_job_log']): void {
+    // The job log is for operators; losing an entry must never fail or slow the request.
+    this.db.insertInto('gw_job_log').values(entry).execute().catch(() => undefined);
+  }
+}

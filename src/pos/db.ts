@@ -1,0 +1,228 @@
+/**
+ * The POS database connection and every difference between SQL Server and PostgreSQL.
+ *
+ * Operations build dialect-neutral Kysely queries. What differs is translated here, at compile
+ * time, so the same query node runs on PostgreSQL in tests and compiles to the T-SQL a branch
+ * runs (and that the saved expectations record):
+ * - `.forUpdate()` on a select becomes `WITH (UPDLOCK, ROWLOCK)` on SQL Server, or
+ *   `WITH (TABLOCKX)` for the counter tables that Soft Restaurant itself locks whole;
+ * - `.returning(identityColumn)` on an insert becomes `; SELECT SCOPE_IDENTITY()`, which, unlike
+ *   a bare OUTPUT clause, still works on tables that carry triggers;
+ * - paging uses `.offset().fetch()`, which both dialects accept;
+ * - LIKE patterns are escaped with one escape character valid in both (`likeContains`).
+ * Dates are computed in JavaScript and passed as branch-local parameters; no SQL date arithmetic.
+ */
+import {
+  Kysely,
+  MssqlAdapter,
+  MssqlDialect,
+  MssqlIntrospector,
+  MssqlQueryCompiler,
+  PostgresDialect,
+  sql,
+  type CompiledQuery,
+  type Dialect,
+  type FromNode,
+  type InsertQueryNode,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type SelectQueryNode,
+  type UnknownRow,
+  type Expression,
+  type SqlBool,
+  ColumnNode,
+  ReferenceNode,
+  TableNode,
+  AliasNode,
+  IdentifierNode,
+} from 'kysely';
+import pg from 'pg';
+import * as tedious from 'tedious';
+import * as tarn from 'tarn';
+import type { PosDatabase } from './schema.js';
+
+export type PosDialectName = 'postgres' | 'mssql';
+
+export type PosDbConfig =
+  | { dialect: 'postgres'; url: string; poolSize?: number }
+  | {
+      dialect: 'mssql';
+      server: string;
+      /** Named instance (`SERVER\INSTANCE`), resolved through SQL Browser. */
+      instanceName?: string;
+      port?: number;
+      database: string;
+      authentication:
+        | { type: 'sql'; user: string; password: string }
+        | { type: 'ntlm'; domain: string; user: string; password: string };
+      encrypt?: boolean;
+      trustServerCertificate?: boolean;
+      poolSize?: number;
+      connectTimeoutMs?: number;
+      requestTimeoutMs?: number;
+    };
+
+export type PosDb = Kysely<PosDatabase>;
+
+export interface PosConnection {
+  db: PosDb;
+  dialect: PosDialectName;
+  close(): Promise<void>;
+}
+
+// pg returns int8 as text to protect values above 2^53; POS counters never get there.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export function createPosDb(config: PosDbConfig): PosConnection {
+  const dialect = config.dialect === 'postgres' ? postgresDialect(config) : mssqlDialect(config);
+  const db = new Kysely<PosDatabase>({ dialect });
+  return { db, dialect: config.dialect, close: () => db.destroy() };
+}
+
+function postgresDialect(config: Extract<PosDbConfig, { dialect: 'postgres' }>): Dialect {
+  const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize ?? 10 });
+  // An idle client that loses its server (database restart) must not crash the process.
+  pool.on('error', () => undefined);
+  return new PostgresDialect({ pool });
+}
+
+function mssqlDialect(config: Extract<PosDbConfig, { dialect: 'mssql' }>): Dialect {
+  const base = new MssqlDialect({
+    tarn: { ...tarn, options: { min: 0, max: config.poolSize ?? 10, propagateCreateError: false } },
+    tedious: {
+      ...tedious,
+      connectionFactory: () => new tedious.Connection(tediousConfig(config)),
+    },
+  });
+  return {
+    createAdapter: () => new MssqlAdapter(),
+    createDriver: () => base.createDriver(),
+    createIntrospector: (db) => new MssqlIntrospector(db),
+    createQueryCompiler: () => new MssqlPosQueryCompiler(),
+  };
+}
+
+export function tediousConfig(config: Extract<PosDbConfig, { dialect: 'mssql' }>): tedious.ConnectionConfiguration {
+  const auth = config.authentication;
+  return {
+    server: config.server,
+    authentication:
+      auth.type === 'ntlm'
+        ? { type: 'ntlm', options: { domain: auth.domain, userName: auth.user, password: auth.password } }
+        : { type: 'default', options: { userName: auth.user, password: auth.password } },
+    options: {
+      database: config.database,
+      ...(config.instanceName ? { instanceName: config.instanceName } : { port: config.port ?? 1433 }),
+      encrypt: config.encrypt ?? false,
+      trustServerCertificate: config.trustServerCertificate ?? true,
+      // The POS stores branch-local wall-clock times; UTC conversion would shift every date.
+      useUTC: false,
+      connectTimeout: config.connectTimeoutMs ?? 15_000,
+      requestTimeout: config.requestTimeoutMs ?? 30_000,
+      appName: 'branch-agent',
+    },
+  };
+}
+
+/** Tables whose counters Soft Restaurant allocates under an exclusive table lock. */
+const COUNTER_TABLES = new Set(['folios', 'parametros']);
+
+function tableName(node: FromNode['froms'][number]): string | undefined {
+  const inner = AliasNode.is(node) ? node.node : node;
+  return TableNode.is(inner) ? inner.table.identifier.name : undefined;
+}
+
+export class MssqlPosQueryCompiler extends MssqlQueryCompiler {
+  #lockStack: boolean[] = [];
+
+  protected override visitSelectQuery(node: SelectQueryNode): void {
+    const modifiers = node.endModifiers ?? [];
+    const forUpdate = modifiers.some((m) => m.modifier === 'ForUpdate');
+    this.#lockStack.push(forUpdate);
+    super.visitSelectQuery(forUpdate ? { ...node, endModifiers: modifiers.filter((m) => m.modifier !== 'ForUpdate') } : node);
+    this.#lockStack.pop();
+  }
+
+  protected override visitFrom(node: FromNode): void {
+    if (!this.#lockStack.at(-1)) return super.visitFrom(node);
+    this.append('from ');
+    node.froms.forEach((from, i) => {
+      if (i > 0) this.append(', ');
+      this.visitNode(from);
+      this.append(COUNTER_TABLES.has(tableName(from) ?? '') ? ' with (tablockx)' : ' with (updlock, rowlock)');
+    });
+  }
+
+  protected override visitInsertQuery(node: InsertQueryNode): void {
+    if (!node.returning) return super.visitInsertQuery(node);
+    const selections = node.returning.selections;
+    const only = selections.length === 1 ? selections[0]!.selection : undefined;
+    const column = only && ReferenceNode.is(only) && ColumnNode.is(only.column) ? only.column.column.name : undefined;
+    if (!column) throw new Error('T-SQL: an insert may only return its identity column');
+    super.visitInsertQuery({ ...node, returning: undefined });
+    this.append('; select cast(scope_identity() as bigint) as ');
+    this.visitNode(IdentifierNode.create(column));
+  }
+}
+
+/** Catalog expressions that have no common spelling. */
+export function introspection(dialect: PosDialectName) {
+  return dialect === 'mssql'
+    ? {
+        isIdentity: sql<number>`columnproperty(object_id(quotename(table_schema) + '.' + quotename(table_name)), column_name, 'IsIdentity')`,
+        currentSchema: sql<string>`schema_name()`,
+      }
+    : {
+        isIdentity: sql<number>`case when is_identity = 'YES' then 1 else 0 end`,
+        currentSchema: sql<string>`current_schema()`,
+      };
+}
+
+/** `LIKE` special characters of both dialects (`[` opens a class on SQL Server). */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_[]/g, (ch) => `\\${ch}`);
+}
+
+/** Case-insensitive partial match that takes `%`, `_` and `[` in the search literally. */
+export function likeContains(value: Expression<unknown>, search: string): Expression<SqlBool> {
+  return sql<SqlBool>`lower(${value}) like ${`%${escapeLike(search.toLowerCase())}%`} escape '\\'`;
+}
+
+/** The T-SQL that SQL Server would run for a query node built for either dialect. */
+export function compileTsql(node: RootOperationNode): CompiledQuery {
+  return new MssqlPosQueryCompiler().compileQuery(node, { queryId: '' } as never);
+}
+
+/** Records the T-SQL form of every statement that passes through a Kysely instance. */
+export class TsqlRecorder implements KyselyPlugin {
+  readonly statements: string[] = [];
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.statements.push(compileTsql(args.node).sql);
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
+}
+
+/** A duplicate-key error: PostgreSQL 23505, SQL Server 2627 (constraint) or 2601 (unique index). */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: unknown; number?: unknown } | null;
+  return e?.code === '23505' || e?.number === 2627 || e?.number === 2601;
+}
+
+/** The database could not be reached or the connection broke, as opposed to a rejected statement. */
+export function isConnectionError(error: unknown): boolean {
+  const e = error as { code?: unknown; name?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ESOCKET', 'ECONNCLOSED', 'ENOTOPEN', 'ELOGIN', '57P01', '57P02', '57P03', '08006', '08001', '08003'].includes(code) ||
+    e?.name === 'ConnectionError' ||
+    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(String((error as Error)?.message ?? ''))
+  );
+}

@@ -1,0 +1,158 @@
+/** Catalogue reads. Each function is one operation of protocol/operations/catalogs.ts. */
+import type { ExpressionBuilder } from 'kysely';
+import * as ops from '../../protocol/operations/catalogs.js';
+import { likeContains } from '../db.js';
+import { implement } from '../operation.js';
+import { selectPage } from '../paging.js';
+import type { PosDatabase } from '../schema.js';
+import { amount, flag, int, text } from '../values.js';
+
+export const CLASSIFICATION_NAMES: Record<number, string> = { 1: 'bebidas', 2: 'alimentos', 3: 'otros' };
+
+export const listProducts = implement(ops.listProducts, async (ctx, input) => {
+  let query = ctx.db
+    .selectFrom('productos as p')
+    .innerJoin('productosdetalle as d', 'd.idproducto', 'p.idproducto')
+    .leftJoin('grupos as g', 'g.idgrupo', 'p.idgrupo')
+    .select([
+      'p.idproducto',
+      'd.idempresa',
+      'p.descripcion',
+      'p.idgrupo',
+      'g.clasificacion',
+      'p.nombrecorto',
+      'p.visible_menu',
+      'd.precio',
+      'd.preciosinimpuestos',
+      'd.impuesto1',
+      'd.impuesto2',
+      'd.impuesto3',
+      'd.bloqueado',
+      'd.permitirprodcompenmodif',
+    ])
+    .orderBy('p.idproducto')
+    .orderBy('d.idempresa');
+  const { search } = input;
+  if (search) {
+    query = query.where((eb) =>
+      eb.or([likeContains(eb.ref('p.idproducto'), search), likeContains(eb.ref('p.descripcion'), search), likeContains(eb.ref('p.nombrecorto'), search)]),
+    );
+  }
+  if (input.idGrupo !== undefined) query = query.where('p.idgrupo', '=', input.idGrupo);
+  if (input.clasificacion !== undefined) query = query.where('g.clasificacion', '=', input.clasificacion);
+  if (input.visibleMenu !== undefined) query = query.where('p.visible_menu', '=', input.visibleMenu);
+  if (input.idEmpresa !== undefined) query = query.where('d.idempresa', '=', input.idEmpresa);
+
+  return selectPage(query, input, (r) => ({
+    idProducto: r.idproducto,
+    idEmpresa: r.idempresa ?? '',
+    descripcionProducto: text(r.descripcion) ?? '',
+    idGrupo: text(r.idgrupo),
+    clasificacion: int(r.clasificacion),
+    nombreCorto: text(r.nombrecorto),
+    visibleMenu: flag(r.visible_menu),
+    precio: amount(r.precio, 4),
+    precioSinImpuestos: amount(r.preciosinimpuestos, 4),
+    impuesto1: amount(r.impuesto1, 4),
+    impuesto2: amount(r.impuesto2, 4),
+    impuesto3: amount(r.impuesto3, 4),
+    bloqueado: flag(r.bloqueado),
+    permitirprodcompenmodif: flag(r.permitirprodcompenmodif),
+  }));
+});
+
+/** Classifications whose number or Spanish name matches a free-text search. */
+function classificationsMatching(search: string): number[] {
+  const s = search.trim().toLowerCase();
+  return Object.entries(CLASSIFICATION_NAMES)
+    .filter(([n, name]) => n === s || name.includes(s))
+    .map(([n]) => Number(n));
+}
+
+export const listGroups = implement(ops.listGroups, async (ctx, input) => {
+  let query = ctx.db.selectFrom('grupos').select(['idgrupo', 'descripcion', 'clasificacion']).orderBy('idgrupo');
+  const { search } = input;
+  if (search) {
+    const classes = classificationsMatching(search);
+    query = query.where((eb: ExpressionBuilder<PosDatabase, 'grupos'>) =>
+      eb.or([
+        likeContains(eb.ref('idgrupo'), search),
+        likeContains(eb.ref('descripcion'), search),
+        ...(classes.length > 0 ? [eb('clasificacion', 'in', classes)] : []),
+      ]),
+    );
+  }
+  return selectPage(query, input, (r) => ({
+    idGrupo: r.idgrupo,
+    descripcion: text(r.descripcion),
+    clasificacion: int(r.clasificacion),
+  }));
+});
+
+export const listStations = implement(ops.listStations, async (ctx, input) => {
+  let query = ctx.db.selectFrom('estaciones').select(['idestacion', 'descripcion', 'serie', 'seriefolio', 'ip']).orderBy('idestacion');
+  const { search } = input;
+  if (search) {
+    query = query.where((eb) => eb.or([likeContains(eb.ref('idestacion'), search), likeContains(eb.ref('descripcion'), search)]));
+  }
+  return selectPage(query, input, (r) => ({
+    idEstacion: r.idestacion,
+    descripcion: text(r.descripcion),
+    serie: text(r.serie),
+    seriefolio: text(r.seriefolio),
+    ip: text(r.ip),
+  }));
+});
+
+export const listWaiters = implement(ops.listWaiters, async (ctx, input) => {
+  let query = ctx.db.selectFrom('meseros').select(['idmesero', 'nombre', 'visible']).orderBy('idmesero');
+  const { search } = input;
+  if (search) {
+    query = query.where((eb) => eb.or([likeContains(eb.ref('idmesero'), search), likeContains(eb.ref('nombre'), search)]));
+  }
+  const data = (await query.execute()).map((r) => ({ idMesero: r.idmesero, nombre: text(r.nombre), visible: flag(r.visible) }));
+  return { totalResults: data.length, data };
+});
+
+export const listCompanies = implement(ops.listCompanies, async (ctx) => {
+  const rows = await ctx.db.selectFrom('empresas').select(['idempresa', 'nombre', 'razonsocial', 'rfc']).orderBy('idempresa').execute();
+  const data = rows.map((r) => ({ idEmpresa: r.idempresa, nombre: text(r.nombre), razonSocial: text(r.razonsocial), rfc: text(r.rfc) }));
+  return { totalResults: data.length, data };
+});
+
+export const listPaymentMethods = implement(ops.listPaymentMethods, async (ctx, input) => {
+  let query = ctx.db
+    .selectFrom('formasdepago')
+    .select(['idformadepago', 'descripcion', 'tipo', 'tipodecambio', 'visible'])
+    .orderBy('idformadepago');
+  const { search } = input;
+  if (search) {
+    query = query.where((eb) => eb.or([likeContains(eb.ref('idformadepago'), search), likeContains(eb.ref('descripcion'), search)]));
+  }
+  return selectPage(query, input, (r) => ({
+    idFormaDePago: r.idformadepago,
+    descripcion: text(r.descripcion),
+    tipo: int(r.tipo),
+    tipoDeCambio: amount(r.tipodecambio, 4),
+    visible: flag(r.visible),
+  }));
+});
+
+export const listDiscountTypes = implement(ops.listDiscountTypes, async (ctx) => {
+  // Before SR 11 the maximum columns do not exist: no type has a ceiling there.
+  const hasMaximum = ctx.schema.has('tipodescuento', 'activar_maximo_descuento');
+  const rows = await ctx.db
+    .selectFrom('tipodescuento')
+    .select(['idtipodescuento', 'desc_tipodescuento', 'descuento'])
+    .$if(hasMaximum, (q) => q.select('activar_maximo_descuento'))
+    .where('Visible', '=', true)
+    .orderBy('idtipodescuento')
+    .execute();
+  const data = rows.map((r) => ({
+    idTipoDescuento: r.idtipodescuento,
+    descripcion: text(r.desc_tipodescuento),
+    descuento: amount(r.descuento, 4),
+    maximoActivado: flag((r as { activar_maximo_descuento?: boolean }).activar_maximo_descuento),
+  }));
+  return { totalResults: data.length, data };
+});

@@ -1,0 +1,38 @@
+/** Opens the POS database for the agent: connection, `ba_` migrations, installed columns, version. */
+import type { Logger } from 'pino';
+import { readInstalledSchema, type InstalledSchema } from './columns.js';
+import { createPosDb, type PosDb, type PosDbConfig, type PosDialectName } from './db.js';
+import { agentMigrationsDir, runMigrations } from './migrations.js';
+
+/** The Soft Restaurant tables the agent reads or writes. */
+export const POS_TABLES = [
+  'tempcheques', 'tempcheqdet', 'tempchequespagos', 'tempcancela', 'tempfoliosfacturados',
+  'cheques', 'cheqdet', 'chequespagos', 'cancela', 'foliosfacturados',
+  'turnos', 'productos', 'productosdetalle', 'grupos', 'modificadores', 'meseros', 'usuarios',
+  'formasdepago', 'tipodescuento', 'motivoscancelacion', 'registroasistencias', 'bitacorasistema',
+  'logcambioprecios', 'folios', 'mesas', 'mesasasignadas', 'productosenproduccion', 'nsplatformcontrol',
+  'areasrestaurant', 'empresas', 'estaciones', 'facturas', 'configuracion', 'parametros',
+] as const;
+
+export interface PosRuntime {
+  db: PosDb;
+  dialect: PosDialectName;
+  schema: InstalledSchema;
+  posVersion: string | null;
+  close(): Promise<void>;
+}
+
+export async function openPos(config: PosDbConfig, log: Logger): Promise<PosRuntime> {
+  const { db, dialect, close } = createPosDb(config);
+  try {
+    const applied = await runMigrations(db, agentMigrationsDir(dialect), dialect, 'ba_schema_version');
+    if (applied.length > 0) log.info({ applied }, 'agent tables migrated');
+    const schema = await readInstalledSchema(db, dialect, POS_TABLES, log);
+    const settings = await db.selectFrom('configuracion').select('versiondb').executeTakeFirst();
+    const posVersion = settings?.versiondb?.trim() || null;
+    return { db, dialect, schema, posVersion, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,29 @@
+import type { ColumnType } from 'kysely';
+import type { SoftRestaurantTables } from './schema-softrestaurant.js';
+
+export type { Num } from './schema-softrestaurant.js';
+
+/** Exactly-once record of a write, committed in the same transaction as the write. */
+export interface BaIdempotency {
+  scope: string;
+  idem_key: string;
+  fingerprint: string;
+  op: string;
+  result: string;
+  created_at: ColumnType<Date, Date, Date>;
+  expires_at: ColumnType<Date, Date, Date>;
+}
+
+export interface BaSchemaVersion {
+  version: number;
+  name: string;
+  applied_at: Date;
+}
+
+/** Every table the agent reads or writes: Soft Restaurant's own plus the agent's `ba_` tables. */
+export interface PosDatabase extends SoftRestaurantTables {
+  ba_idempotency: BaIdempotency;
+  ba_schema_version: BaSchemaVersion;
+}
+
+export type PosTable = keyof PosDatabase;

@@ -1,0 +1,42 @@
+/**
+ * Reading POS values for the API. Drivers differ (pg gives numeric as text, tedious as number;
+ * bit comes back as boolean, numeric(1) flags as numbers), so every value passes through here.
+ */
+import { Dec } from './totals.js';
+
+type Raw = string | number | null | undefined;
+
+export function dec(value: Raw): InstanceType<typeof Dec> {
+  return new Dec(value === null || value === undefined || value === '' ? 0 : value);
+}
+
+/** A JSON number with at most `places` decimals, rounded half up from the exact value. */
+export function amount(value: Raw, places = 2): number {
+  return Number(dec(value).toDecimalPlaces(places).toFixed());
+}
+
+export function int(value: Raw): number | null {
+  return value === null || value === undefined ? null : Number(value);
+}
+
+export function flag(value: boolean | number | string | null | undefined): boolean {
+  return value === true || value === 1 || value === '1';
+}
+
+export function text(value: string | null | undefined): string | null {
+  return value === null || value === undefined ? null : value.trimEnd();
+}
+
+const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
+
+/** Branch-local wall-clock time with the branch's UTC offset: 2026-11-21T14:05:00-06:00. */
+export function localIso(date: Date | null | undefined): string | null {
+  if (!date) return null;
+  const offset = -date.getTimezoneOffset();
+  const sign = offset >= 0 ? '+' : '-';
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
+    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` +
+    `${sign}${pad(Math.trunc(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`
+  );
+}

@@ -1,0 +1,65 @@
+/** Every error code of the API (API.md) with its HTTP status. One table for both sides. */
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  idempotency_key_missing: 400,
+  unauthorized: 401,
+  branch_forbidden: 403,
+  not_found: 404,
+  product_not_found: 404,
+  account_not_found: 404,
+  shift_not_found: 404,
+  printer_not_found: 404,
+  invoice_not_found: 404,
+  branch_not_found: 404,
+  account_not_open: 409,
+  shift_already_open: 409,
+  shift_not_open: 409,
+  open_accounts_remaining: 409,
+  idempotency_in_progress: 409,
+  company_not_found: 422,
+  group_not_found: 422,
+  user_not_found: 422,
+  payment_method_not_found: 422,
+  discount_type_not_found: 422,
+  line_not_found: 422,
+  product_blocked: 422,
+  discount_type_required: 422,
+  discount_exceeds_maximum: 422,
+  discount_exceeds_base: 422,
+  reason_required: 422,
+  shift_mismatch: 422,
+  idempotency_key_reused: 422,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  printer_failed: 502,
+  agent_offline: 503,
+  pos_unavailable: 503,
+  agent_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_TITLES: Record<ErrorCode, string> = Object.fromEntries(
+  Object.keys(ERROR_STATUS).map((code) => [code, code.replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase())]),
+) as Record<ErrorCode, string>;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_STATUS, code);
+}
+
+/**
+ * A business rule said no. Thrown by operations inside their transaction (which then rolls
+ * back) and carried to the client as a problem with this code.
+ */
+export class PosError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'PosError';
+  }
+}

@@ -1,0 +1,64 @@
+/** The WebSocket messages between gateway and agent (DESIGN.md, Wire protocol). */
+import { z } from 'zod';
+
+export const AGENT_PATH = '/agent/v1';
+
+/** Close codes the gateway uses to tell an agent why it was disconnected. */
+export const CLOSE = {
+  unauthorized: 4401,
+  badHello: 4400,
+  replaced: 4409,
+  shuttingDown: 1001,
+} as const;
+
+export const helloMessage = z.object({
+  type: z.literal('hello'),
+  licenseKey: z.string(),
+  workerId: z.string().min(1).max(100),
+  agentVersion: z.string(),
+  posVersion: z.string().nullable(),
+  capabilities: z.array(z.string()),
+});
+
+export const statusMessage = z.object({
+  type: z.literal('status'),
+  agentVersion: z.string(),
+  uptimeSec: z.number(),
+  posConnected: z.boolean(),
+  jobsRunning: z.number(),
+});
+
+export const jobError = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const resultMessage = z.discriminatedUnion('ok', [
+  z.object({ type: z.literal('result'), jobId: z.string(), ok: z.literal(true), data: z.unknown() }),
+  z.object({ type: z.literal('result'), jobId: z.string(), ok: z.literal(false), error: jobError }),
+]);
+
+export const agentMessage = z.union([helloMessage, statusMessage, resultMessage]);
+
+export const jobMessage = z.object({
+  type: z.literal('job'),
+  jobId: z.string(),
+  op: z.string(),
+  params: z.unknown(),
+  idempotency: z.object({ scope: z.string(), key: z.string(), fingerprint: z.string() }).optional(),
+  /** Epoch milliseconds after which the gateway no longer waits for the answer. */
+  deadline: z.number(),
+});
+
+export const welcomeMessage = z.object({ type: z.literal('welcome'), serverTime: z.string() });
+
+export const gatewayMessage = z.union([jobMessage, welcomeMessage]);
+
+export type HelloMessage = z.infer<typeof helloMessage>;
+export type StatusMessage = z.infer<typeof statusMessage>;
+export type ResultMessage = z.infer<typeof resultMessage>;
+export type JobMessage = z.infer<typeof jobMessage>;
+export type JobError = z.infer<typeof jobError>;
+export type AgentMessage = z.infer<typeof agentMessage>;
+export type GatewayMessage = z.infer<typeof gatewayMessage>;
