@@ -184,7 +184,7 @@ export function renderKyselyTypes(columns: ReferenceColumn[]): string {
     for (const c of cols) {
       let type = tsType(c.type);
       if (c.nullable) type += ' | null';
-      if (IDENTITY.has(`${table}.${c.column}`)) type = `GeneratedAlways<${type}>`;
+      if (IDENTITY.has(`${table}.${c.column}`)) type = `GeneratedAlways<${type === 'Num' ? 'string | number' : type}>`;
       const key = /^[A-Za-z_][A-Za-z0-9_]*$/.test(c.column) ? c.column : `'${c.column}'`;
       out.push(`  ${key}: ${type};`);
     }

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 /** `branch-agent <command>`: the one entry point of the agent, the gateway and the demo. */
 import { Command } from 'commander';
+import { loadConfig } from './config/load.js';
+import type { GatewayFileConfig } from './config/schema.js';
+import { createLogger } from './logging.js';
 import { VERSION } from './version.js';
 
 const program = new Command()
@@ -8,12 +11,109 @@ const program = new Command()
   .description('Soft Restaurant branch agent, gateway and demo')
   .version(VERSION);
 
+const DEFAULT_CONFIG = process.env.BRANCH_AGENT_CONFIG ?? 'config.json';
+
+/** Stops `stop` on SIGINT/SIGTERM once; a second signal exits at once. */
+function onSignals(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
 program
   .command('demo')
   .description('run the whole system on loopback with an embedded PostgreSQL and demo data')
   .action(async () => {
     const { runDemo } = await import('./demo/demo.js');
     await runDemo();
+  });
+
+program
+  .command('run')
+  .description('run the branch agent (connects to the gateway, serves jobs on the POS database)')
+  .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
+  .action(async (opts: { config: string }) => {
+    const config = loadConfig(opts.config).agent;
+    if (!config) throw new Error(`${opts.config} has no "agent" section`);
+    const log = createLogger({ level: config.log.level, name: 'branch-agent' });
+    const { startAgent } = await import('./agent/agent.js');
+    const agent = await startAgent(config, log);
+    log.info({ licenseKey: config.licenseKey, workerId: agent.workerId, posVersion: agent.pos.posVersion, version: VERSION }, 'agent started');
+    onSignals(async () => {
+      log.info('agent stopping: finishing running jobs');
+      await agent.stop();
+    });
+  });
+
+function gatewaySection(path: string): GatewayFileConfig {
+  const config = loadConfig(path).gateway;
+  if (!config) throw new Error(`${path} has no "gateway" section`);
+  return config;
+}
+
+program
+  .command('gateway')
+  .description('run the HTTP gateway that clients call and agents connect to')
+  .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
+  .action(async (opts: { config: string }) => {
+    const config = gatewaySection(opts.config);
+    const log = createLogger({ level: config.log.level, name: 'gateway' });
+    const { runGateway } = await import('./gateway/server.js');
+    onSignals(await runGateway(config, log));
+  });
+
+const keys = program.command('keys').description('manage users, API keys and branches in the gateway store');
+
+keys
+  .command('add-api-key')
+  .description('create an API key for a user (created if new); prints the key once')
+  .requiredOption('-u, --user <name>', 'user that owns the key')
+  .option('-l, --label <text>', 'a note to recognise the key', '')
+  .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
+  .action(async (opts: { user: string; label: string; config: string }) => {
+    const { openGatewayStore } = await import('./gateway/server.js');
+    const { newSecret } = await import('./gateway/store.js');
+    const { store, close } = await openGatewayStore(gatewaySection(opts.config), createLogger({ level: 'warn' }));
+    try {
+      const key = newSecret('key');
+      await store.addApiKey(await store.ensureUser(opts.user), key, opts.label);
+      console.log(`API key for ${opts.user} (shown once, stored hashed):\n${key}`);
+    } finally {
+      await close();
+    }
+  });
+
+keys
+  .command('add-branch')
+  .description("register a branch (licenseKey) for a user and print its agent's token")
+  .requiredOption('-u, --user <name>', 'user that owns the branch')
+  .requiredOption('-k, --license-key <key>', '16-character Soft Restaurant license key')
+  .option('-n, --name <text>', 'branch name', '')
+  .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
+  .action(async (opts: { user: string; licenseKey: string; name: string; config: string }) => {
+    const { licenseKey } = await import('./protocol/common.js');
+    const key = licenseKey.parse(opts.licenseKey);
+    const { openGatewayStore } = await import('./gateway/server.js');
+    const { newSecret } = await import('./gateway/store.js');
+    const { store, close } = await openGatewayStore(gatewaySection(opts.config), createLogger({ level: 'warn' }));
+    try {
+      const token = newSecret('agt');
+      await store.upsertBranch(await store.ensureUser(opts.user), key, token, opts.name);
+      console.log(`Agent token for branch ${key} (shown once, stored hashed; put it in the agent's config):\n${token}`);
+    } finally {
+      await close();
+    }
   });
 
 program.parseAsync().catch((error: unknown) => {

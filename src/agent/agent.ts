@@ -5,7 +5,7 @@ import type { PosDbConfig } from '../pos/db.js';
 import { operations } from '../pos/operations/index.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
 import { VERSION } from '../version.js';
-import { GatewayConnection } from './connection.js';
+import { GatewayConnection, type ConnectionOptions } from './connection.js';
 import { JobRunner, type RunnerOptions } from './runner.js';
 
 export interface AgentConfig {
@@ -16,6 +16,8 @@ export interface AgentConfig {
   database: PosDbConfig;
   concurrency?: number;
   idempotencyRetentionHours?: number;
+  /** Heartbeat and reconnect timings; the defaults are DESIGN.md's (tests shorten them). */
+  connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'>;
 }
 
 export interface Agent {
@@ -47,6 +49,7 @@ export async function startAgent(
     gatewayUrl: config.gatewayUrl,
     token: config.token,
     log,
+    ...config.connection,
     hello: () => ({
       type: 'hello',
       licenseKey: config.licenseKey,

@@ -3,7 +3,7 @@
  * and a gateway started without GATEWAY_DATABASE_URL. PostgreSQL refuses to run as root, so as
  * root the cluster runs as the `postgres` system user (created if missing).
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -32,16 +32,20 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startEmbeddedPostgres(opts: { onLog?: (line: unknown) => void } = {}): Promise<EmbeddedCluster> {
+export async function startEmbeddedPostgres(
+  opts: { onLog?: (line: unknown) => void; dataDir?: string } = {},
+): Promise<EmbeddedCluster> {
   const port = await freePort();
-  // mkdtemp inside the shared temp dir: the postgres user can reach it when we run as root.
-  const databaseDir = mkdtempSync(path.join(tmpdir(), 'branch-agent-pg-'));
+  // Without a data dir: a throw-away one in the shared temp dir, which the postgres user can
+  // reach when we run as root.
+  const persistent = opts.dataDir !== undefined;
+  const databaseDir = opts.dataDir ? path.resolve(opts.dataDir) : mkdtempSync(path.join(tmpdir(), 'branch-agent-pg-'));
   const cluster = new EmbeddedPostgres({
     databaseDir,
     port,
     user: USER,
     password: PASSWORD,
-    persistent: false,
+    persistent,
     createPostgresUser: userInfo().uid === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C', '--no-sync'],
     // Throw-away data: durability settings only cost time here.
@@ -49,9 +53,14 @@ export async function startEmbeddedPostgres(opts: { onLog?: (line: unknown) => v
     onLog: opts.onLog ?? (() => undefined),
     onError: opts.onLog ?? (() => undefined),
   });
-  await cluster.initialise();
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await cluster.initialise();
   await cluster.start();
 
+  return { ...clusterAt(port), stop: () => cluster.stop() };
+}
+
+/** A cluster already running on `port` (tests reach the one their global setup started). */
+export function clusterAt(port: number): Omit<EmbeddedCluster, 'stop'> {
   const url = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
   return {
     port,
@@ -65,6 +74,5 @@ export async function startEmbeddedPostgres(opts: { onLog?: (line: unknown) => v
         await client.end();
       }
     },
-    stop: () => cluster.stop(),
   };
 }

@@ -8,7 +8,7 @@ import { POS_TABLES } from '../pos/runtime.js';
 import type { EmbeddedCluster } from './embedded-postgres.js';
 import { seedBranch, type BranchSeed } from './seed.js';
 
-export async function createPosDatabase(cluster: EmbeddedCluster, name: string, seed?: BranchSeed, schemaFile?: string): Promise<string> {
+export async function createPosDatabase(cluster: Pick<EmbeddedCluster, 'admin' | 'url'>, name: string, seed?: BranchSeed, schemaFile?: string): Promise<string> {
   await cluster.admin(`CREATE DATABASE "${name}"`);
   const url = cluster.url(name);
   const { db, close } = createPosDb({ dialect: 'postgres', url, poolSize: 2 });

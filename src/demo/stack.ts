@@ -25,18 +25,23 @@ export interface StackOptions {
   port?: number;
   log: Logger;
   gateway?: Omit<GatewayOptions, 'store' | 'log'>;
-  agent?: Partial<Pick<AgentConfig, 'concurrency' | 'idempotencyRetentionHours'>>;
+  agent?: Partial<Pick<AgentConfig, 'concurrency' | 'idempotencyRetentionHours' | 'connection'>>;
   agentHooks?: Parameters<typeof startAgent>[2];
+  /** false: register the branches but leave running their agents to the caller (other processes). */
+  startAgents?: boolean;
 }
 
 export interface Stack {
   url: string;
+  /** Replaced by `restartGateway`. */
   gateway: Gateway;
   store: GatewayStore;
   agents: Map<string, Agent>;
   agentTokens: Map<string, string>;
   /** Starts (again) the agent of a branch, e.g. after a test stopped it. */
   startAgent(licenseKey: string): Promise<Agent>;
+  /** Closes the gateway (agents lose their connection) and starts a new one on the same port. */
+  restartGateway(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -55,9 +60,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await store.upsertBranch(users.get(branch.owner)!, branch.licenseKey, token, branch.name);
   }
 
-  const gateway = await buildGateway({ store, log: opts.log.child({ component: 'gateway' }), ...opts.gateway });
-  const address = await gateway.app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
+  const host = opts.host ?? '127.0.0.1';
+  const newGateway = () => buildGateway({ store, log: opts.log.child({ component: 'gateway' }), ...opts.gateway });
+  let gateway = await newGateway();
+  const address = await gateway.app.listen({ host, port: opts.port ?? 0 });
   const url = address.replace('[::1]', '127.0.0.1');
+  const port = Number(new URL(url).port);
 
   const agents = new Map<string, Agent>();
   const start = async (licenseKey: string) => {
@@ -77,15 +85,22 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     agents.set(licenseKey, agent);
     return agent;
   };
-  await Promise.all(opts.branches.map((b) => start(b.licenseKey)));
+  if (opts.startAgents !== false) await Promise.all(opts.branches.map((b) => start(b.licenseKey)));
 
   return {
     url,
-    gateway,
+    get gateway() {
+      return gateway;
+    },
     store,
     agents,
     agentTokens,
     startAgent: start,
+    async restartGateway() {
+      await gateway.app.close();
+      gateway = await newGateway();
+      await gateway.app.listen({ host, port });
+    },
     async stop() {
       await Promise.all([...agents.values()].map((a) => a.stop(2000)));
       await gateway.app.close();

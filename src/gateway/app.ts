@@ -39,7 +39,8 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
   const jobTimeoutMs = opts.jobTimeoutMs ?? 30_000;
   const hub = new AgentHub({ store: opts.store, log: opts.log, jobTimeoutMs, ...opts.hub });
   hub.attach(app.server);
-  app.addHook('onClose', () => hub.close());
+  // Before the server closes: open agent sockets would otherwise keep it from closing.
+  app.addHook('preClose', () => hub.close());
 
   app.setValidatorCompiler(validatorCompiler);
   // Results were validated by the agent's own schemas; serialising needs no second pass.

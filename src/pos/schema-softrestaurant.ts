@@ -6,7 +6,7 @@ import type { ColumnType, GeneratedAlways } from 'kysely';
 export type Num = ColumnType<string | number, string | number, string | number>;
 
 export interface Tempcheques {
-  folio: GeneratedAlways<Num>;
+  folio: GeneratedAlways<string | number>;
   seriefolio: string | null;
   numcheque: Num | null;
   fecha: Date | null;
@@ -287,7 +287,7 @@ export interface Tempcancela {
   saledetailid: string | null;
   procesadosrx: boolean;
   WorkspaceId: string | null;
-  cancelaid: GeneratedAlways<Num>;
+  cancelaid: GeneratedAlways<string | number>;
 }
 
 export interface Tempfoliosfacturados {
@@ -297,7 +297,7 @@ export interface Tempfoliosfacturados {
 }
 
 export interface Cheques {
-  folio: GeneratedAlways<Num>;
+  folio: GeneratedAlways<string | number>;
   seriefolio: string | null;
   numcheque: Num | null;
   fecha: Date | null;
@@ -571,7 +571,7 @@ export interface Cancela {
   idturno_cierre: Num | null;
   procesado: boolean | null;
   WorkspaceId: string | null;
-  cancelaid: GeneratedAlways<Num>;
+  cancelaid: GeneratedAlways<string | number>;
 }
 
 export interface Foliosfacturados {
@@ -675,7 +675,7 @@ export interface Facturas {
 }
 
 export interface Turnos {
-  idturnointerno: GeneratedAlways<Num>;
+  idturnointerno: GeneratedAlways<string | number>;
   idturno: Num | null;
   fondo: Num | null;
   apertura: Date | null;
@@ -1099,7 +1099,7 @@ export interface Estaciones {
 }
 
 export interface Meseros {
-  idmeserointerno: GeneratedAlways<Num>;
+  idmeserointerno: GeneratedAlways<string | number>;
   idmesero: string;
   nombre: string | null;
   'contraseña': string | null;
@@ -1282,7 +1282,7 @@ export interface Bitacorasistema {
   numcheque: Num | null;
   usuariosolicita: string | null;
   tipoalerta: Num;
-  bitacorasistemaid: GeneratedAlways<Num>;
+  bitacorasistemaid: GeneratedAlways<string | number>;
   WorkspaceId: string | null;
   enviado: boolean;
   intentoenvio: Num | null;
@@ -1319,12 +1319,12 @@ export interface Mesas {
   estatus_ocupacion: Num | null;
   idtipomesa: string | null;
   idempresa: string | null;
-  idmesasistema: GeneratedAlways<Num>;
+  idmesasistema: GeneratedAlways<string | number>;
   WorkspaceId: string | null;
 }
 
 export interface Mesasasignadas {
-  idmesaasignada: GeneratedAlways<Num>;
+  idmesaasignada: GeneratedAlways<string | number>;
   idmesa: string | null;
   folio: Num | null;
   activo: Num | null;
@@ -1359,7 +1359,7 @@ export interface Productosenproduccion {
 }
 
 export interface Nsplatformcontrol {
-  Id: GeneratedAlways<Num>;
+  Id: GeneratedAlways<string | number>;
   WorkspaceId: string;
   EntityType: Num;
   OperationType: Num;
@@ -1372,7 +1372,7 @@ export interface Areasrestaurant {
   descripcion: string | null;
   idtiposervicio: Num | null;
   WorkspaceId: string | null;
-  idAreaSR: GeneratedAlways<Num>;
+  idAreaSR: GeneratedAlways<string | number>;
   Estatus: boolean;
 }
 

@@ -1,0 +1,18 @@
+/**
+ * Runs a branch agent as its own process, as at a branch: the benchmark's gateway, client and
+ * agent then use separate cores instead of sharing one event loop.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export async function spawnAgent(config: Record<string, unknown>): Promise<ChildProcess> {
+  const file = path.join(tmpdir(), `bench-agent-${process.pid}-${Date.now()}.json`);
+  writeFileSync(file, JSON.stringify({ agent: { log: { level: 'warn' }, ...config } }));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'run', '--config', file], { stdio: ['ignore', 'inherit', 'inherit'] });
+  child.once('exit', (code) => {
+    if (code !== 0 && code !== null) console.error(`bench agent exited with ${code}`);
+  });
+  return child;
+}

@@ -1,0 +1,27 @@
+/** Timing helpers: medians of many runs, two subjects interleaved so machine noise hits both. */
+export function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export async function time(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** Runs `a` and `b` alternately `iterations` times after a warm-up; returns both medians in ms. */
+export async function compare(a: () => Promise<unknown>, b: () => Promise<unknown>, iterations: number, warmup = 30) {
+  for (let i = 0; i < warmup; i++) {
+    await a();
+    await b();
+  }
+  const as: number[] = [];
+  const bs: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    as.push(await time(a));
+    bs.push(await time(b));
+  }
+  return { a: median(as), b: median(bs) };
+}

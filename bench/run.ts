@@ -1,0 +1,60 @@
+/**
+ * `npm run bench`: starts a private embedded PostgreSQL, the gateway in this process and the
+ * branch agent in its own process (as deployed), runs every benchmark and prints ratios measured
+ * in this run (absolute times vary too much between machines to compare).
+ */
+import pino from 'pino';
+import { startEmbeddedPostgres } from '../src/demo/embedded-postgres.js';
+import { createPosDatabase } from '../src/demo/pos-database.js';
+import { startStack, waitForAgents, type Stack } from '../src/demo/stack.js';
+import { openPos, type PosRuntime } from '../src/pos/runtime.js';
+import { spawnAgent } from './agent-process.js';
+import { roundtrip } from './roundtrip.js';
+
+export interface BenchContext {
+  stack: Stack;
+  licenseKey: string;
+  apiKey: string;
+  /** The agent's POS database, opened by the benchmark itself for the direct baselines. */
+  pos: PosRuntime;
+}
+
+const licenseKey = 'BENCH00000000001';
+const apiKey = 'bench-key';
+const log = pino({ level: 'warn' });
+
+const cluster = await startEmbeddedPostgres();
+try {
+  await cluster.admin('CREATE DATABASE gateway');
+  const posUrl = await createPosDatabase(cluster, 'pos_bench', { name: 'Bench', forceCancelReason: false, forceDiscountType: false });
+  const stack = await startStack({
+    gatewayStoreUrl: cluster.url('gateway'),
+    branches: [{ licenseKey, name: 'Bench', owner: 'bench', posUrl }],
+    apiKeys: [{ key: apiKey, owner: 'bench' }],
+    log,
+    gateway: { rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } },
+    startAgents: false,
+  });
+  const agent = await spawnAgent({
+    licenseKey,
+    workerId: 'bench-agent',
+    gatewayUrl: stack.url,
+    token: stack.agentTokens.get(licenseKey),
+    database: { dialect: 'postgres', url: posUrl },
+    health: { port: 0 },
+  });
+  const pos = await openPos({ dialect: 'postgres', url: posUrl }, log);
+  try {
+    await waitForAgents(stack, [licenseKey], 30_000);
+    const ctx: BenchContext = { stack, licenseKey, apiKey, pos };
+    for (const bench of [roundtrip]) {
+      for (const line of await bench(ctx)) console.log(line);
+    }
+  } finally {
+    agent.kill('SIGTERM');
+    await pos.close();
+    await stack.stop();
+  }
+} finally {
+  await cluster.stop();
+}

@@ -1,0 +1,60 @@
+/**
+ * config.json: one file for a branch server (`agent`) or a gateway host (`gateway`), validated
+ * with clear messages. Secrets may come from the environment instead of the file.
+ */
+import { z } from 'zod';
+import { licenseKey } from '../protocol/common.js';
+
+const postgresDatabase = z.object({
+  dialect: z.literal('postgres'),
+  url: z.string().min(1),
+  poolSize: z.number().int().min(1).max(100).optional(),
+});
+
+const mssqlDatabase = z.object({
+  dialect: z.literal('mssql'),
+  server: z.string().min(1).describe('host name or address; for a named instance also set instanceName'),
+  instanceName: z.string().optional(),
+  port: z.number().int().min(1).max(65535).optional(),
+  database: z.string().min(1).default('softrestaurant11'),
+  authentication: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('sql'), user: z.string().min(1), password: z.string() }),
+    z.object({ type: z.literal('ntlm'), domain: z.string(), user: z.string().min(1), password: z.string() }),
+  ]),
+  encrypt: z.boolean().default(false),
+  trustServerCertificate: z.boolean().default(true),
+  poolSize: z.number().int().min(1).max(100).default(10),
+  connectTimeoutMs: z.number().int().positive().optional(),
+  requestTimeoutMs: z.number().int().positive().optional(),
+});
+
+export const agentConfigSchema = z.object({
+  licenseKey,
+  workerId: z.string().min(1).max(100).optional(),
+  gatewayUrl: z.url(),
+  token: z.string().min(1),
+  database: z.discriminatedUnion('dialect', [postgresDatabase, mssqlDatabase]),
+  concurrency: z.number().int().min(1).max(64).default(8),
+  idempotencyRetentionHours: z.number().positive().default(24),
+  health: z.object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8081) }).default({ host: '127.0.0.1', port: 8081 }),
+  log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'), file: z.string().optional() }).default({ level: 'info' }),
+});
+
+export const gatewayConfigSchema = z.object({
+  host: z.string().default('127.0.0.1'),
+  port: z.number().int().min(0).max(65535).default(8080),
+  databaseUrl: z.string().optional().describe('PostgreSQL URL of the store; an embedded PostgreSQL in dataDir when absent'),
+  dataDir: z.string().default('./gateway-data'),
+  jobTimeoutMs: z.number().int().positive().default(30_000),
+  rateLimit: z.object({ perSecond: z.number().positive(), burst: z.number().positive() }).default({ perSecond: 20, burst: 40 }),
+  log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info') }).default({ level: 'info' }),
+});
+
+export const configFileSchema = z.object({
+  agent: agentConfigSchema.optional(),
+  gateway: gatewayConfigSchema.optional(),
+});
+
+export type AgentFileConfig = z.output<typeof agentConfigSchema>;
+export type GatewayFileConfig = z.output<typeof gatewayConfigSchema>;
+export type ConfigFile = z.output<typeof configFileSchema>;

@@ -1,0 +1,149 @@
+import { Align, InMemory, Model, Printer, Style } from 'escpos-buffer';
+import type { Capability } from 'escpos-buffer/dist/capabilities.js';
+import type EpsonModule from 'escpos-buffer/dist/profile/Epson.js';
+import { createRequire } from 'node:module';
+import { cp858PageFor } from './code-pages.js';
+import { toPrintable } from './cp858.js';
+import type { KitchenTicket, KitchenTicketLine, TestTicket } from './ticket.js';
+import { formatTicketDate } from './ticket-date.js';
+import { wrapText, wrapWithPrefix } from './wrap.js';
+
+export const COLUMNS_BY_WIDTH = { 58: 32, 80: 48 } as const;
+
+export interface EscposOptions {
+  widthMm: 58 | 80;
+  /** Printer model name; picks the code-page command (see code-pages.ts). */
+  model?: string;
+  /** IANA zone for the printed date; defaults to the process's zone (the branch's). */
+  timeZone?: string;
+}
+
+/** GS V 66 0: feed to the cutter, then partial cut. */
+export const CUT_COMMAND = Buffer.from([0x1d, 0x56, 0x42, 0x00]);
+
+// escpos-buffer does not export its profiles; require() reaches the CommonJS module the same way
+// under Node's ESM loader and under Vitest, whose default-import interop differ.
+const require = createRequire(import.meta.url);
+const { default: EpsonProfile } = require('escpos-buffer/dist/profile/Epson.js') as typeof EpsonModule;
+
+// Feeding to the cutter (instead of the Epson profile's fixed ESC m) never cuts through the
+// last line, whatever the head-to-cutter distance of the model.
+class TicketProfile extends EpsonProfile {
+  override async cutter(): Promise<void> {
+    return this.connection.write(CUT_COMMAND);
+  }
+}
+
+const BOTTOM_MARGIN_LINES = 2;
+
+/** Builds a ticket on top of escpos-buffer, wrapping every line to the paper's columns. */
+class TicketWriter {
+  private constructor(
+    private readonly printer: Printer,
+    private readonly connection: InMemory,
+    readonly columns: number,
+  ) {}
+
+  static async open(options: EscposOptions): Promise<TicketWriter> {
+    const columns = COLUMNS_BY_WIDTH[options.widthMm];
+    const capability: Capability = {
+      profile: 'epson',
+      brand: 'ESC/POS',
+      model: options.model ?? 'generic',
+      columns,
+      fonts: [{ name: 'Font A', columns }],
+      codepage: 'cp858',
+      codepages: [{ code: 'cp858', command: `\x1Bt${String.fromCharCode(cp858PageFor(options.model))}` }],
+      // ESC @ clears whatever style a previous job left behind.
+      initialize: '\x1B@',
+    };
+    const connection = new InMemory();
+    const printer = await Printer.CONNECT(new Model(new TicketProfile(capability)), connection);
+    return new TicketWriter(printer, connection, columns);
+  }
+
+  /** Wrapped, one printed line per entry; double-width text gets half the columns. */
+  async paragraph(text: string, styles = 0, align = Align.Left): Promise<void> {
+    const width = styles & Style.DoubleWidth ? Math.floor(this.columns / 2) : this.columns;
+    for (const line of wrapText(toPrintable(text), width)) {
+      await this.printer.writeln(line, styles, align);
+    }
+  }
+
+  async hanging(prefix: string, text: string, styles = 0): Promise<void> {
+    for (const line of wrapWithPrefix(toPrintable(prefix), toPrintable(text), this.columns)) {
+      await this.printer.writeln(line, styles);
+    }
+  }
+
+  async rule(): Promise<void> {
+    await this.printer.writeln('-'.repeat(this.columns));
+  }
+
+  async finish(): Promise<Buffer> {
+    await this.printer.feed(BOTTOM_MARGIN_LINES);
+    await this.printer.cutter();
+    return this.connection.buffer();
+  }
+}
+
+function formatQuantity(cantidad: number): string {
+  return Number.isInteger(cantidad) ? String(cantidad) : String(Number(cantidad.toFixed(3)));
+}
+
+async function writeLine(
+  writer: TicketWriter,
+  line: KitchenTicketLine,
+  quantityWidth: number,
+): Promise<void> {
+  const quantity = formatQuantity(line.cantidad).padStart(quantityWidth);
+  await writer.hanging(`${quantity} `, line.descripcion, Style.Bold | Style.DoubleHeight);
+  const detailIndent = ' '.repeat(quantityWidth + 1);
+  for (const modifier of line.modificadores ?? []) {
+    await writer.hanging(`${detailIndent}+ `, modifier);
+  }
+  if (line.comentario) await writer.hanging(`${detailIndent}* `, line.comentario);
+}
+
+export async function renderKitchenTicket(
+  ticket: KitchenTicket,
+  options: EscposOptions,
+): Promise<Buffer> {
+  const writer = await TicketWriter.open(options);
+  await writer.paragraph(ticket.businessName, Style.Bold | Style.DoubleHeight, Align.Center);
+  if (ticket.businessSubtitle) await writer.paragraph(ticket.businessSubtitle, 0, Align.Center);
+  if (ticket.isReprint) {
+    await writer.paragraph('REIMPRESION', Style.Bold | Style.DoubleHeight | Style.DoubleWidth, Align.Center);
+  }
+  if (ticket.title) await writer.paragraph(ticket.title, Style.Bold | Style.DoubleHeight, Align.Center);
+  await writer.rule();
+  await writer.hanging('Folio: ', ticket.orderFolio, Style.Bold | Style.DoubleHeight);
+  await writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
+  if (ticket.paymentMethod) await writer.hanging('Pago: ', ticket.paymentMethod);
+  if (ticket.price) await writer.hanging('Total: ', ticket.price);
+  await writer.rule();
+  const quantityWidth = Math.max(0, ...ticket.lines.map((l) => formatQuantity(l.cantidad).length));
+  for (const line of ticket.lines) await writeLine(writer, line, quantityWidth);
+  if (ticket.orderNote) {
+    await writer.rule();
+    for (const [i, noteLine] of ticket.orderNote.split(/\r?\n/).entries()) {
+      await writer.hanging(i === 0 ? 'NOTA: ' : '      ', noteLine, Style.Bold);
+    }
+  }
+  return writer.finish();
+}
+
+/** Characters whose look tells an installer at once whether the code page is right. */
+const CODE_PAGE_CHECK = 'áéíóú ÁÉÍÓÚ ñÑ üÜ ¿? ¡! €';
+
+export async function renderTestTicket(ticket: TestTicket, options: EscposOptions): Promise<Buffer> {
+  const writer = await TicketWriter.open(options);
+  await writer.paragraph(ticket.title, Style.Bold | Style.DoubleHeight, Align.Center);
+  await writer.paragraph(ticket.message, 0, Align.Center);
+  await writer.rule();
+  if (ticket.printerName) await writer.hanging('Impresora: ', ticket.printerName);
+  await writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
+  await writer.hanging('Columnas: ', String(writer.columns));
+  await writer.hanging('Acentos: ', CODE_PAGE_CHECK);
+  return writer.finish();
+}

@@ -1,0 +1,56 @@
+export interface KitchenTicketLine {
+  cantidad: number;
+  descripcion: string;
+  comentario?: string;
+  modificadores?: string[];
+}
+
+export interface KitchenTicket {
+  businessName: string;
+  businessSubtitle?: string;
+  /** Station or group heading, e.g. "COCINA" or "BARRA". */
+  title?: string;
+  orderFolio: string;
+  isReprint: boolean;
+  date: Date;
+  /** Already formatted by the caller (currency and decimals are the POS's business). */
+  price?: string;
+  paymentMethod?: string;
+  orderNote?: string;
+  lines: KitchenTicketLine[];
+}
+
+export interface TestTicket {
+  title: string;
+  message: string;
+  printerName?: string;
+  date: Date;
+}
+
+export interface LabelSettings {
+  labelWidthMm: number;
+  labelHeightMm: number;
+  labelGapMm: number;
+  labelDpi: number;
+  labelDensity: number;
+  labelSpeed: number;
+}
+
+export interface PrinterTarget extends LabelSettings {
+  printerIp: string;
+  printerPort: number;
+  kind: 'thermal' | 'label';
+  /** Required for thermal printers; ignored for label printers. */
+  widthMm?: 58 | 80;
+  /** Only used to pick the code-page command; unknown or absent means generic Epson-compatible. */
+  model?: string;
+}
+
+export const DEFAULT_LABEL_SETTINGS: LabelSettings = {
+  labelWidthMm: 50,
+  labelHeightMm: 25,
+  labelGapMm: 2,
+  labelDpi: 203,
+  labelDensity: 8,
+  labelSpeed: 4,
+};

@@ -1,0 +1,245 @@
+import net from 'node:net';
+import {
+  DLE_EOT,
+  ESCPOS_STATUS,
+  ESCPOS_STATUS_QUERIES,
+  escposFault,
+  isEscposStatusByte,
+  type PrinterFault,
+  TSPL_STATUS_QUERY,
+  tsplFault,
+} from './printer-status.js';
+
+export type PrintError = 'unreachable' | 'timeout' | 'refused' | PrinterFault;
+
+export type PrintResult =
+  | { status: 'printed'; bytes: number }
+  | { status: 'failed'; error: PrintError; detail: string };
+
+export interface PrinterAddress {
+  host: string;
+  port: number;
+}
+
+export interface SendOptions {
+  /** A connect that takes longer means the printer is unreachable. Default 3000. */
+  connectTimeoutMs?: number;
+  /** A job the printer has not taken in (or a status it has not answered) by then is a timeout. Default 5000. */
+  writeTimeoutMs?: number;
+  /** Ask the printer's real-time status before and after the job. Default true. */
+  checkStatus?: boolean;
+  /** Silence this long after a status query means the printer does not support it. Default 300. */
+  statusTimeoutMs?: number;
+  /** Command language, which decides how status is asked. Default 'escpos'. */
+  language?: 'escpos' | 'tspl';
+}
+
+const CLOSE_WAIT_MS = 1000;
+
+class PrintFailure extends Error {
+  constructor(
+    readonly error: PrintError,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+function errorCode(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? 'UNKNOWN';
+}
+
+function describe(target: PrinterAddress, what: string): string {
+  return `${target.host}:${target.port}: ${what}`;
+}
+
+function connect(target: PrinterAddress, timeoutMs: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: target.host, port: target.port });
+    const fail = (failure: PrintFailure): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(failure);
+    };
+    const timer = setTimeout(
+      () => fail(new PrintFailure('unreachable', describe(target, `no connection within ${timeoutMs} ms`))),
+      timeoutMs,
+    );
+    // Anything but a refusal (EHOSTUNREACH, ENETUNREACH, ENOTFOUND, ETIMEDOUT...) means no printer there.
+    const onError = (err: Error): void => {
+      const code = errorCode(err);
+      const error = code === 'ECONNREFUSED' ? 'refused' : 'unreachable';
+      fail(new PrintFailure(error, describe(target, `${code} ${err.message}`)));
+    };
+    socket.once('error', onError);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.off('error', onError);
+      resolve(socket);
+    });
+  });
+}
+
+/** The printer's side of an open connection: bytes it sent back, and how the socket ended. */
+class PrinterLink {
+  private inbox: number[] = [];
+  private wake: (() => void) | undefined;
+  private failure: Error | undefined;
+  private ended = false;
+
+  constructor(
+    readonly socket: net.Socket,
+    private readonly target: PrinterAddress,
+  ) {
+    const notify = (): void => this.wake?.();
+    socket.on('data', (chunk: Buffer) => {
+      for (const byte of chunk) this.inbox.push(byte);
+      notify();
+    });
+    socket.on('error', (err) => {
+      this.failure = err;
+      notify();
+    });
+    socket.on('close', () => {
+      this.ended = true;
+      notify();
+    });
+  }
+
+  private dropped(err: Error | undefined): PrintFailure {
+    const what = err ? `${errorCode(err)} ${err.message}` : 'the printer closed the connection';
+    return new PrintFailure('offline', describe(this.target, what));
+  }
+
+  /** Resolves on the next byte, error or close from the printer, or after timeoutMs. */
+  private nextEvent(timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => {
+      this.wake = undefined;
+    });
+  }
+
+  /** Next byte from the printer, or undefined if none comes within timeoutMs. */
+  async readByte(timeoutMs: number): Promise<number | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const byte = this.inbox.shift();
+      if (byte !== undefined) return byte;
+      if (this.failure) throw this.dropped(this.failure);
+      const remaining = deadline - Date.now();
+      if (this.ended || remaining <= 0) return undefined;
+      await this.nextEvent(remaining);
+    }
+  }
+
+  discardInbox(): void {
+    this.inbox = [];
+  }
+
+  /** Resolves once every byte is handed to the kernel; a printer that stops reading never gets there. */
+  write(bytes: Buffer, timeoutMs: number): Promise<void> {
+    if (this.ended || this.socket.writableEnded) return Promise.reject(this.dropped(this.failure));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const what = `${bytes.length} bytes not taken within ${timeoutMs} ms (printer not reading)`;
+        reject(new PrintFailure('timeout', describe(this.target, what)));
+      }, timeoutMs);
+      this.socket.write(bytes, (err) => {
+        clearTimeout(timer);
+        if (err) reject(this.dropped(err));
+        else resolve();
+      });
+    });
+  }
+
+  /**
+   * Half-closes after the job and waits for the printer to close its side, which it does once it
+   * has read everything: only then may the next job connect, as many printers serve one
+   * connection at a time. A printer that keeps the connection open is let go after CLOSE_WAIT_MS.
+   */
+  async finish(): Promise<void> {
+    this.socket.end();
+    const deadline = Date.now() + CLOSE_WAIT_MS;
+    // The job is already handed over: a reset instead of a clean close does not undo it.
+    while (!this.ended && !this.failure && Date.now() < deadline) await this.nextEvent(deadline - Date.now());
+  }
+}
+
+type StatusAnswer = { answered: false } | { answered: true; fault: PrinterFault | undefined };
+
+async function queryEscposStatus(link: PrinterLink, timeoutMs: number): Promise<StatusAnswer> {
+  link.discardInbox();
+  const queries = ESCPOS_STATUS_QUERIES.flatMap((n) => [...DLE_EOT, n]);
+  await link.write(Buffer.from(queries), timeoutMs);
+  const answers: number[] = [];
+  while (answers.length < ESCPOS_STATUS_QUERIES.length) {
+    const byte = await link.readByte(timeoutMs);
+    if (byte === undefined || !isEscposStatusByte(byte)) break;
+    answers.push(byte);
+  }
+  if (answers.length === 0) return { answered: false };
+  const [printer, offlineCause = ESCPOS_STATUS.base, paper = ESCPOS_STATUS.base] = answers as [number, ...number[]];
+  return { answered: true, fault: escposFault(printer, offlineCause, paper) };
+}
+
+async function queryTsplStatus(link: PrinterLink, timeoutMs: number): Promise<StatusAnswer> {
+  link.discardInbox();
+  await link.write(TSPL_STATUS_QUERY, timeoutMs);
+  const byte = await link.readByte(timeoutMs);
+  return byte === undefined ? { answered: false } : { answered: true, fault: tsplFault(byte) };
+}
+
+const FAULT_DETAILS: Readonly<Record<PrinterFault, string>> = {
+  paper_out: 'out of paper',
+  cover_open: 'cover open',
+  offline: 'printer offline',
+};
+
+function throwOnFault(answer: StatusAnswer, target: PrinterAddress, when: string): void {
+  if (answer.answered && answer.fault) {
+    throw new PrintFailure(answer.fault, describe(target, `${FAULT_DETAILS[answer.fault]} (${when})`));
+  }
+}
+
+/**
+ * Sends one job over raw TCP (port 9100 style). Status is asked before the job (a faulty printer
+ * gets nothing, so nothing prints twice after a retry) and after it (paper that ran out mid-job).
+ * Network and printer failures come back as a failed PrintResult, never as an exception.
+ */
+export async function sendToPrinter(
+  target: PrinterAddress,
+  bytes: Buffer,
+  opts: SendOptions = {},
+): Promise<PrintResult> {
+  const { connectTimeoutMs = 3000, writeTimeoutMs = 5000, checkStatus = true, statusTimeoutMs = 300 } = opts;
+  const queryStatus = opts.language === 'tspl' ? queryTsplStatus : queryEscposStatus;
+  let socket: net.Socket | undefined;
+  try {
+    socket = await connect(target, connectTimeoutMs);
+    const link = new PrinterLink(socket, target);
+    const before = checkStatus ? await queryStatus(link, statusTimeoutMs) : { answered: false as const };
+    throwOnFault(before, target, 'before sending');
+    await link.write(bytes, writeTimeoutMs);
+    if (before.answered) {
+      // It answered before, so silence now means it has stopped working, not that it cannot answer.
+      const after = await queryStatus(link, writeTimeoutMs);
+      if (!after.answered) {
+        const what = `no status answer within ${writeTimeoutMs} ms after the job`;
+        throw new PrintFailure('timeout', describe(target, what));
+      }
+      throwOnFault(after, target, 'after sending');
+    }
+    await link.finish();
+    return { status: 'printed', bytes: bytes.length };
+  } catch (err) {
+    if (err instanceof PrintFailure) return { status: 'failed', error: err.error, detail: err.detail };
+    throw err;
+  } finally {
+    socket?.destroy();
+  }
+}

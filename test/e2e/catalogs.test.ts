@@ -1,0 +1,282 @@
+/** Catalogue reads through the whole path: HTTP → gateway → WebSocket → agent → PostgreSQL. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PRODUCTS } from '../../src/demo/menu.js';
+import { API_KEY, BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  // Products whose names hold LIKE's special characters, to prove they are taken literally.
+  const db = stack.pos.get(BRANCH)!.db;
+  for (const [id, name] of <Array<[string, string]>>[
+    ['7001', 'Combo [2x1] tacos'],
+    ['7002', 'Menu_infantil'],
+    ['7003', 'Menuxinfantil'],
+  ]) {
+    await db.insertInto('productos').values({ idproducto: id, descripcion: name, nombrecorto: name.slice(0, 20), idgrupo: 'OTR', descripcion_detalle: '', calorias: 0, visible_menu: true, capturar_pendientes: false, id_etiqueta: '', id_etiqueta_descripcion: '', idprodserv_SAT: '', usarVectorPlus: false, imagenme_modified: false, monitoreo: false }).execute();
+    await db.insertInto('productosdetalle').values({ idproducto: id, idempresa: '0000000001', precio: '10.00', preciosinimpuestos: '8.6207', impuesto1: 16, impuesto2: 0, impuesto3: 0, bloqueado: false, ocultarmitades: false, dev_impuestoimporte3: false, impuestoimporte3: 0, usa_imagen_monitor: false, comisionprecio: 0, usa_bascula: false }).execute();
+  }
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const productCount = DEMO_PRODUCTS.length + 3;
+
+describe('GET /productos', () => {
+  it('returns the paginated envelope with every product field', async () => {
+    const res = await stack.api('GET', `/productos/${BRANCH}?pageSize=5`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body).toMatchObject({ workerId: `agent-${BRANCH}`, page: 1, pageSize: 5, totalResults: productCount, totalPages: Math.ceil(productCount / 5), hasNextPage: true });
+    expect(res.body.jobId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Date.parse(res.body.dispatchedAt)).not.toBeNaN();
+    expect(res.body.data).toHaveLength(5);
+    expect(res.body.data[0]).toEqual({
+      idProducto: '1001',
+      idEmpresa: '0000000001',
+      descripcionProducto: 'Café americano',
+      idGrupo: 'BEB',
+      clasificacion: 1,
+      nombreCorto: 'Americano',
+      visibleMenu: true,
+      precio: 35,
+      precioSinImpuestos: 30.1724,
+      impuesto1: 16,
+      impuesto2: 0,
+      impuesto3: 0,
+      bloqueado: false,
+      permitirprodcompenmodif: false,
+    });
+  });
+
+  it('filters by group, classification and menu visibility', async () => {
+    const byGroup = await stack.api('GET', `/productos/${BRANCH}?idGrupo=POS`);
+    expect(byGroup.body.data.map((p: { idProducto: string }) => p.idProducto)).toEqual(['4001', '4002', '4003', '4004']);
+
+    const beverages = await stack.api('GET', `/productos/${BRANCH}?clasificacion=1&pageSize=500`);
+    expect(beverages.body.totalResults).toBe(DEMO_PRODUCTS.filter((p) => ['BEB', 'BAR'].includes(p.idgrupo)).length);
+    expect(beverages.body.data.every((p: { clasificacion: number }) => p.clasificacion === 1)).toBe(true);
+
+    const hidden = await stack.api('GET', `/productos/${BRANCH}?visibleMenu=false`);
+    expect(hidden.body.data.map((p: { idProducto: string }) => p.idProducto)).toEqual(['4004']);
+
+    const combined = await stack.api('GET', `/productos/${BRANCH}?idGrupo=PLA&visibleMenu=true&search=pollo`);
+    expect(combined.body.data.map((p: { descripcionProducto: string }) => p.descripcionProducto)).toEqual(['Mole poblano con pollo']);
+  });
+
+  it('reports blocked products and modifier permission from the company detail row', async () => {
+    const res = await stack.api('GET', `/productos/${BRANCH}?search=cochinita`);
+    expect(res.body.data[0]).toMatchObject({ idProducto: '3009', bloqueado: true });
+    const modifier = await stack.api('GET', `/productos/${BRANCH}?search=extra%20queso`);
+    expect(modifier.body.data[0]).toMatchObject({ idProducto: '9002', permitirprodcompenmodif: true, precio: 15 });
+  });
+
+  it('searches case-insensitively across id, description and short name', async () => {
+    const res = await stack.api('GET', `/productos/${BRANCH}?search=TACOS`);
+    expect(res.body.data.map((p: { idProducto: string }) => p.idProducto).sort()).toEqual(['3001', '7001']);
+    const byId = await stack.api('GET', `/productos/${BRANCH}?search=300`);
+    expect(byId.body.totalResults).toBe(9);
+  });
+
+  it('takes %, _ and [ in search literally', async () => {
+    const percent = await stack.api('GET', `/productos/${BRANCH}?search=${encodeURIComponent('100%')}`);
+    expect(percent.body.data.map((p: { idProducto: string }) => p.idProducto)).toEqual(['9501']);
+    const underscore = await stack.api('GET', `/productos/${BRANCH}?search=${encodeURIComponent('menu_')}`);
+    expect(underscore.body.data.map((p: { idProducto: string }) => p.idProducto)).toEqual(['7002']);
+    const bracket = await stack.api('GET', `/productos/${BRANCH}?search=${encodeURIComponent('[2x1]')}`);
+    expect(bracket.body.data.map((p: { idProducto: string }) => p.idProducto)).toEqual(['7001']);
+    const lone = await stack.api('GET', `/productos/${BRANCH}?search=${encodeURIComponent('%')}`);
+    expect(lone.body.totalResults).toBe(1);
+  });
+
+  it('returns an empty page past the end, with the totals', async () => {
+    const res = await stack.api('GET', `/productos/${BRANCH}?page=99&pageSize=10`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ page: 99, pageSize: 10, totalResults: productCount, totalPages: Math.ceil(productCount / 10), hasNextPage: false, data: [] });
+  });
+
+  it('cuts pageSize to 500 and reports the applied value', async () => {
+    const res = await stack.api('GET', `/productos/${BRANCH}?pageSize=100000`);
+    expect(res.status).toBe(200);
+    expect(res.body.pageSize).toBe(500);
+    expect(res.body.data).toHaveLength(productCount);
+  });
+
+  it('reports totalPages 0 when nothing matches', async () => {
+    const res = await stack.api('GET', `/productos/${BRANCH}?search=zzzz-nothing`);
+    expect(res.body).toMatchObject({ totalResults: 0, totalPages: 0, hasNextPage: false, data: [] });
+  });
+
+  it('the last page is exactly full and has no next page', async () => {
+    const res = await stack.api('GET', `/productos/${BRANCH}?pageSize=${productCount}`);
+    expect(res.body).toMatchObject({ totalPages: 1, hasNextPage: false });
+    expect(res.body.data).toHaveLength(productCount);
+  });
+
+  it.each([
+    ['page=0', 'querystring.page'],
+    ['page=-1', 'querystring.page'],
+    ['page=abc', 'querystring.page'],
+    ['pageSize=0', 'querystring.pageSize'],
+    ['pageSize=1.5', 'querystring.pageSize'],
+    ['clasificacion=4', 'querystring.clasificacion'],
+    ['visibleMenu=maybe', 'querystring.visibleMenu'],
+  ])('rejects %s with a 400 problem naming the field', async (query, path) => {
+    const res = await stack.api('GET', `/productos/${BRANCH}?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 400, code: 'validation_failed', instance: `/productos/${BRANCH}` });
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+  });
+});
+
+describe('other catalogues', () => {
+  it('lists groups and searches them by classification name', async () => {
+    const all = await stack.api('GET', `/grupos/${BRANCH}`);
+    expect(all.body.totalResults).toBe(7);
+    expect(all.body.data[0]).toEqual({ idGrupo: 'BAR', descripcion: 'Bar y coctelería', clasificacion: 1 });
+    const beverages = await stack.api('GET', `/grupos/${BRANCH}?search=bebidas`);
+    expect(beverages.body.data.map((g: { idGrupo: string }) => g.idGrupo)).toEqual(['BAR', 'BEB']);
+    const byNumber = await stack.api('GET', `/grupos/${BRANCH}?search=3`);
+    expect(byNumber.body.data.map((g: { idGrupo: string }) => g.idGrupo)).toEqual(['MOD', 'OTR']);
+  });
+
+  it('lists stations with paging and search', async () => {
+    const res = await stack.api('GET', `/estaciones/${BRANCH}?pageSize=1&page=2`);
+    expect(res.body).toMatchObject({ page: 2, pageSize: 1, totalResults: 2, totalPages: 2, hasNextPage: false });
+    expect(res.body.data).toEqual([{ idEstacion: 'CAJA2', descripcion: 'Caja terraza', serie: 'B', seriefolio: 'B', ip: '127.0.0.1' }]);
+    const search = await stack.api('GET', `/estaciones/${BRANCH}?search=principal`);
+    expect(search.body.data.map((s: { idEstacion: string }) => s.idEstacion)).toEqual(['CAJA1']);
+  });
+
+  it('lists waiters without paging and without jobId', async () => {
+    const res = await stack.api('GET', `/meseros/${BRANCH}`);
+    expect(res.status).toBe(200);
+    expect(res.body).not.toHaveProperty('jobId');
+    expect(res.body).not.toHaveProperty('page');
+    expect(res.body).toMatchObject({ workerId: `agent-${BRANCH}`, totalResults: 2 });
+    expect(res.body.data).toEqual([
+      { idMesero: '01', nombre: 'Juan Pérez', visible: true },
+      { idMesero: '02', nombre: 'María López', visible: true },
+    ]);
+    const search = await stack.api('GET', `/meseros/${BRANCH}?search=maría`);
+    expect(search.body.data.map((w: { idMesero: string }) => w.idMesero)).toEqual(['02']);
+  });
+
+  it('lists companies without jobId', async () => {
+    const res = await stack.api('GET', `/empresas/${BRANCH}`);
+    expect(res.body).not.toHaveProperty('jobId');
+    expect(res.body.data).toEqual([{ idEmpresa: '0000000001', nombre: 'Sucursal Centro', razonSocial: 'Restaurantes Demo S.A. de C.V.', rfc: 'RDE010101AB1' }]);
+  });
+
+  it('lists payment methods of every tipo', async () => {
+    const res = await stack.api('GET', `/formas_pago/${BRANCH}`);
+    expect(res.body.jobId).toBeDefined();
+    expect(res.body.data.map((f: { tipo: number }) => f.tipo).sort()).toEqual([1, 1, 2, 3, 4]);
+    expect(res.body.data.find((f: { idFormaDePago: string }) => f.idFormaDePago === 'USD')).toEqual({ idFormaDePago: 'USD', descripcion: 'Dólares', tipo: 1, tipoDeCambio: 17.25, visible: true });
+    const search = await stack.api('GET', `/formas_pago/${BRANCH}?search=vales`);
+    expect(search.body.data.map((f: { idFormaDePago: string }) => f.idFormaDePago)).toEqual(['VAL']);
+  });
+
+  it('lists only visible discount types, with maximoActivado', async () => {
+    const res = await stack.api('GET', `/tipos_descuento/${BRANCH}`);
+    expect(res.body).not.toHaveProperty('page');
+    expect(res.body.data).toEqual([
+      { idTipoDescuento: 'EMP', descripcion: 'Empleado', descuento: 10, maximoActivado: true },
+      { idTipoDescuento: 'LIB', descripcion: 'Libre', descuento: 0, maximoActivado: false },
+    ]);
+  });
+});
+
+describe('authentication and scoping', () => {
+  it('401 without a key and with an unknown key', async () => {
+    for (const key of [null, 'nope']) {
+      const res = await stack.api('GET', `/productos/${BRANCH}`, { key });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ code: 'unauthorized', status: 401, title: 'Unauthorized' });
+      expect(res.body.type).toMatch(/\/problems\/unauthorized$/);
+    }
+  });
+
+  it("403 for another user's branch and for an unregistered one", async () => {
+    const other = await stack.api('GET', `/productos/${OTHER_USERS_BRANCH}`);
+    expect(other.status).toBe(403);
+    expect(other.body.code).toBe('branch_forbidden');
+    const unknown = await stack.api('GET', `/productos/ZZZZ000000000009`);
+    expect(unknown.status).toBe(403);
+    const theirs = await stack.api('GET', `/productos/${OTHER_USERS_BRANCH}`, { key: OTHER_API_KEY });
+    expect(theirs.status).toBe(200);
+    const mine = await stack.api('GET', `/productos/${BRANCH}`, { key: OTHER_API_KEY });
+    expect(mine.status).toBe(403);
+  });
+
+  it.each(['SHORT', 'TEST00000000000!', 'TEST0000000000012'])('400 for the malformed licenseKey %s', async (licenseKey) => {
+    const res = await stack.api('GET', `/productos/${encodeURIComponent(licenseKey)}`);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.errors[0].path).toBe('params.licenseKey');
+  });
+
+  it('401 comes before validation and scoping', async () => {
+    const res = await stack.api('GET', `/productos/bad`, { key: null });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('agent availability', () => {
+  it('503 agent_offline while the branch agent is down, 200 once it is back', async () => {
+    await stack.agents.get(STRICT_BRANCH)!.stop();
+    const down = await stack.api('GET', `/productos/${STRICT_BRANCH}`);
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ code: 'agent_offline', status: 503 });
+    await stack.startAgent(STRICT_BRANCH);
+    await waitUntil(() => stack.gateway.hub.agentFor(STRICT_BRANCH) !== undefined);
+    const up = await stack.api('GET', `/productos/${STRICT_BRANCH}?pageSize=1`);
+    expect(up.status).toBe(200);
+  });
+
+  it('agents reconnect by themselves after the gateway restarts', async () => {
+    await stack.restartGateway();
+    await waitUntil(() => [BRANCH, STRICT_BRANCH, OTHER_USERS_BRANCH].every((k) => stack.gateway.hub.agentFor(k)));
+    const res = await stack.api('GET', `/estaciones/${BRANCH}`);
+    expect(res.status).toBe(200);
+    expect(res.body.totalResults).toBe(2);
+  });
+});
+
+describe('service endpoints', () => {
+  it('serves health, readiness and an OpenAPI description without a key', async () => {
+    expect((await stack.api('GET', '/healthz', { key: null })).body.status).toBe('ok');
+    const ready = await stack.api('GET', '/readyz', { key: null });
+    expect(ready.status).toBe(200);
+    const spec = await stack.api('GET', '/openapi.json', { key: null });
+    expect(spec.status).toBe(200);
+    expect(spec.body.openapi).toMatch(/^3\./);
+    for (const path of ['/productos/{licenseKey}', '/grupos/{licenseKey}', '/estaciones/{licenseKey}', '/meseros/{licenseKey}', '/empresas/{licenseKey}', '/formas_pago/{licenseKey}', '/tipos_descuento/{licenseKey}']) {
+      expect(spec.body.paths[path]?.get, path).toBeDefined();
+    }
+    const params = spec.body.paths['/productos/{licenseKey}'].get.parameters.map((p: { name: string }) => p.name);
+    expect(params).toEqual(expect.arrayContaining(['licenseKey', 'page', 'pageSize', 'search', 'idGrupo', 'clasificacion', 'visibleMenu']));
+    const docs = await stack.api('GET', '/docs/', { key: null });
+    expect(docs.status).toBe(200);
+    expect(docs.text).toMatch(/swagger/i);
+  });
+
+  it('unknown paths are 404 problems', async () => {
+    const res = await stack.api('GET', '/nope', { key: API_KEY });
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('not_found');
+  });
+});
+
+async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PrinterQueue } from '../../../src/printing/printer-queue.js';
+import { sendToPrinter } from '../../../src/printing/transport.js';
+import { type ScriptedPrinter, startScriptedPrinter } from './scripted-printer.js';
+
+const LOOPBACK = '127.0.0.1';
+/** Each status answer takes this long, so a job holds its connection open for a while. */
+const ANSWER_DELAY_MS = 60;
+
+const printers: ScriptedPrinter[] = [];
+afterEach(async () => {
+  for (const printer of printers.splice(0)) await printer.close();
+});
+
+async function slowPrinter(): Promise<ScriptedPrinter> {
+  const printer = await startScriptedPrinter(() => 0x12, ANSWER_DELAY_MS);
+  printers.push(printer);
+  return printer;
+}
+
+function job(marker: string): Buffer {
+  return Buffer.from(marker.repeat(2000));
+}
+
+const STATUS_QUERY = new RegExp(String.raw`\x10\x04[\x01-\x04]`, 'g');
+
+/** The connection's bytes without the DLE EOT queries around the job. */
+function jobBytes(bytes: Buffer): string {
+  return bytes.toString('latin1').replace(STATUS_QUERY, '');
+}
+
+describe('PrinterQueue', () => {
+  it('never lets two jobs to the same printer overlap or interleave', async () => {
+    const printer = await slowPrinter();
+    const queue = new PrinterQueue();
+    const target = { host: LOOPBACK, port: printer.port };
+    const results = await Promise.all(['A', 'B', 'C'].map((marker) => queue.send(target, job(marker))));
+    expect(results.map((r) => r.status)).toEqual(['printed', 'printed', 'printed']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(printer.maxConcurrent).toBe(1);
+    expect(printer.connections.map((c) => jobBytes(c.bytes))).toEqual(['A', 'B', 'C'].map((m) => m.repeat(2000)));
+    const [first, second, third] = printer.connections;
+    expect(second?.openedAt).toBeGreaterThanOrEqual(first?.endedAt ?? Infinity);
+    expect(third?.openedAt).toBeGreaterThanOrEqual(second?.endedAt ?? Infinity);
+  });
+
+  it('keeps the queue going after a failed job', async () => {
+    const printer = await slowPrinter();
+    const queue = new PrinterQueue();
+    const [failed, printed] = await Promise.all([
+      queue.send({ host: LOOPBACK, port: printer.port }, job('A'), { writeTimeoutMs: 1, connectTimeoutMs: 1 }),
+      queue.send({ host: LOOPBACK, port: printer.port }, job('B')),
+    ]);
+    expect(failed?.status).toBe('failed');
+    expect(printed?.status).toBe('printed');
+  });
+
+  it('runs jobs for different printers in parallel', async () => {
+    const one = await slowPrinter();
+    const two = await slowPrinter();
+    const queue = new PrinterQueue();
+    const started = performance.now();
+    await Promise.all([
+      queue.send({ host: LOOPBACK, port: one.port }, job('A')),
+      queue.send({ host: LOOPBACK, port: two.port }, job('B')),
+    ]);
+    const elapsed = performance.now() - started;
+    const [a, b] = [one.connections[0], two.connections[0]];
+    // Both connections were open at the same time.
+    expect(b?.openedAt).toBeLessThan(a?.endedAt ?? 0);
+    expect(a?.openedAt).toBeLessThan(b?.endedAt ?? 0);
+    expect(elapsed).toBeLessThan(4 * ANSWER_DELAY_MS + 300);
+  });
+
+  it('is what keeps jobs apart: without it the same printer sees overlapping connections', async () => {
+    const printer = await slowPrinter();
+    const target = { host: LOOPBACK, port: printer.port };
+    await Promise.all([sendToPrinter(target, job('A')), sendToPrinter(target, job('B'))]);
+    expect(printer.maxConcurrent).toBe(2);
+  });
+});

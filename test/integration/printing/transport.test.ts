@@ -1,0 +1,254 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderKitchenTicket } from '../../../src/printing/escpos.js';
+import { sendToPrinter } from '../../../src/printing/transport.js';
+import { renderLabels } from '../../../src/printing/tspl.js';
+import { type VirtualPrinter, startVirtualPrinter } from '../../../src/printing/virtual-printer.js';
+import { TIME_ZONE, kitchenTicket, labelTicket } from '../../unit/printing/fixtures.js';
+import { startScriptedPrinter } from './scripted-printer.js';
+
+const LOOPBACK = '127.0.0.1';
+/** Scheduling slack allowed on top of a timeout. */
+const MARGIN_MS = 400;
+/** Larger than what loopback socket buffers absorb from a peer that never reads (a few MB). */
+const BIGGER_THAN_SOCKET_BUFFERS = 32 * 1024 * 1024;
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function virtualPrinter(opts?: Parameters<typeof startVirtualPrinter>[0]): Promise<VirtualPrinter> {
+  const printer = await startVirtualPrinter(opts);
+  cleanups.push(() => printer.close());
+  return printer;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ result: T; elapsedMs: number }> {
+  const started = performance.now();
+  const result = await work();
+  return { result, elapsedMs: performance.now() - started };
+}
+
+/** A loopback port nobody listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, LOOPBACK, resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function connects(port: number, withinMs: number): Promise<net.Socket | undefined> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, LOOPBACK);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(undefined);
+    }, withinMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      resolve(socket);
+    });
+    socket.once('error', () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+  });
+}
+
+/**
+ * A loopback port where connects hang: a stopped child process listens with a backlog of 1, and
+ * filler connections fill its accept queue, so the kernel drops further SYNs.
+ */
+async function portWithFullBacklog(): Promise<number> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const s = require('net').createServer();
+       s.listen({ host: '${LOOPBACK}', port: 0, backlog: 1 }, () => console.log(s.address().port));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  cleanups.push(() => {
+    child.kill('SIGKILL');
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout?.once('data', (data: Buffer) => resolve(Number(data.toString().trim())));
+    child.once('exit', () => reject(new Error('listener exited')));
+  });
+  child.kill('SIGSTOP');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let attempt = 0; attempt < 16; attempt++) {
+    const filler = await connects(port, 300);
+    if (!filler) return port;
+    cleanups.push(() => {
+      filler.destroy();
+    });
+  }
+  throw new Error('the accept queue never filled');
+}
+
+describe('sendToPrinter over real TCP', () => {
+  it('delivers a kitchen ticket whose decoded text keeps its accents', async () => {
+    const printer = await virtualPrinter();
+    const bytes = await renderKitchenTicket(kitchenTicket, { widthMm: 80, timeZone: TIME_ZONE });
+    const result = await sendToPrinter({ host: printer.host, port: printer.port }, bytes);
+    expect(result).toEqual({ status: 'printed', bytes: bytes.length });
+    const job = await printer.waitForJob();
+    expect(job.kind).toBe('escpos');
+    expect(job.bytes.equals(bytes)).toBe(true);
+    const lines = job.text.split('\n');
+    for (const expected of [
+      'Cafetería La Piña',
+      'Folio: A-1024',
+      'Fecha: 05/03/2025 14:07',
+      'Total: € 12.50',
+      ' 2 Café con leche',
+      '   * ¿Sin azúcar?',
+      ' 1 Agua fresca de Piña natural, tamaño grande',
+      '12 Jalapeño relleno de queso',
+      'NOTA: ¡Urgente! Cliente alérgico a la nuez,',
+    ]) {
+      expect(lines).toContain(expected);
+    }
+  });
+
+  it('delivers a label job and reads its labels back', async () => {
+    const printer = await virtualPrinter();
+    const bytes = renderLabels(labelTicket, { timeZone: TIME_ZONE });
+    const result = await sendToPrinter({ host: printer.host, port: printer.port }, bytes, { language: 'tspl' });
+    expect(result).toEqual({ status: 'printed', bytes: bytes.length });
+    const job = await printer.waitForJob();
+    expect(job.kind).toBe('tspl');
+    expect(job.bytes.equals(bytes)).toBe(true);
+    const labels = job.text.split('\n\n');
+    expect(labels).toHaveLength(4);
+    expect(labels[0]).toContain('Café con leche\n+ Leche de "almendra"\n* ¿Sin azúcar?');
+    expect(labels[3]).toContain('Piña colada');
+  });
+
+  it('reports a closed port as refused, at once', async () => {
+    const port = await closedPort();
+    const { result, elapsedMs } = await timed(() => sendToPrinter({ host: LOOPBACK, port }, Buffer.from('x')));
+    expect(result).toMatchObject({ status: 'failed', error: 'refused' });
+    expect(elapsedMs).toBeLessThan(MARGIN_MS);
+  });
+
+  it('reports a connect that does not complete as unreachable, within connectTimeoutMs', async () => {
+    const port = await portWithFullBacklog();
+    const connectTimeoutMs = 300;
+    const { result, elapsedMs } = await timed(() =>
+      sendToPrinter({ host: LOOPBACK, port }, Buffer.from('x'), { connectTimeoutMs }),
+    );
+    expect(result).toMatchObject({ status: 'failed', error: 'unreachable' });
+    expect(elapsedMs).toBeGreaterThanOrEqual(connectTimeoutMs - 5);
+    expect(elapsedMs).toBeLessThan(connectTimeoutMs + MARGIN_MS);
+  });
+
+  it('reports a printer that accepts but never reads as a timeout, within writeTimeoutMs', async () => {
+    const printer = await virtualPrinter({ mode: 'never_read' });
+    const writeTimeoutMs = 800;
+    const job = Buffer.alloc(BIGGER_THAN_SOCKET_BUFFERS, 0x41);
+    const { result, elapsedMs } = await timed(() =>
+      sendToPrinter({ host: printer.host, port: printer.port }, job, { writeTimeoutMs, checkStatus: false }),
+    );
+    expect(result).toMatchObject({ status: 'failed', error: 'timeout' });
+    expect(elapsedMs).toBeGreaterThanOrEqual(writeTimeoutMs - 5);
+    expect(elapsedMs).toBeLessThan(writeTimeoutMs + MARGIN_MS);
+  });
+
+  it('with status checks on, a silent printer costs only the status wait before the write timeout', async () => {
+    const printer = await virtualPrinter({ mode: 'never_read' });
+    const writeTimeoutMs = 800;
+    const statusTimeoutMs = 300;
+    const job = Buffer.alloc(BIGGER_THAN_SOCKET_BUFFERS, 0x41);
+    const { result, elapsedMs } = await timed(() =>
+      sendToPrinter({ host: printer.host, port: printer.port }, job, { writeTimeoutMs, statusTimeoutMs }),
+    );
+    expect(result).toMatchObject({ status: 'failed', error: 'timeout' });
+    expect(elapsedMs).toBeLessThan(statusTimeoutMs + writeTimeoutMs + MARGIN_MS);
+  });
+
+  it.each([
+    ['paper_out', 'escpos'],
+    ['cover_open', 'escpos'],
+    ['offline', 'escpos'],
+    ['paper_out', 'tspl'],
+    ['cover_open', 'tspl'],
+    ['offline', 'tspl'],
+  ] as const)('reports %s from the %s status query and sends nothing', async (status, language) => {
+    const printer = await virtualPrinter({ status });
+    const bytes = language === 'tspl' ? renderLabels(labelTicket) : await renderKitchenTicket(kitchenTicket, { widthMm: 58 });
+    const { result, elapsedMs } = await timed(() =>
+      sendToPrinter({ host: printer.host, port: printer.port }, bytes, { language }),
+    );
+    expect(result).toMatchObject({ status: 'failed', error: status });
+    expect(elapsedMs).toBeLessThan(MARGIN_MS);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(printer.jobs).toHaveLength(0);
+  });
+
+  it('prints again once the fault is cleared', async () => {
+    const printer = await virtualPrinter({ status: 'cover_open' });
+    const target = { host: printer.host, port: printer.port };
+    expect(await sendToPrinter(target, Buffer.from('hola\n'))).toMatchObject({ error: 'cover_open' });
+    printer.setStatus('ok');
+    expect(await sendToPrinter(target, Buffer.from('hola\n'))).toMatchObject({ status: 'printed' });
+    expect((await printer.waitForJob()).text).toBe('hola');
+  });
+
+  it('answers status queries split across TCP segments', async () => {
+    const printer = await virtualPrinter({ status: 'paper_out' });
+    const socket = await connects(printer.port, 1000);
+    if (!socket) throw new Error('no connection');
+    cleanups.push(() => {
+      socket.destroy();
+    });
+    const answers: number[] = [];
+    socket.on('data', (chunk: Buffer) => answers.push(...chunk));
+    socket.write(Buffer.from([0x10]));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    socket.write(Buffer.from([0x04, 0x04]));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answers).toEqual([0x72]);
+  });
+
+  it('detects paper running out during the job from the status after it', async () => {
+    const ok = 0x12;
+    const paperEnd = 0x72;
+    const printer = await startScriptedPrinter((k) => (k < 3 ? ok : k === 5 ? paperEnd : ok));
+    cleanups.push(() => printer.close());
+    const result = await sendToPrinter({ host: LOOPBACK, port: printer.port }, Buffer.from('job'));
+    expect(result).toMatchObject({ status: 'failed', error: 'paper_out' });
+    expect(result.status === 'failed' && result.detail).toContain('after sending');
+  });
+
+  it('prints on a printer without status support after the short status wait', async () => {
+    const printer = await startScriptedPrinter(() => undefined);
+    cleanups.push(() => printer.close());
+    const statusTimeoutMs = 200;
+    const { result, elapsedMs } = await timed(() =>
+      sendToPrinter({ host: LOOPBACK, port: printer.port }, Buffer.from('job'), { statusTimeoutMs }),
+    );
+    expect(result).toEqual({ status: 'printed', bytes: 3 });
+    expect(elapsedMs).toBeGreaterThanOrEqual(statusTimeoutMs - 5);
+    expect(elapsedMs).toBeLessThan(statusTimeoutMs + MARGIN_MS);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(printer.connections[0]?.bytes.subarray(-3).toString()).toBe('job');
+  });
+
+  it('reports a printer that answered before the job and falls silent after it as a timeout', async () => {
+    const printer = await startScriptedPrinter((k) => (k < 3 ? 0x12 : undefined));
+    cleanups.push(() => printer.close());
+    const writeTimeoutMs = 500;
+    const { result, elapsedMs } = await timed(() =>
+      sendToPrinter({ host: LOOPBACK, port: printer.port }, Buffer.from('job'), { writeTimeoutMs }),
+    );
+    expect(result).toMatchObject({ status: 'failed', error: 'timeout' });
+    expect(elapsedMs).toBeGreaterThanOrEqual(writeTimeoutMs - 5);
+    expect(elapsedMs).toBeLessThan(writeTimeoutMs + MARGIN_MS);
+  });
+});

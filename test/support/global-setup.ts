@@ -1,0 +1,40 @@
+/**
+ * One embedded PostgreSQL for the whole run, with template databases that each test file
+ * clones (CREATE DATABASE … TEMPLATE takes milliseconds): the reference schema empty, seeded as
+ * demo branch 1 (no forced rules) and as demo branch 2 (forced reason and discount type), and a
+ * migrated gateway store.
+ */
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres } from '../../src/demo/embedded-postgres.js';
+import { createPosDatabase } from '../../src/demo/pos-database.js';
+import { GatewayStore } from '../../src/gateway/store.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgPort: number;
+  }
+}
+
+export const TEMPLATES = {
+  empty: 'tpl_pos_empty',
+  branch: 'tpl_pos_branch',
+  strictBranch: 'tpl_pos_strict',
+  gateway: 'tpl_gateway',
+} as const;
+
+export default async function setup(project: TestProject) {
+  const cluster = await startEmbeddedPostgres();
+  await Promise.all([
+    createPosDatabase(cluster, TEMPLATES.empty),
+    createPosDatabase(cluster, TEMPLATES.branch, { name: 'Sucursal Centro', forceCancelReason: false, forceDiscountType: false }),
+    createPosDatabase(cluster, TEMPLATES.strictBranch, { name: 'Sucursal Norte', forceCancelReason: true, forceDiscountType: true }),
+    (async () => {
+      await cluster.admin(`CREATE DATABASE ${TEMPLATES.gateway}`);
+      const store = new GatewayStore(cluster.url(TEMPLATES.gateway));
+      await store.migrate();
+      await store.close();
+    })(),
+  ]);
+  project.provide('pgPort', cluster.port);
+  return () => cluster.stop();
+}

@@ -1,0 +1,81 @@
+/**
+ * The whole system for end-to-end tests: a real gateway on a loopback port, real agents over a
+ * real WebSocket, each branch on its own real PostgreSQL database cloned from a template.
+ */
+import pino from 'pino';
+import { startStack, waitForAgents, type Stack, type StackOptions } from '../../src/demo/stack.js';
+import { cloneDatabase, openPosDb, TEMPLATES } from './databases.js';
+import type { PosConnection } from '../../src/pos/db.js';
+
+export const BRANCH = 'TEST000000000001';
+export const STRICT_BRANCH = 'TEST000000000002';
+export const OTHER_USERS_BRANCH = 'TEST000000000003';
+export const API_KEY = 'test-key';
+export const OTHER_API_KEY = 'test-key-2';
+
+export interface TestStack extends Stack {
+  /** Direct connections to each branch's POS database, for asserting state. */
+  pos: Map<string, PosConnection>;
+  api(method: string, path: string, opts?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  body: any;
+  text: string;
+}
+
+export async function startTestStack(
+  opts: { agent?: StackOptions['agent']; gateway?: StackOptions['gateway']; agentHooks?: StackOptions['agentHooks'] } = {},
+): Promise<TestStack> {
+  const [gatewayUrl, branchUrl, strictUrl, otherUrl] = await Promise.all([
+    cloneDatabase(TEMPLATES.gateway),
+    cloneDatabase(TEMPLATES.branch),
+    cloneDatabase(TEMPLATES.strictBranch),
+    cloneDatabase(TEMPLATES.branch),
+  ]);
+  const branches = [
+    { licenseKey: BRANCH, name: 'Centro', owner: 'tester', posUrl: branchUrl },
+    { licenseKey: STRICT_BRANCH, name: 'Norte', owner: 'tester', posUrl: strictUrl },
+    { licenseKey: OTHER_USERS_BRANCH, name: 'Ajena', owner: 'other', posUrl: otherUrl },
+  ];
+  const stack = await startStack({
+    gatewayStoreUrl: gatewayUrl,
+    branches,
+    apiKeys: [
+      { key: API_KEY, owner: 'tester' },
+      { key: OTHER_API_KEY, owner: 'other' },
+    ],
+    log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    gateway: { rateLimit: { perSecond: 10_000, burst: 20_000 }, ...opts.gateway },
+    agent: { connection: { backoffBaseMs: 20, backoffMaxMs: 200 }, ...opts.agent },
+    agentHooks: opts.agentHooks,
+  });
+  await waitForAgents(stack, branches.map((b) => b.licenseKey));
+  const pos = new Map(branches.map((b) => [b.licenseKey, openPosDb(b.posUrl)]));
+
+  const test = stack as TestStack;
+  test.pos = pos;
+  test.api = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.key !== null) headers['x-api-key'] = o.key ?? API_KEY;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(stack.url + path, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON (XML invoice, HTML docs)
+    }
+    return { status: res.status, headers: res.headers, body, text };
+  };
+  const stop = stack.stop.bind(stack);
+  test.stop = async () => {
+    await stop();
+    await Promise.all([...pos.values()].map((p) => p.close()));
+  };
+  return test;
+}

@@ -1,0 +1,2 @@
+-- scenario 1: {}
+select "idempresa", "nombre", "razonsocial", "rfc" from "empresas" order by "idempresa";

@@ -1,0 +1,65 @@
+/**
+ * The SQL Server form of every statement every operation runs, compared with saved
+ * expectations. Each scenario runs for real on PostgreSQL through the agent's job runner while a
+ * recorder compiles each statement with the SQL Server compiler. Regenerate after an intended
+ * change with `npm run tsql:update` and review the diff.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobRunner } from '../../src/agent/runner.js';
+import { TsqlRecorder } from '../../src/pos/db.js';
+import { operations } from '../../src/pos/operations/index.js';
+import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
+import { cloneDatabase, TEMPLATES } from '../support/databases.js';
+import { SCENARIOS } from './scenarios.js';
+
+const EXPECTED_DIR = new URL('./expected/', import.meta.url);
+const update = process.env.UPDATE_TSQL === '1';
+let pos: PosRuntime;
+
+beforeAll(async () => {
+  pos = await openPos({ dialect: 'postgres', url: await cloneDatabase(TEMPLATES.branch) }, pino({ level: 'silent' }));
+});
+afterAll(async () => {
+  await pos?.close();
+});
+
+async function recordOperation(op: string): Promise<string> {
+  const blocks: string[] = [];
+  for (const [i, scenario] of SCENARIOS.filter((s) => s.op === op).entries()) {
+    const recorder = new TsqlRecorder();
+    const runner = new JobRunner({
+      pos: { ...pos, db: pos.db.withPlugin(recorder) },
+      operations,
+      log: pino({ level: 'silent' }),
+      concurrency: 1,
+      idempotencyRetentionMs: 3_600_000,
+    });
+    const idempotency = operations.get(op)!.def.write ? { scope: 'tsql', key: `${op}-${i}`, fingerprint: 'f' } : undefined;
+    const result = await runner.run({ type: 'job', jobId: `tsql-${i}`, op, params: scenario.input, deadline: Date.now() + 60_000, ...(idempotency ? { idempotency } : {}) });
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    blocks.push(`-- scenario ${i + 1}: ${JSON.stringify(scenario.input)}\n${recorder.statements.map((s) => `${s};`).join('\n')}\n`);
+  }
+  return blocks.join('\n');
+}
+
+describe('T-SQL expectations', () => {
+  it('every operation has at least one scenario', () => {
+    const covered = new Set(SCENARIOS.map((s) => s.op));
+    expect([...operations.keys()].filter((op) => !covered.has(op))).toEqual([]);
+  });
+
+  for (const op of operations.keys()) {
+    it(`${op} compiles to the saved T-SQL`, async () => {
+      const actual = await recordOperation(op);
+      const file = new URL(`${op}.sql`, EXPECTED_DIR);
+      if (update) {
+        mkdirSync(EXPECTED_DIR, { recursive: true });
+        writeFileSync(file, actual);
+      }
+      expect(existsSync(file), `no saved expectation for ${op}: run npm run tsql:update`).toBe(true);
+      expect(actual).toBe(readFileSync(file, 'utf8'));
+    });
+  }
+});

@@ -1,0 +1,19 @@
+/**
+ * One or more inputs per operation that together run every statement the operation can run.
+ * The T-SQL of those statements is compared with test/tsql/expected/<op>.sql.
+ */
+export interface Scenario {
+  op: string;
+  input: Record<string, unknown>;
+}
+
+export const SCENARIOS: Scenario[] = [
+  { op: 'products.list', input: { page: 2, pageSize: 10 } },
+  { op: 'products.list', input: { search: 'café', idGrupo: 'BEB', clasificacion: 1, visibleMenu: true, idEmpresa: '0000000001' } },
+  { op: 'groups.list', input: { search: 'bebidas' } },
+  { op: 'stations.list', input: { search: 'caja' } },
+  { op: 'waiters.list', input: { search: 'juan' } },
+  { op: 'companies.list', input: {} },
+  { op: 'paymentMethods.list', input: { search: 'efe' } },
+  { op: 'discountTypes.list', input: {} },
+];
