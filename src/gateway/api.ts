@@ -6,7 +6,9 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemSchema } from '../protocol/problem.js';
-import { ApiError, jobErrorToApiError } from './problems.js';
+import type { JobMessage } from '../protocol/messages.js';
+import { claimOrReplay, fingerprint, idempotencyKeyOf, isReplayable } from './idempotency.js';
+import { ApiError, jobErrorToApiError, problemBody, validationProblem } from './problems.js';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
 import { apiRoutes } from './routes/index.js';
 import { pathSchema, payloadSchema, responseSchema, type RouteDef } from './routes/route.js';
@@ -24,6 +26,7 @@ export interface ApiOptions {
   hub: AgentHub;
   jobTimeoutMs: number;
   rateLimit: { perSecond: number; burst: number };
+  idempotencyRetentionMs: number;
 }
 
 export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise<void> {
@@ -77,20 +80,41 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
       handler: async (request, reply) => {
         const path = request.params as Record<string, unknown>;
         const licenseKey = String(path.licenseKey);
+        const key = def.op.write ? idempotencyKeyOf(request) : undefined;
         await authorizeBranch(request, licenseKey);
         const payload = (def.from === 'query' ? request.query : request.body) as Record<string, unknown>;
-        const params = { ...payload, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, path[k]])) };
-        const outcome = await dispatch(def, licenseKey, params);
-        return reply.code(def.status ?? 200).send(outcome);
+        let params: Record<string, unknown> = { ...payload, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, path[k]])) };
+        const checked = def.op.input.safeParse(params);
+        if (!checked.success) throw validationProblem(checked.error.issues, def.from === 'query' ? 'querystring' : 'body');
+        if (def.prepare) params = await def.prepare({ userId: request.userId, licenseKey, store }, params);
+        if (!key) return reply.code(def.status ?? 200).send(await dispatch(def, licenseKey, params));
+
+        const print = fingerprint(request);
+        const replay = await claimOrReplay(store, request, key, print, opts.idempotencyRetentionMs, opts.jobTimeoutMs * 2);
+        if (replay) return reply.code(replay.status).header('idempotent-replayed', 'true').type(replay.status >= 400 ? 'application/problem+json' : 'application/json').send(replay.body);
+        const idempotency = { scope: `user:${request.userId}`, key, fingerprint: print };
+        try {
+          const body = await dispatch(def, licenseKey, params, idempotency);
+          await store.completeIdempotencyKey(request.userId, key, def.status ?? 200, body, (body as { jobId?: string }).jobId);
+          return reply.code(def.status ?? 200).send(body);
+        } catch (error) {
+          const problem = error instanceof ApiError ? error : undefined;
+          if (problem && isReplayable(problem.status, problem.code)) {
+            await store.completeIdempotencyKey(request.userId, key, problem.status, problemBody(request, problem.status, problem.code, problem.message, problem.extra), problem.extra.jobId as string | undefined);
+          } else {
+            await store.releaseIdempotencyKey(request.userId, key);
+          }
+          throw error;
+        }
       },
     });
   }
 
-  async function dispatch(def: RouteDef, licenseKey: string, params: unknown): Promise<unknown> {
+  async function dispatch(def: RouteDef, licenseKey: string, params: unknown, idempotency?: JobMessage['idempotency']): Promise<unknown> {
     const startedAt = new Date();
     let outcome;
     try {
-      outcome = await hub.dispatch(licenseKey, def.op.name, params, undefined, opts.jobTimeoutMs);
+      outcome = await hub.dispatch(licenseKey, def.op.name, params, idempotency, opts.jobTimeoutMs);
     } catch (error) {
       if (error instanceof AgentOfflineError) throw new ApiError('agent_offline', error.message);
       if (error instanceof AgentTimeoutError) throw new ApiError('agent_timeout', error.message);
@@ -111,6 +135,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
       throw jobErrorToApiError(e.code, e.message, e.details, outcome.jobId);
     }
     const data = outcome.data as Record<string, unknown>;
+    def.check?.(data);
     if (def.envelope === 'result') return { jobId: outcome.jobId, ...data };
     return {
       ...(def.jobId ? { jobId: outcome.jobId } : {}),

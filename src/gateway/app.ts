@@ -19,6 +19,7 @@ export interface GatewayOptions {
   log: Logger;
   jobTimeoutMs?: number;
   rateLimit?: { perSecond: number; burst: number };
+  idempotencyRetentionHours?: number;
   hub?: { pingIntervalMs?: number; deadAfterMs?: number };
 }
 
@@ -82,6 +83,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     hub,
     jobTimeoutMs,
     rateLimit: opts.rateLimit ?? { perSecond: 20, burst: 40 },
+    idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? 24) * 3_600_000,
   });
   return { app, hub };
 }

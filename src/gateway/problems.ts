@@ -51,6 +51,11 @@ function fieldErrors(error: FastifyError): FieldError[] {
   }));
 }
 
+export function validationProblem(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>, where = 'body'): ApiError {
+  const errors = issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
+  return new ApiError('validation_failed', `The request is not valid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
+}
+
 /** Turns anything thrown in a route into a problem; unexpected errors become an opaque 500. */
 export function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;

@@ -37,6 +37,14 @@ export interface GatewayDatabase {
   };
 }
 
+export interface IdempotencyRecord {
+  fingerprint: string;
+  state: 'running' | 'done';
+  status_code: number | null;
+  body: unknown;
+  job_id: string | null;
+}
+
 export function sha256(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
@@ -128,6 +136,58 @@ export class GatewayStore {
       .onConflict((oc) => oc.column('license_key').doUpdateSet({ user_id: userId, name, agent_token_hash: sha256(agentToken) }))
       .execute();
     this.#owners.delete(licenseKey);
+  }
+
+  /**
+   * Claims (user, key) for a new request, or returns the record that holds it. A running record
+   * older than `staleAfterMs` belongs to a request whose gateway died: it is taken over.
+   */
+  async claimIdempotencyKey(
+    userId: number,
+    key: string,
+    fingerprint: string,
+    retentionMs: number,
+    staleAfterMs: number,
+  ): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }> {
+    const now = Date.now();
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await trx
+        .selectFrom('gw_idempotency')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('idem_key', '=', key)
+        .forUpdate()
+        .executeTakeFirst();
+      const expired = existing && new Date(existing.expires_at).getTime() < now;
+      const abandoned = existing?.state === 'running' && now - new Date(existing.created_at).getTime() > staleAfterMs;
+      if (existing && !expired && !abandoned) return { claimed: false as const, record: existing as IdempotencyRecord };
+      const row = { fingerprint, state: 'running' as const, status_code: null, body: null, job_id: null, created_at: new Date(now), expires_at: new Date(now + retentionMs) };
+      await trx
+        .insertInto('gw_idempotency')
+        .values({ user_id: userId, idem_key: key, ...row })
+        .onConflict((oc) => oc.columns(['user_id', 'idem_key']).doUpdateSet(row))
+        .execute();
+      return { claimed: true as const };
+    });
+  }
+
+  async completeIdempotencyKey(userId: number, key: string, status: number, body: unknown, jobId: string | undefined): Promise<void> {
+    await this.db
+      .updateTable('gw_idempotency')
+      .set({ state: 'done', status_code: status, body: JSON.stringify(body), job_id: jobId ?? null })
+      .where('user_id', '=', userId)
+      .where('idem_key', '=', key)
+      .execute();
+  }
+
+  /** Forgets a claim whose outcome must not be replayed (agent unreachable, timeout). */
+  async releaseIdempotencyKey(userId: number, key: string): Promise<void> {
+    await this.db.deleteFrom('gw_idempotency').where('user_id', '=', userId).where('idem_key', '=', key).where('state', '=', 'running').execute();
+  }
+
+  async purgeIdempotencyKeys(now = new Date()): Promise<number> {
+    const r = await this.db.deleteFrom('gw_idempotency').where('expires_at', '<', now).executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 
   logJob(entry: GatewayDatabase['gw_job_log']): void {

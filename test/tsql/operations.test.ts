@@ -12,7 +12,7 @@ import { TsqlRecorder } from '../../src/pos/db.js';
 import { operations } from '../../src/pos/operations/index.js';
 import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
 import { cloneDatabase, TEMPLATES } from '../support/databases.js';
-import { SCENARIOS } from './scenarios.js';
+import { SCENARIOS } from './scenarios/index.js';
 
 const EXPECTED_DIR = new URL('./expected/', import.meta.url);
 const update = process.env.UPDATE_TSQL === '1';
@@ -28,6 +28,7 @@ afterAll(async () => {
 async function recordOperation(op: string): Promise<string> {
   const blocks: string[] = [];
   for (const [i, scenario] of SCENARIOS.filter((s) => s.op === op).entries()) {
+    await scenario.setup?.(pos.db);
     const recorder = new TsqlRecorder();
     const runner = new JobRunner({
       pos: { ...pos, db: pos.db.withPlugin(recorder) },

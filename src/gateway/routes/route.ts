@@ -22,6 +22,16 @@ export interface RouteDef {
   /** API.md leaves jobId out of some list envelopes. */
   jobId: boolean;
   status?: number;
+  /** Completes the job's input with what only the gateway knows (e.g. printer records). */
+  prepare?: (ctx: RouteContext, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  /** Turns an operation result that is an error for the client (e.g. a printer failed) into one. */
+  check?: (data: Record<string, unknown>) => void;
+}
+
+export interface RouteContext {
+  userId: number;
+  licenseKey: string;
+  store: import('../store.js').GatewayStore;
 }
 
 export function route(def: RouteDef): RouteDef {

@@ -1,13 +1,6 @@
-/**
- * One or more inputs per operation that together run every statement the operation can run.
- * The T-SQL of those statements is compared with test/tsql/expected/<op>.sql.
- */
-export interface Scenario {
-  op: string;
-  input: Record<string, unknown>;
-}
+import type { Scenario } from './index.js';
 
-export const SCENARIOS: Scenario[] = [
+export const catalogScenarios: Scenario[] = [
   { op: 'products.list', input: { page: 2, pageSize: 10 } },
   { op: 'products.list', input: { search: 'café', idGrupo: 'BEB', clasificacion: 1, visibleMenu: true, idEmpresa: '0000000001' } },
   { op: 'groups.list', input: { search: 'bebidas' } },

@@ -1,0 +1,74 @@
+/**
+ * Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): the gateway's half. A key is
+ * scoped to the API key's user; its fingerprint is method + path + canonical JSON of the body.
+ * Finished outcomes (2xx and business 4xx) are replayed; a key still running is a 409; the same
+ * key with another request is a 422. The agent's half commits the key with the write itself.
+ */
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from './problems.js';
+import { sha256, type GatewayStore } from './store.js';
+
+export const MAX_KEY_LENGTH = 255;
+
+/** JSON with object keys sorted at every level, so equal bodies give equal fingerprints. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function fingerprint(request: FastifyRequest): string {
+  const path = request.url.split('?')[0];
+  return sha256(`${request.method} ${path} ${canonicalJson(request.body ?? null)}`);
+}
+
+export function idempotencyKeyOf(request: FastifyRequest): string {
+  const key = request.headers['idempotency-key'];
+  if (typeof key !== 'string' || key.trim() === '') {
+    throw new ApiError('idempotency_key_missing', 'This operation changes data: send an Idempotency-Key header (a unique value per intended change).');
+  }
+  if (key.length > MAX_KEY_LENGTH) {
+    throw new ApiError('validation_failed', `Idempotency-Key is longer than ${MAX_KEY_LENGTH} characters.`, {
+      errors: [{ path: 'headers.idempotency-key', message: `at most ${MAX_KEY_LENGTH} characters` }],
+    });
+  }
+  return key;
+}
+
+export type Replay = { status: number; body: unknown };
+
+/**
+ * Claims the key for this request, or answers from its record: a replay, or the 409/422 the
+ * draft prescribes.
+ */
+export async function claimOrReplay(
+  store: GatewayStore,
+  request: FastifyRequest,
+  key: string,
+  print: string,
+  retentionMs: number,
+  staleAfterMs: number,
+): Promise<Replay | undefined> {
+  const claim = await store.claimIdempotencyKey(request.userId, key, print, retentionMs, staleAfterMs);
+  if (claim.claimed) return undefined;
+  const { record } = claim;
+  if (record.fingerprint !== print) {
+    throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request.');
+  }
+  if (record.state === 'running') {
+    throw new ApiError('idempotency_in_progress', 'A request with this Idempotency-Key is still running; retry shortly.', {}, { 'retry-after': '1' });
+  }
+  return { status: record.status_code ?? 200, body: typeof record.body === 'string' ? JSON.parse(record.body) : record.body };
+}
+
+/** Outcomes the client must be able to retry with the same key are not kept. */
+export function isReplayable(status: number, code?: string): boolean {
+  if (status >= 200 && status < 300) return true;
+  if (status < 400 || status >= 500) return false;
+  return !['validation_failed', 'idempotency_key_missing', 'unauthorized', 'branch_forbidden', 'rate_limited', 'idempotency_in_progress', 'idempotency_key_reused'].includes(code ?? '');
+}
