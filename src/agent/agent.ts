@@ -32,7 +32,7 @@ export interface Agent {
 export async function startAgent(
   config: AgentConfig,
   log: Logger,
-  testHooks: Pick<RunnerOptions, 'beforeCommit'> = {},
+  testHooks: Pick<RunnerOptions, 'beforeCommit' | 'afterCommit'> = {},
 ): Promise<Agent> {
   const workerId = config.workerId ?? `${hostname()}-${config.licenseKey}`;
   const pos = await openPos(config.database, log);

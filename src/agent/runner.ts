@@ -19,6 +19,8 @@ export interface RunnerOptions {
   idempotencyRetentionMs: number;
   /** Called inside a write's transaction just before commit; tests use it to inject failures. */
   beforeCommit?: (op: string) => Promise<void> | void;
+  /** Called once a write has committed, before its answer is sent; tests use it to lose answers. */
+  afterCommit?: (op: string) => void;
 }
 
 class Deadline extends Error {}
@@ -78,13 +80,16 @@ export class JobRunner {
         if (Date.now() > job.deadline) throw new Deadline();
         return result;
       });
+    let result: unknown;
     try {
-      return await attempt();
+      result = await attempt();
     } catch (error) {
       // A concurrent copy of the same job committed first: replay its stored result.
-      if (job.idempotency && isUniqueViolation(error)) return attempt();
-      throw error;
+      if (!job.idempotency || !isUniqueViolation(error)) throw error;
+      result = await attempt();
     }
+    this.opts.afterCommit?.(job.op);
+    return result;
   }
 
   #describe(job: JobMessage, error: unknown): JobError {

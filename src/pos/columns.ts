@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { introspection, type PosDb, type PosDialectName } from './db.js';
-import type { PosTable } from './schema.js';
+import type { Insertable, Updateable } from 'kysely';
+import type { PosDatabase, PosTable } from './schema.js';
 
 export interface ColumnInfo {
   name: string;
@@ -22,6 +23,9 @@ export interface ColumnInfo {
 }
 
 type Row = Record<string, unknown>;
+
+/** Known column names of a table with loosely typed values: they are shaped at run time. */
+export type ColumnValues<T extends PosTable> = { [K in keyof PosDatabase[T]]?: unknown };
 
 const TEXT_TYPES = new Set(['varchar', 'nvarchar', 'char', 'nchar', 'character varying', 'character', 'text', 'ntext']);
 
@@ -63,7 +67,7 @@ export class InstalledSchema {
   }
 
   /** Shapes a row for an UPDATE: only installed columns, text cut to width. */
-  fitRow<T extends Row>(table: PosTable, row: T): T {
+  fitRow<T extends PosTable>(table: T, row: ColumnValues<T>): Updateable<PosDatabase[T]> {
     const columns = this.#tables.get(table);
     if (!columns) throw new Error(`table ${table} is not installed`);
     const out: Row = {};
@@ -72,17 +76,17 @@ export class InstalledSchema {
       if (!info || value === undefined) continue;
       out[name] = this.#cut(table, info, value);
     }
-    return out as T;
+    return out as Updateable<PosDatabase[T]>;
   }
 
   /** Shapes a row for an INSERT: `fitRow` plus a neutral value for each required column left out. */
-  completeRow<T extends Row>(table: PosTable, row: T): T {
+  completeRow<T extends PosTable>(table: T, row: ColumnValues<T>): Insertable<PosDatabase[T]> {
     const out: Row = this.fitRow(table, row);
     for (const info of this.#tables.get(table)!.values()) {
       if (info.nullable || info.hasDefault || info.identity || out[info.name] !== undefined) continue;
       out[info.name] = neutralValue(info);
     }
-    return out as T;
+    return out as Insertable<PosDatabase[T]>;
   }
 
   #cut(table: string, info: ColumnInfo, value: unknown): unknown {

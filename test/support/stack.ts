@@ -16,6 +16,8 @@ export const OTHER_API_KEY = 'test-key-2';
 export interface TestStack extends Stack {
   /** Direct connections to each branch's POS database, for asserting state. */
   pos: Map<string, PosConnection>;
+  /** Connection URL of each branch's POS database, for a second, independent connection. */
+  posUrls: Map<string, string>;
   api(method: string, path: string, opts?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse>;
 }
 
@@ -58,6 +60,7 @@ export async function startTestStack(
 
   const test = stack as TestStack;
   test.pos = pos;
+  test.posUrls = new Map(branches.map((b) => [b.licenseKey, b.posUrl]));
   test.api = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.key !== null) headers['x-api-key'] = o.key ?? API_KEY;

@@ -1,0 +1,141 @@
+/**
+ * What every write on an open account shares: taking the account's row lock before reading
+ * anything it checks, the open-account rule, reading its lines with their classification, and
+ * storing the totals recomputed from scratch (TOTALS.md: nothing is accumulated).
+ */
+import type { Decimal } from 'decimal.js';
+import { PosError } from '../../protocol/errors.js';
+import type { PosContext } from '../context.js';
+import { computeTotals, totalsToApi, totalsToHeaderColumns, type ApiTotales, type Clasificacion, type TotalsLine } from '../totals.js';
+import { dec, flag, int, text } from '../values.js';
+
+export const API_USER = 'API';
+
+export interface OpenAccount {
+  folio: number;
+  mesa: string;
+  idmesero: string;
+  estacion: string;
+  idempresa: string;
+  seriefolio: string;
+  tipodeservicio: number;
+  /** The general discount percentage g. */
+  descuento: string;
+}
+
+/** Locks the header (UPDLOCK/FOR UPDATE) and refuses an account that is not open, saying why. */
+export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<OpenAccount> {
+  const row = await ctx.db
+    .selectFrom('tempcheques')
+    .select(['folio', 'mesa', 'idmesero', 'estacion', 'idempresa', 'seriefolio', 'tipodeservicio', 'descuento', 'pagado', 'cancelado', 'impreso', 'cuentaenuso'])
+    .where('folio', '=', folio)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) throw new PosError('account_not_found', `There is no open account with folio ${folio}.`, { folio });
+  const refuse = (why: string, state: string) => {
+    throw new PosError('account_not_open', `Account ${folio} ${why}.`, { folio, state });
+  };
+  if (flag(row.cancelado)) refuse('is cancelled', 'cancelled');
+  if (flag(row.pagado)) refuse('is already paid', 'paid');
+  if (flag(row.impreso)) refuse('is printed and has not been reopened', 'printed');
+  if (flag(row.cuentaenuso)) refuse('is in use at a station', 'in_use');
+  return {
+    folio: Number(row.folio),
+    mesa: text(row.mesa) ?? '',
+    idmesero: text(row.idmesero) ?? '',
+    estacion: text(row.estacion) ?? '',
+    idempresa: text(row.idempresa) ?? '',
+    seriefolio: text(row.seriefolio) ?? '',
+    tipodeservicio: int(row.tipodeservicio) ?? 1,
+    descuento: dec(row.descuento).toFixed(),
+  };
+}
+
+export interface StoredLine extends TotalsLine {
+  cantidad: Decimal;
+  precio: Decimal;
+  impuesto1: Decimal;
+  impuesto2: Decimal;
+  impuesto3: Decimal;
+  descuento: Decimal;
+  movimiento: number;
+  idproducto: string;
+  descripcion: string;
+  modificador: boolean;
+}
+
+/** The account's lines in order, with each product's group classification (3 when unknown). */
+export async function accountLines(ctx: PosContext, folio: number): Promise<StoredLine[]> {
+  const rows = await ctx.db
+    .selectFrom('tempcheqdet as d')
+    .leftJoin('productos as p', 'p.idproducto', 'd.idproducto')
+    .leftJoin('grupos as g', 'g.idgrupo', 'p.idgrupo')
+    .select(['d.movimiento', 'd.idproducto', 'd.cantidad', 'd.precio', 'd.impuesto1', 'd.impuesto2', 'd.impuesto3', 'd.descuento', 'd.modificador', 'p.descripcion', 'g.clasificacion'])
+    .where('d.foliodet', '=', folio)
+    .orderBy('d.movimiento')
+    .execute();
+  return rows.map((r) => ({
+    movimiento: Number(r.movimiento),
+    idproducto: text(r.idproducto) ?? '',
+    descripcion: text(r.descripcion) ?? '',
+    modificador: flag(r.modificador),
+    cantidad: dec(r.cantidad),
+    precio: dec(r.precio),
+    impuesto1: dec(r.impuesto1),
+    impuesto2: dec(r.impuesto2),
+    impuesto3: dec(r.impuesto3),
+    descuento: dec(r.descuento),
+    clasificacion: classification(r.clasificacion),
+  }));
+}
+
+/** Refuses (422 line_not_found) unless every requested (movimiento, idProducto) is a line of the account. */
+export function requireLines(lines: readonly StoredLine[], requested: ReadonlyArray<{ movimiento: number; idProducto: string }>): void {
+  const missing = requested.filter((r) => !lines.some((l) => l.movimiento === r.movimiento && l.idproducto === r.idProducto));
+  if (missing.length === 0) return;
+  throw new PosError('line_not_found', `The account has no line ${missing.map((m) => `${m.movimiento} (${m.idProducto})`).join(', ')}.`, {
+    lines: missing.map(({ movimiento, idProducto }) => ({ movimiento, idProducto })),
+  });
+}
+
+export function classification(value: string | number | null | undefined): Clasificacion {
+  const n = Number(value);
+  return n === 1 || n === 2 ? n : 3;
+}
+
+/** Recomputes every total from the lines and the general percentage and stores them on the header. */
+export async function saveTotals(ctx: PosContext, folio: number, lines: readonly TotalsLine[], generalDiscount: string): Promise<ApiTotales> {
+  const totals = computeTotals(lines, generalDiscount);
+  await ctx.db
+    .updateTable('tempcheques')
+    .set(ctx.schema.fitRow('tempcheques', totalsToHeaderColumns(totals)))
+    .where('folio', '=', folio)
+    .execute();
+  return totalsToApi(totals);
+}
+
+export async function requireUser(ctx: PosContext, usuario: string | undefined): Promise<string> {
+  if (usuario === undefined) return API_USER;
+  const found = await ctx.db.selectFrom('usuarios').select('usuario').where('usuario', '=', usuario).executeTakeFirst();
+  if (!found) throw new PosError('user_not_found', `There is no user ${usuario}.`, { usuario });
+  return usuario;
+}
+
+export async function requireCompany(ctx: PosContext, idEmpresa: string): Promise<void> {
+  const found = await ctx.db.selectFrom('empresas').select('idempresa').where('idempresa', '=', idEmpresa).executeTakeFirst();
+  if (!found) throw new PosError('company_not_found', `There is no company ${idEmpresa}.`, { idEmpresa });
+}
+
+/** The shift open now for a station and company, if any. */
+export async function openShift(ctx: PosContext, estacion: string, idEmpresa: string): Promise<number | undefined> {
+  const row = await ctx.db
+    .selectFrom('turnos')
+    .select('idturno')
+    .where('idestacion', '=', estacion)
+    .where('idempresa', '=', idEmpresa)
+    .where('cierre', 'is', null)
+    .where('apertura', 'is not', null)
+    .orderBy('idturno', 'desc')
+    .executeTakeFirst();
+  return row ? Number(row.idturno) : undefined;
+}

@@ -1,0 +1,96 @@
+/**
+ * Cancelling lines as Soft Restaurant does: the lines (and the modifiers of a cancelled base)
+ * leave `tempcheqdet`, each goes to `tempcancela` with the reason, the kitchen queue marks them
+ * cancelled, the system log gets the event, and the surviving lines are renumbered from 1.
+ */
+import { PosError } from '../../protocol/errors.js';
+import * as ops from '../../protocol/operations/orders.js';
+import { logEvent, SERVICE_NAMES } from '../audit.js';
+import type { PosContext } from '../context.js';
+import { implement } from '../operation.js';
+import { readSettings } from '../settings.js';
+import { accountLines, lockOpenAccount, requireLines, requireUser, saveTotals, type StoredLine } from './account.js';
+
+/** The requested lines plus every modifier that follows a requested base line. */
+function linesToCancel(lines: readonly StoredLine[], requested: ReadonlyArray<{ movimiento: number; idProducto: string }>): StoredLine[] {
+  requireLines(lines, requested);
+  const chosen = new Set(requested.map((r) => r.movimiento));
+  let baseCancelled = false;
+  return lines.filter((l) => {
+    if (!l.modificador) baseCancelled = chosen.has(l.movimiento);
+    return chosen.has(l.movimiento) || (l.modificador && baseCancelled);
+  });
+}
+
+export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
+  const account = await lockOpenAccount(ctx, input.folio);
+  const settings = await readSettings(ctx.db);
+  const razon = (input.razon ?? '').trim();
+  if (settings.forceCancelReason && razon === '') {
+    throw new PosError('reason_required', 'This branch requires a reason (razon) to cancel products.');
+  }
+  const usuario = await requireUser(ctx, input.usuario);
+  const lines = await accountLines(ctx, account.folio);
+  const cancelled = linesToCancel(lines, input.productos);
+  const gone = cancelled.map((l) => l.movimiento);
+
+  await ctx.db.deleteFrom('tempcheqdet').where('foliodet', '=', account.folio).where('movimiento', 'in', gone).execute();
+  const reason = `${razon} Mesa: ${account.mesa}`.trim();
+  await ctx.db
+    .insertInto('tempcancela')
+    .values(
+      cancelled.map((l) =>
+        ctx.schema.completeRow('tempcancela', {
+          foliocheque: account.folio,
+          comanda: '',
+          cantidad: l.cantidad.toDecimalPlaces(3).toFixed(),
+          clave: l.idproducto,
+          razon: reason,
+          fecha: ctx.now,
+          usuario,
+          precio: l.precio.toFixed(4),
+          idmotivocancela: '',
+          procesadosrx: false,
+        }),
+      ),
+    )
+    .execute();
+  await ctx.db
+    .updateTable('productosenproduccion')
+    .set({ cancelado: true })
+    .where('folio', '=', account.folio)
+    .where('movimiento', 'in', gone)
+    .execute();
+
+  const survivors = lines.filter((l) => !gone.includes(l.movimiento));
+  await renumber(ctx, account.folio, survivors);
+  await logEvent(ctx, {
+    usuario,
+    evento: `${SERVICE_NAMES[account.tipodeservicio] ?? 'Comedor'} - Cancelación de productos`,
+    valores: `Cuenta: ${account.mesa}, Folio: ${account.folio}, Productos: ${cancelled.map((l) => `${l.cantidad.toFixed()} ${l.descripcion || l.idproducto}`).join(', ')}, Razón: ${razon}`,
+    estacion: account.estacion,
+    idempresa: account.idempresa,
+    seriefolio: account.seriefolio,
+  });
+  const totales = await saveTotals(ctx, account.folio, survivors, account.descuento);
+  return { folio: account.folio, itemsCancelados: cancelled.length, movimientos: gone, totales };
+});
+
+/**
+ * Survivors become 1..n in their order. Every new number is at most the old one and rows are
+ * moved in ascending order, so no two lines ever share a number while this runs.
+ */
+async function renumber(ctx: PosContext, folio: number, survivors: readonly StoredLine[]): Promise<void> {
+  for (const [i, line] of survivors.entries()) {
+    const to = i + 1;
+    if (line.movimiento === to) continue;
+    await ctx.db.updateTable('tempcheqdet').set({ movimiento: to }).where('foliodet', '=', folio).where('movimiento', '=', line.movimiento).execute();
+    await ctx.db
+      .updateTable('productosenproduccion')
+      .set({ movimiento: to })
+      .where('folio', '=', folio)
+      .where('movimiento', '=', line.movimiento)
+      .where((eb) => eb.or([eb('cancelado', '=', false), eb('cancelado', 'is', null)]))
+      .execute();
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Turning requested lines into `tempcheqdet` rows as Soft Restaurant writes them: catalogue
+ * price and taxes for the account's company unless sent, a modifier right after its base with
+ * the modifier price registered for that base, composite-product marks, real line numbers
+ * continuing after the account's last line, and the kitchen queue row of each line.
+ */
+import { PosError } from '../../protocol/errors.js';
+import type { LineInput } from '../../protocol/operations/orders.js';
+import type { PosContext } from '../context.js';
+import { precioSinImpuestos, Dec } from '../totals.js';
+import { dec, flag, text } from '../values.js';
+import { classification, type StoredLine } from './account.js';
+
+interface Catalogue {
+  descripcion: string;
+  precio: string;
+  impuesto1: string;
+  impuesto2: string;
+  impuesto3: string;
+  clasificacion: StoredLine['clasificacion'];
+}
+
+export interface AccountRef {
+  folio: number;
+  idempresa: string;
+  estacion: string;
+  idmesero: string;
+}
+
+/** Validates products (exist, not blocked) and prices every line; nothing is written yet. */
+export async function priceLines(ctx: PosContext, idEmpresa: string, inputs: readonly LineInput[]): Promise<Array<StoredLine & { input: LineInput; base: string }>> {
+  const ids = [...new Set(inputs.map((l) => l.idProducto))];
+  const rows = await ctx.db
+    .selectFrom('productos as p')
+    .innerJoin('productosdetalle as d', (join) => join.onRef('d.idproducto', '=', 'p.idproducto').on('d.idempresa', '=', idEmpresa))
+    .leftJoin('grupos as g', 'g.idgrupo', 'p.idgrupo')
+    .select(['p.idproducto', 'p.descripcion', 'd.precio', 'd.impuesto1', 'd.impuesto2', 'd.impuesto3', 'd.bloqueado', 'g.clasificacion'])
+    .where('p.idproducto', 'in', ids)
+    .execute();
+  const catalogue = new Map<string, Catalogue>();
+  const blocked: string[] = [];
+  for (const r of rows) {
+    if (flag(r.bloqueado)) blocked.push(r.idproducto);
+    catalogue.set(r.idproducto, {
+      descripcion: text(r.descripcion) ?? '',
+      precio: dec(r.precio).toFixed(),
+      impuesto1: dec(r.impuesto1).toFixed(),
+      impuesto2: dec(r.impuesto2).toFixed(),
+      impuesto3: dec(r.impuesto3).toFixed(),
+      clasificacion: classification(r.clasificacion),
+    });
+  }
+  const missing = ids.filter((id) => !catalogue.has(id));
+  if (missing.length > 0) {
+    throw new PosError('product_not_found', `No product ${missing.join(', ')} for company ${idEmpresa}.`, { idProductos: missing, idEmpresa });
+  }
+  if (blocked.length > 0) throw new PosError('product_blocked', `Product ${blocked.join(', ')} is blocked.`, { idProductos: blocked });
+
+  const withBase = baseOfEachLine(inputs);
+  const modifierPrices = await registeredModifierPrices(ctx, idEmpresa, inputs, withBase);
+  return inputs.map((input, i) => {
+    const product = catalogue.get(input.idProducto)!;
+    const base = withBase[i]!;
+    const registered = input.modificador ? modifierPrices.get(`${base}|${input.idProducto}`) : undefined;
+    return {
+      input,
+      base,
+      movimiento: 0,
+      idproducto: input.idProducto,
+      descripcion: product.descripcion,
+      modificador: input.modificador,
+      cantidad: new Dec(input.cantidad),
+      precio: new Dec(input.precio ?? registered ?? product.precio),
+      impuesto1: new Dec(input.impuesto1 ?? product.impuesto1),
+      impuesto2: new Dec(input.impuesto2 ?? product.impuesto2),
+      impuesto3: new Dec(input.impuesto3 ?? product.impuesto3),
+      descuento: new Dec(0),
+      clasificacion: product.clasificacion,
+    };
+  });
+}
+
+/** The product id of the base line each line belongs to (itself for a base line). */
+function baseOfEachLine(inputs: readonly LineInput[]): string[] {
+  let base = '';
+  return inputs.map((l) => {
+    if (!l.modificador) base = l.idProducto;
+    return base;
+  });
+}
+
+async function registeredModifierPrices(ctx: PosContext, idEmpresa: string, inputs: readonly LineInput[], bases: string[]): Promise<Map<string, string>> {
+  const pairs = inputs.flatMap((l, i) => (l.modificador && l.precio === undefined ? [[bases[i]!, l.idProducto] as const] : []));
+  if (pairs.length === 0) return new Map();
+  const rows = await ctx.db
+    .selectFrom('modificadores')
+    .select(['idproducto', 'idmodificador', 'precio', 'idempresa'])
+    .where('idproducto', 'in', [...new Set(pairs.map(([b]) => b))])
+    .where('idmodificador', 'in', [...new Set(pairs.map(([, m]) => m))])
+    .where((eb) => eb.or([eb('idempresa', '=', idEmpresa), eb('idempresa', 'is', null)]))
+    .execute();
+  // A row for the company wins over a row shared by all companies.
+  const sorted = [...rows].sort((a, b) => (a.idempresa === null ? 0 : 1) - (b.idempresa === null ? 0 : 1));
+  return new Map(sorted.filter((r) => r.precio !== null).map((r) => [`${r.idproducto}|${r.idmodificador}`, dec(r.precio).toFixed()]));
+}
+
+/**
+ * Writes priced lines after the account's last line (`lastMovimiento`), with their kitchen
+ * queue rows. Returns the real line numbers, in the order the lines were sent.
+ */
+export async function insertLines(
+  ctx: PosContext,
+  account: AccountRef,
+  lines: Array<StoredLine & { input: LineInput; base: string }>,
+  lastMovimiento: number,
+): Promise<number[]> {
+  const movimientos = lines.map((_, i) => lastMovimiento + i + 1);
+  const basesWithModifiers = new Set(lines.filter((l) => l.modificador).map((l) => l.base));
+  const detail = lines.map((l, i) => {
+    const composite = basesWithModifiers.has(l.base);
+    return ctx.schema.completeRow('tempcheqdet', {
+      foliodet: account.folio,
+      movimiento: movimientos[i],
+      comanda: '',
+      cantidad: l.cantidad.toFixed(),
+      idproducto: l.idproducto,
+      descuento: 0,
+      precio: l.precio.toFixed(4),
+      impuesto1: l.impuesto1.toFixed(),
+      impuesto2: l.impuesto2.toFixed(),
+      impuesto3: l.impuesto3.toFixed(),
+      preciosinimpuestos: precioSinImpuestos(l.precio, l.impuesto1, l.impuesto2, l.impuesto3).toFixed(4),
+      preciocatalogo: l.precio.toFixed(4),
+      tiempo: '',
+      hora: ctx.now,
+      horaproduccion: ctx.now,
+      modificador: l.modificador,
+      mitad: 0,
+      comentario: l.input.comentario ?? '',
+      idestacion: account.estacion,
+      idmeseroproducto: account.idmesero,
+      idproductocompuesto: composite ? l.base : '',
+      productocompuestoprincipal: composite && !l.modificador,
+      marcar: false,
+      estadomonitor: 0,
+      nivel: 0,
+    });
+  });
+  await ctx.db.insertInto('tempcheqdet').values(detail).execute();
+  await ctx.db
+    .insertInto('productosenproduccion')
+    .values(
+      lines.map((l, i) =>
+        ctx.schema.completeRow('productosenproduccion', {
+          idproducto: l.idproducto,
+          folio: account.folio,
+          movimiento: movimientos[i],
+          cantidad: l.cantidad.toDecimalPlaces(3).toFixed(),
+          comentario: l.input.comentario ?? '',
+          tiempo: '',
+          hora: ctx.now,
+          horaproduccion: ctx.now,
+          modificador: l.modificador,
+          estadomonitor: 0,
+          idproductocompuesto: basesWithModifiers.has(l.base) ? l.base : '',
+          productocompuestoprincipal: basesWithModifiers.has(l.base) && !l.modificador,
+          cancelado: false,
+          enviadomonitor: false,
+          idestacion: account.estacion,
+        }),
+      ),
+    )
+    .execute();
+  return movimientos;
+}

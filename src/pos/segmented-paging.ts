@@ -1,0 +1,51 @@
+import type { SelectQueryBuilder } from 'kysely';
+import { toPage, type Page } from '../protocol/common.js';
+
+/** One part of a result made of several queries read one after the other. */
+export interface Segment<T> {
+  count(): Promise<number>;
+  read(offset: number, fetch: number): Promise<T[]>;
+}
+
+/** A segment from an ordered query (SQL Server's OFFSET/FETCH needs ORDER BY); the count drops the ordering. */
+export function querySegment<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): Segment<O> {
+  return {
+    async count() {
+      const counted = await query
+        .clearSelect()
+        .clearOrderBy()
+        .select((eb) => eb.fn.countAll<number | string>().as('total'))
+        .executeTakeFirstOrThrow();
+      return Number((counted as { total: number | string }).total);
+    },
+    read: (offset, fetch) => query.offset(offset).fetch(fetch).execute(),
+  };
+}
+
+/**
+ * A page of the concatenation of several segments (closed orders then temporary ones; the closed
+ * orders of one chunk of shifts after another). Every segment is counted, then only those the
+ * page overlaps are read, each with its own OFFSET/FETCH: the page is exact without one statement
+ * over everything and without merging rows in memory.
+ */
+export async function selectPageAcross<T>(segments: ReadonlyArray<Segment<T>>, paging: { page: number; pageSize: number }): Promise<Page<T>> {
+  const counts: number[] = [];
+  for (const segment of segments) counts.push(await segment.count());
+  const total = counts.reduce((a, b) => a + b, 0);
+  let skip = (paging.page - 1) * paging.pageSize;
+  let wanted = paging.pageSize;
+  const data: T[] = [];
+  for (const [i, segment] of segments.entries()) {
+    const size = counts[i]!;
+    if (wanted === 0) break;
+    if (skip >= size) {
+      skip -= size;
+      continue;
+    }
+    const take = Math.min(wanted, size - skip);
+    data.push(...(await segment.read(skip, take)));
+    wanted -= take;
+    skip = 0;
+  }
+  return toPage(data, total, paging.page, paging.pageSize);
+}

@@ -1,0 +1,449 @@
+/**
+ * Writes on accounts through the whole path, each asserting the database afterwards: create
+ * (open and closed), add lines, cancel lines, discounts, the open-account rule and atomicity.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { PosDb } from '../../src/pos/db.js';
+import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let db: PosDb;
+let strictDb: PosDb;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  db = stack.pos.get(BRANCH)!.db;
+  strictDb = stack.pos.get(STRICT_BRANCH)!.db;
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+function write(path: string, body: unknown, opts: { key?: string; branch?: string } = {}): Promise<ApiResponse> {
+  return stack.api('POST', path.replace('{lk}', opts.branch ?? BRANCH), { body, headers: { 'idempotency-key': opts.key ?? randomUUID() } });
+}
+
+const base = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 2 };
+
+async function openOrder(productos?: unknown[], extra: Record<string, unknown> = {}, branch = BRANCH): Promise<number> {
+  const res = await write('/temp_ordenes/{lk}', { ...base, mesa: '', idMesero: '01', ...extra, ...(productos ? { productos } : {}) }, { branch });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.folio;
+}
+
+async function header(folio: number, on = db) {
+  return on.selectFrom('tempcheques').selectAll().where('folio', '=', folio).executeTakeFirstOrThrow();
+}
+
+async function lines(folio: number, on = db) {
+  return on.selectFrom('tempcheqdet').selectAll().where('foliodet', '=', folio).orderBy('movimiento').execute();
+}
+
+async function counts(on = db) {
+  const count = async (table: 'tempcheques' | 'tempcheqdet' | 'tempcancela' | 'productosenproduccion' | 'bitacorasistema' | 'tempchequespagos') =>
+    Number((await on.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const folios = await on.selectFrom('folios').select(['serie', 'ultimofolio', 'ultimaorden']).orderBy('serie').execute();
+  return {
+    tempcheques: await count('tempcheques'),
+    tempcheqdet: await count('tempcheqdet'),
+    tempcancela: await count('tempcancela'),
+    productosenproduccion: await count('productosenproduccion'),
+    bitacorasistema: await count('bitacorasistema'),
+    tempchequespagos: await count('tempchequespagos'),
+    folios: folios.map((f) => `${f.serie}:${f.ultimofolio}:${f.ultimaorden}`).join(','),
+  };
+}
+
+const tacos = { movimiento: 1, idProducto: '3001', cantidad: 2 };
+const sinCebolla = { movimiento: 2, idProducto: '9001', cantidad: 1, modificador: true };
+const refresco = { movimiento: 3, idProducto: '1005', cantidad: 3 };
+
+describe('create an open order', () => {
+  it('writes the header, the lines with modifiers, the kitchen queue and the table', async () => {
+    const before = await db.selectFrom('folios').select('ultimaorden').where('serie', '=', 'A').executeTakeFirstOrThrow();
+    const res = await write('/temp_ordenes/{lk}', { ...base, mesa: '1', idMesero: '01', productos: [tacos, sinCebolla, refresco] });
+    expect(res.status).toBe(201);
+    expect(res.body.jobId).toMatch(/^[0-9a-f-]{36}$/);
+    const folio = res.body.folio;
+    expect(res.body.movimientos).toEqual([1, 2, 3]);
+    // 2 × 89.00 + 0 + 3 × 29.90 = 267.70 with IVA included
+    expect(res.body.totales).toMatchObject({ total: 267.7, subtotal: 230.78, totalImpuesto1: 36.92, totalAlimentos: 153.45, totalBebidas: 77.33, totalArticulos: 6 });
+
+    const h = await header(folio);
+    expect(h).toMatchObject({ pagado: false, cancelado: false, impreso: false, idturno: 0, mesa: '1', idmesero: '01', estacion: 'CAJA1', idempresa: '0000000001', nopersonas: 2, seriefolio: 'A', tipodeservicio: 1, usuarioapertura: 'API', cierre: null });
+    expect(Number(h.orden)).toBe(Number(before.ultimaorden) + 1);
+    expect(h.total).toBe('267.7000');
+    expect(h.subtotal).toBe('230.7800');
+    expect(h.totalimpuestod1).toBe('36.9241');
+    expect(h.WorkspaceId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const l = await lines(folio);
+    expect(l.map((x) => [Number(x.movimiento), x.idproducto, x.modificador, x.idproductocompuesto, x.productocompuestoprincipal])).toEqual([
+      [1, '3001', false, '3001', true],
+      [2, '9001', true, '3001', false],
+      [3, '1005', false, '', false],
+    ]);
+    expect(l[0]).toMatchObject({ precio: '89.0000', preciosinimpuestos: '76.7241', impuesto1: '16.00', descuento: '0.0000', cantidad: '2.000000', idestacion: 'CAJA1', idmeseroproducto: '01' });
+    expect(l[1]!.precio).toBe('0.0000');
+
+    const queue = await db.selectFrom('productosenproduccion').select(['movimiento', 'idproducto', 'cancelado']).where('folio', '=', folio).orderBy('movimiento').execute();
+    expect(queue.map((q) => [Number(q.movimiento), q.idproducto, q.cancelado])).toEqual([[1, '3001', false], [2, '9001', false], [3, '1005', false]]);
+    const table = await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', '1').executeTakeFirstOrThrow();
+    expect(table.estatus_ocupacion).toBe(1);
+    const assigned = await db.selectFrom('mesasasignadas').selectAll().where('folio', '=', folio).execute();
+    expect(assigned).toHaveLength(1);
+  });
+
+  it('prices a modifier with the price registered for its base', async () => {
+    const folio = await openOrder([{ movimiento: 1, idProducto: '3002', cantidad: 1 }, { movimiento: 2, idProducto: '9002', cantidad: 1, modificador: true }]);
+    const l = await lines(folio);
+    expect(l.map((x) => x.precio)).toEqual(['135.0000', '15.0000']);
+  });
+
+  it('takes the price and taxes sent instead of the catalogue', async () => {
+    const folio = await openOrder([{ movimiento: 1, idProducto: '1001', cantidad: 1.5, precio: 40, impuesto1: 8 }]);
+    const [line] = await lines(folio);
+    expect(line).toMatchObject({ precio: '40.0000', impuesto1: '8.00', preciosinimpuestos: '37.0370', preciocatalogo: '40.0000', cantidad: '1.500000' });
+    expect((await header(folio)).total).toBe('60.0000');
+  });
+
+  it('creates an empty account with zero totals', async () => {
+    const res = await write('/temp_ordenes/{lk}', { ...base, mesa: 'T1', idMesero: '02' });
+    expect(res.status).toBe(201);
+    expect(res.body.totales.total).toBe(0);
+    expect(await lines(res.body.folio)).toHaveLength(0);
+  });
+
+  it('turnDependent needs an open shift for the station and company', async () => {
+    const before = await counts();
+    const refused = await write('/temp_ordenes/{lk}', { ...base, estacion: 'CAJA2', turnDependent: true });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('shift_not_open');
+    expect(await counts()).toEqual(before);
+    const ok = await write('/temp_ordenes/{lk}', { ...base, turnDependent: true });
+    expect(ok.status).toBe(201);
+  });
+
+  it.each([
+    [{ idEmpresa: '0000000099' }, 422, 'company_not_found'],
+    [{ usuario: 'NADIE' }, 422, 'user_not_found'],
+    [{ productos: [tacos, { movimiento: 2, idProducto: 'NOPE', cantidad: 1 }] }, 404, 'product_not_found'],
+    [{ productos: [{ movimiento: 1, idProducto: '3009', cantidad: 1 }] }, 422, 'product_blocked'],
+  ])('refuses %j with %i %s and writes nothing', async (extra, status, code) => {
+    const before = await counts();
+    const res = await write('/temp_ordenes/{lk}', { ...base, ...extra });
+    expect(res.status).toBe(status);
+    expect(res.body.code).toBe(code);
+    expect(await counts()).toEqual(before);
+  });
+
+  it.each([
+    ['movimiento not consecutive', { productos: [tacos, { ...refresco, movimiento: 3 }] }, 'body.productos.1.movimiento'],
+    ['a modifier first', { productos: [{ ...sinCebolla, movimiento: 1 }] }, 'body.productos.0.modificador'],
+    ['cantidad 0', { productos: [{ ...tacos, cantidad: 0 }] }, 'body.productos.0.cantidad'],
+    ['a price with 5 decimals', { productos: [{ ...tacos, precio: 1.00001 }] }, 'body.productos.0.precio'],
+    ['no station', { estacion: undefined }, 'body.estacion'],
+  ])('400 for %s', async (_what, extra, path) => {
+    const before = await counts();
+    const res = await write('/temp_ordenes/{lk}', { ...base, ...extra });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('400 idempotency_key_missing without an Idempotency-Key', async () => {
+    const res = await stack.api('POST', `/temp_ordenes/${BRANCH}`, { body: base });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('idempotency_key_missing');
+  });
+});
+
+describe('create a closed order', () => {
+  it('creates it paid, printed, numbered and paid in full in the open shift', async () => {
+    const before = await db.selectFrom('folios').select('ultimofolio').where('serie', '=', 'A').executeTakeFirstOrThrow();
+    const res = await write('/ordenes/{lk}', { ...base, idFormaDePago: 'TAR', productos: [refresco, { movimiento: 2, idProducto: '4001', cantidad: 1 }].map((p, i) => ({ ...p, movimiento: i + 1 })) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.numcheque).toBe(Number(before.ultimofolio) + 1);
+    expect(res.body.idTurno).toBe(1);
+    const h = await header(res.body.folio);
+    expect(h).toMatchObject({ pagado: true, impreso: true, cancelado: false, impresiones: 1, tipodeservicio: 3, total: '144.7000', tarjeta: '144.7000', efectivo: '0.0000', usuariopago: 'API' });
+    expect(Number(h.idturno)).toBe(1);
+    expect(Number(h.numcheque)).toBe(res.body.numcheque);
+    expect(h.cierre).toBeInstanceOf(Date);
+    const pagos = await db.selectFrom('tempchequespagos').selectAll().where('folio', '=', res.body.folio).execute();
+    expect(pagos.map((p) => [p.idformadepago, p.importe])).toEqual([['TAR', '144.7000']]);
+  });
+
+  it('refuses an unknown payment method and writes nothing', async () => {
+    const before = await counts();
+    const res = await write('/ordenes/{lk}', { ...base, idFormaDePago: 'BTC', productos: [tacos] });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('payment_method_not_found');
+    expect(await counts()).toEqual(before);
+  });
+
+  it('needs at least one line', async () => {
+    const res = await write('/ordenes/{lk}', { ...base, idFormaDePago: 'EFE', productos: [] });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('add lines', () => {
+  it('continues the numbering, keeps modifiers after their base and returns numbers in the order sent', async () => {
+    const folio = await openOrder([tacos, { ...refresco, movimiento: 2 }]);
+    const res = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [{ movimiento: 1, idProducto: '3005', cantidad: 1 }, { movimiento: 2, idProducto: '9004', cantidad: 1, modificador: true }, { movimiento: 3, idProducto: '1101', cantidad: 2 }] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ folio, itemsAgregados: 3, movimientos: [3, 4, 5] });
+    expect(res.body.totales.total).toBe(666.7);
+    const l = await lines(folio);
+    expect(l.map((x) => [Number(x.movimiento), x.idproducto, x.modificador])).toEqual([
+      [1, '3001', false],
+      [2, '1005', false],
+      [3, '3005', false],
+      [4, '9004', true],
+      [5, '1101', false],
+    ]);
+    expect((await header(folio)).total).toBe('666.7000');
+  });
+
+  it('keeps the general discount and applies it to the new subtotal', async () => {
+    const folio = await openOrder([{ movimiento: 1, idProducto: '3002', cantidad: 1 }]);
+    expect((await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 10 })).status).toBe(200);
+    const res = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [{ movimiento: 1, idProducto: '3002', cantidad: 1 }] });
+    expect(res.body.totales).toMatchObject({ descuento: 10, total: 243 });
+    expect((await header(folio)).descuento).toBe('10.0000');
+  });
+
+  it('refuses a missing product without writing anything', async () => {
+    const folio = await openOrder([tacos]);
+    const before = await counts();
+    const res = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [refresco, { movimiento: 2, idProducto: 'NOPE', cantidad: 1 }].map((p, i) => ({ ...p, movimiento: i + 1 })) });
+    expect(res.status).toBe(404);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('404 account_not_found for a folio that does not exist; 400 for a folio that is not a number', async () => {
+    expect((await write('/temp_ordenes/{lk}/999999/productos', { productos: [tacos] })).body.code).toBe('account_not_found');
+    const bad = await write('/temp_ordenes/{lk}/abc/productos', { productos: [tacos] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].path).toBe('params.folio');
+  });
+});
+
+describe('the open-account rule', () => {
+  it.each([
+    [{ pagado: true }, 'paid'],
+    [{ cancelado: true }, 'cancelled'],
+    [{ cuentaenuso: true }, 'in_use'],
+    [{ impreso: true }, 'printed'],
+  ])('409 account_not_open when %j, saying which, and nothing changes', async (state, which) => {
+    const folio = await openOrder([tacos]);
+    await db.updateTable('tempcheques').set(state).where('folio', '=', folio).execute();
+    const before = await counts();
+    for (const [path, body] of [
+      [`/temp_ordenes/{lk}/${folio}/productos`, { productos: [refresco].map((p) => ({ ...p, movimiento: 1 })) }],
+      [`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }] }],
+      [`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 }],
+      [`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 5 }] }],
+    ] as const) {
+      const res = await write(path, body);
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ code: 'account_not_open', state: which });
+      expect(res.body.detail).toMatch(new RegExp(`${which === 'in_use' ? 'in use' : which === 'paid' ? 'paid' : which}`));
+    }
+    expect(await counts()).toEqual(before);
+  });
+});
+
+describe('cancel lines', () => {
+  it('removes the lines and their modifiers, renumbers survivors, and records the cancellation', async () => {
+    const folio = await openOrder([tacos, sinCebolla, { movimiento: 3, idProducto: '9003', cantidad: 1, modificador: true }, { ...refresco, movimiento: 4 }, { movimiento: 5, idProducto: '4001', cantidad: 1 }], { mesa: '2' });
+    const bitacora = await counts();
+    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'El cliente cambió de opinión', usuario: 'CAJERO' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ folio, itemsCancelados: 3, movimientos: [1, 2, 3] });
+    expect(res.body.totales.total).toBe(144.7);
+
+    const l = await lines(folio);
+    expect(l.map((x) => [Number(x.movimiento), x.idproducto])).toEqual([
+      [1, '1005'],
+      [2, '4001'],
+    ]);
+    const cancelled = await db.selectFrom('tempcancela').selectAll().where('foliocheque', '=', folio).orderBy('clave').execute();
+    expect(cancelled.map((c) => [c.clave, c.cantidad, c.precio, c.razon, c.usuario])).toEqual([
+      ['3001', '2.000', '89.0000', 'El cliente cambió de opinión Mesa: 2', 'CAJERO'],
+      ['9001', '1.000', '0.0000', 'El cliente cambió de opinión Mesa: 2', 'CAJERO'],
+      ['9003', '1.000', '0.0000', 'El cliente cambió de opinión Mesa: 2', 'CAJERO'],
+    ]);
+    const queue = await db.selectFrom('productosenproduccion').select(['movimiento', 'idproducto', 'cancelado']).where('folio', '=', folio).orderBy('idproducto').execute();
+    expect(queue.map((q) => [q.idproducto, Number(q.movimiento), q.cancelado])).toEqual([
+      ['1005', 1, false],
+      ['3001', 1, true],
+      ['4001', 2, false],
+      ['9001', 2, true],
+      ['9003', 3, true],
+    ]);
+    expect((await counts()).bitacorasistema).toBe(bitacora.bitacorasistema + 1);
+    const event = await db.selectFrom('bitacorasistema').selectAll().orderBy('bitacorasistemaid', 'desc').executeTakeFirstOrThrow();
+    expect(event).toMatchObject({ evento: 'Comedor - Cancelación de productos', usuario: 'CAJERO', estacion: 'CAJA1' });
+    expect(event.valores).toMatch(/^Cuenta: 2, /);
+    expect((await header(folio)).total).toBe('144.7000');
+  });
+
+  it('cuts a long reason to the column width', async () => {
+    const folio = await openOrder([tacos], { mesa: 'T1' });
+    const razon = 'x'.repeat(200);
+    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon });
+    expect(res.status).toBe(200);
+    const [row] = await db.selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
+    expect(row!.razon).toBe('x'.repeat(100));
+  });
+
+  it('rejects the whole request when one line does not exist, changing nothing', async () => {
+    const folio = await openOrder([tacos, refresco].map((p, i) => ({ ...p, movimiento: i + 1 })));
+    const before = await counts();
+    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }, { movimiento: 2, idProducto: '3001' }] });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('line_not_found');
+    expect(res.body.lines).toEqual([{ movimiento: 2, idProducto: '3001' }]);
+    expect(await counts()).toEqual(before);
+    expect(await lines(folio)).toHaveLength(2);
+  });
+
+  it('a branch that forces a reason refuses an empty one', async () => {
+    const folio = await openOrder([tacos], {}, STRICT_BRANCH);
+    const before = await counts(strictDb);
+    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon: '  ' }, { branch: STRICT_BRANCH });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('reason_required');
+    expect(await counts(strictDb)).toEqual(before);
+    const ok = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'Error de captura' }, { branch: STRICT_BRANCH });
+    expect(ok.status).toBe(200);
+  });
+
+  it('400 for a reason over 200 characters', async () => {
+    const res = await write('/temp_ordenes/{lk}/1/cancelar_productos', { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'x'.repeat(201) });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('general discount', () => {
+  let folio: number;
+  beforeEach(async () => {
+    folio = await openOrder([tacos, refresco].map((p, i) => ({ ...p, movimiento: i + 1 })));
+  });
+  const original = { total: 267.7, subtotal: 230.78, totalImpuesto1: 36.92, descuento: 0, descuentoImporte: 0 };
+
+  it('a percentage discounts every line proportionally', async () => {
+    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 10, idTipoDescuento: 'EMP', comentario: 'Empleado del mes', usuario: 'ADMIN' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ folio, itemsAfectados: 0, forzarDescuento: false });
+    expect(res.body.totales).toMatchObject({ descuento: 10, total: 240.93, subtotal: 230.78, descuentoImporte: 23.08, subtotalConDescuento: 207.7 });
+    expect(await header(folio)).toMatchObject({ descuento: '10.0000', desc_porc_original: '10.0000', desc_imp_original: null, idtipodescuento: 'EMP', usuariodescuento: 'ADMIN', comentariodescuento: 'Empleado del mes', total: '240.9300' });
+  });
+
+  it('an amount on the subtotal lowers the pre-tax subtotal by that amount', async () => {
+    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'importe', valor: 50 });
+    expect(res.body.totales.subtotalConDescuento).toBeCloseTo(230.78 - 50, 2);
+    expect(Math.abs(res.body.totales.descuentoImporte - 50)).toBeLessThanOrEqual(0.01);
+    expect((await header(folio)).desc_imp_original).toBe('50.0000');
+  });
+
+  it('an amount on the total lowers the total by that amount', async () => {
+    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'importe', base: 'total', valor: 67.7 });
+    expect(Math.abs(res.body.totales.total - 200)).toBeLessThanOrEqual(0.01);
+  });
+
+  it('replaces instead of accumulating, and 0 restores every total', async () => {
+    await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 20 });
+    const second = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 });
+    expect(second.body.totales.descuento).toBe(5);
+    const cleared = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 0 });
+    expect(cleared.body.totales).toMatchObject(original);
+    expect(await header(folio)).toMatchObject({ descuento: '0.0000', idtipodescuento: null, desc_porc_original: null, total: '267.7000' });
+  });
+
+  it('100 % is a courtesy', async () => {
+    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 100 });
+    expect(res.body.totales).toMatchObject({ total: 0, descuentoImporte: 0, totalCortesias: 230.78 });
+  });
+
+  it.each([
+    [{ modo: 'importe', valor: 230.79 }, 422, 'discount_exceeds_base'],
+    [{ modo: 'importe', base: 'total', valor: 267.71 }, 422, 'discount_exceeds_base'],
+    [{ modo: 'porcentaje', valor: 15, idTipoDescuento: 'EMP' }, 422, 'discount_exceeds_maximum'],
+    [{ modo: 'porcentaje', valor: 15, idTipoDescuento: 'XYZ' }, 422, 'discount_type_not_found'],
+    [{ modo: 'porcentaje', valor: 101 }, 400, 'validation_failed'],
+    [{ modo: 'porcentaje', valor: 5, usuario: 'NADIE' }, 422, 'user_not_found'],
+  ])('refuses %j with %i %s and changes nothing', async (body, status, code) => {
+    const before = await header(folio);
+    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento`, body);
+    expect(res.status).toBe(status);
+    expect(res.body.code).toBe(code);
+    expect(await header(folio)).toEqual(before);
+  });
+
+  it('LIB has no ceiling', async () => {
+    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 60, idTipoDescuento: 'LIB' });
+    expect(res.status).toBe(200);
+  });
+
+  it('a branch that forces a discount type refuses a discount without one, but allows removing it', async () => {
+    const strictFolio = await openOrder([tacos], {}, STRICT_BRANCH);
+    const res = await write(`/temp_ordenes/{lk}/${strictFolio}/descuento`, { modo: 'porcentaje', valor: 5 }, { branch: STRICT_BRANCH });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('discount_type_required');
+    const typed = await write(`/temp_ordenes/{lk}/${strictFolio}/descuento`, { modo: 'porcentaje', valor: 5, idTipoDescuento: 'LIB' }, { branch: STRICT_BRANCH });
+    expect(typed.status).toBe(200);
+    expect(typed.body.forzarDescuento).toBe(true);
+    const removed = await write(`/temp_ordenes/{lk}/${strictFolio}/descuento`, { modo: 'porcentaje', valor: 0 }, { branch: STRICT_BRANCH });
+    expect(removed.status).toBe(200);
+  });
+});
+
+describe('discount per line', () => {
+  it('percentages and per-unit amounts on chosen lines; 100 % is a courtesy', async () => {
+    const folio = await openOrder([tacos, refresco, { movimiento: 3, idProducto: '4001', cantidad: 1 }].map((p, i) => ({ ...p, movimiento: i + 1 })));
+    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, {
+      idTipoDescuento: 'LIB',
+      comentario: 'Promoción',
+      productos: [
+        { movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 50 },
+        { movimiento: 2, idProducto: '1005', modo: 'importe', base: 'total', valor: 9.9 },
+        { movimiento: 3, idProducto: '4001', modo: 'importe', base: 'total', valor: 55 },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.itemsAfectados).toBe(3);
+    // 89 + 3 × 20.00 + 0 = 149.00
+    expect(res.body.totales).toMatchObject({ total: 149, totalCortesias: 47.41 });
+    const l = await lines(folio);
+    expect(l.map((x) => [x.descuento, x.idtipodescuento, x.comentariodescuento])).toEqual([
+      ['50.0000', 'LIB', 'Promoción'],
+      ['33.1104', 'LIB', 'Promoción'],
+      ['100.0000', 'LIB', 'Promoción'],
+    ]);
+    const cleared = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 0 }] });
+    expect((await lines(folio))[0]).toMatchObject({ descuento: '0.0000', idtipodescuento: null });
+    expect(cleared.body.totales.total).toBe(238);
+  });
+
+  it('refuses an amount above the unit price and a missing line, changing nothing', async () => {
+    const folio = await openOrder([tacos]);
+    const before = await lines(folio);
+    const above = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'importe', base: 'total', valor: 89.01 }] });
+    expect(above.body.code).toBe('discount_exceeds_base');
+    const missing = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 10 }, { movimiento: 9, idProducto: '3001', modo: 'porcentaje', valor: 10 }] });
+    expect(missing.status).toBe(422);
+    expect(missing.body.code).toBe('line_not_found');
+    expect(await lines(folio)).toEqual(before);
+  });
+
+  it('respects the ceiling of the discount type', async () => {
+    const folio = await openOrder([tacos]);
+    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, { idTipoDescuento: 'EMP', productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 10.01 }] });
+    expect(res.body.code).toBe('discount_exceeds_maximum');
+  });
+});
