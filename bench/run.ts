@@ -9,6 +9,7 @@ import { createPosDatabase } from '../src/demo/pos-database.js';
 import { startStack, waitForAgents, type Stack } from '../src/demo/stack.js';
 import { openPos, type PosRuntime } from '../src/pos/runtime.js';
 import { spawnAgent } from './agent-process.js';
+import { addLinesBench } from './add-lines.js';
 import { roundtrip } from './roundtrip.js';
 
 export interface BenchContext {
@@ -47,7 +48,7 @@ try {
   try {
     await waitForAgents(stack, [licenseKey], 30_000);
     const ctx: BenchContext = { stack, licenseKey, apiKey, pos };
-    for (const bench of [roundtrip]) {
+    for (const bench of [roundtrip, addLinesBench]) {
       for (const line of await bench(ctx)) console.log(line);
     }
   } finally {

@@ -121,7 +121,8 @@ export async function readInstalledSchema(
   }>`select table_name, column_name, data_type, character_maximum_length, numeric_scale, is_nullable,
        column_default, ${isIdentity} as is_identity
      from information_schema.columns
-     where table_schema = ${currentSchema} and table_name in (${sql.join(tables)})`.execute(db);
+     where table_schema = ${currentSchema} and table_name in (${sql.join(tables)})
+     order by table_name, ordinal_position`.execute(db);
 
   const map = new Map<string, Map<string, ColumnInfo>>();
   for (const r of result.rows) {

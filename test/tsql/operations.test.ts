@@ -25,21 +25,25 @@ afterAll(async () => {
   await pos?.close();
 });
 
+function runnerOn(db: PosRuntime['db']): JobRunner {
+  return new JobRunner({ pos: { ...pos, db }, operations, log: pino({ level: 'silent' }), concurrency: 1, idempotencyRetentionMs: 3_600_000 });
+}
+
+let jobs = 0;
+async function runJob(runner: JobRunner, op: string, params: Record<string, unknown>): Promise<unknown> {
+  const n = ++jobs;
+  const idempotency = operations.get(op)!.def.write ? { scope: 'tsql', key: `${op}-${n}`, fingerprint: 'f' } : undefined;
+  const result = await runner.run({ type: 'job', jobId: `tsql-${n}`, op, params, deadline: Date.now() + 60_000, ...(idempotency ? { idempotency } : {}) });
+  expect(result.ok, JSON.stringify(result)).toBe(true);
+  return result.ok ? result.data : undefined;
+}
+
 async function recordOperation(op: string): Promise<string> {
   const blocks: string[] = [];
   for (const [i, scenario] of SCENARIOS.filter((s) => s.op === op).entries()) {
-    await scenario.setup?.(pos.db);
+    const extra = await scenario.setup?.(pos.db, (setupOp, input) => runJob(runnerOn(pos.db), setupOp, input));
     const recorder = new TsqlRecorder();
-    const runner = new JobRunner({
-      pos: { ...pos, db: pos.db.withPlugin(recorder) },
-      operations,
-      log: pino({ level: 'silent' }),
-      concurrency: 1,
-      idempotencyRetentionMs: 3_600_000,
-    });
-    const idempotency = operations.get(op)!.def.write ? { scope: 'tsql', key: `${op}-${i}`, fingerprint: 'f' } : undefined;
-    const result = await runner.run({ type: 'job', jobId: `tsql-${i}`, op, params: scenario.input, deadline: Date.now() + 60_000, ...(idempotency ? { idempotency } : {}) });
-    expect(result.ok, JSON.stringify(result)).toBe(true);
+    await runJob(runnerOn(pos.db.withPlugin(recorder)), op, { ...scenario.input, ...extra });
     blocks.push(`-- scenario ${i + 1}: ${JSON.stringify(scenario.input)}\n${recorder.statements.map((s) => `${s};`).join('\n')}\n`);
   }
   return blocks.join('\n');

@@ -5,12 +5,20 @@
  */
 import type { PosDb } from '../../../src/pos/db.js';
 import { catalogScenarios } from './catalogs.js';
+import { orderScenarios } from './orders.js';
+
+/** Runs an operation without recording it (to create the account a scenario works on). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- operation results are read loosely here
+export type RunOp = (op: string, input: Record<string, unknown>) => Promise<any>;
 
 export interface Scenario {
   op: string;
   input: Record<string, unknown>;
-  /** Puts the database in the state the scenario needs (runs before recording starts). */
-  setup?: (db: PosDb) => Promise<void>;
+  /**
+   * Puts the database in the state the scenario needs (runs before recording starts); what it
+   * returns is merged into `input` (e.g. the folio of an account it created).
+   */
+  setup?: (db: PosDb, run: RunOp) => Promise<Record<string, unknown> | void>;
 }
 
-export const SCENARIOS: Scenario[] = [...catalogScenarios];
+export const SCENARIOS: Scenario[] = [...catalogScenarios, ...orderScenarios];

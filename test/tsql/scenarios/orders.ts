@@ -1,0 +1,21 @@
+import type { RunOp, Scenario } from './index.js';
+
+const header = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 2, mesa: '', idMesero: '01' };
+const base = { movimiento: 1, idProducto: '3001', cantidad: 2 };
+const modifier = { movimiento: 2, idProducto: '9001', cantidad: 1, modificador: true };
+const drink = { movimiento: 3, idProducto: '1005', cantidad: 1 };
+
+async function account(run: RunOp): Promise<{ folio: number }> {
+  const created = await run('orders.create', { ...header, productos: [base, modifier, drink] });
+  return { folio: created.folio };
+}
+
+export const orderScenarios: Scenario[] = [
+  { op: 'orders.create', input: { ...header, mesa: '1', turnDependent: true, productos: [base, modifier, drink] } },
+  { op: 'orders.create', input: { ...header, usuario: 'CAJERO' } },
+  { op: 'orders.createClosed', input: { ...header, idFormaDePago: 'EFE', productos: [base, modifier, drink] } },
+  { op: 'orders.addLines', input: { usuario: 'CAJERO', productos: [{ ...base, idProducto: '3002' }, { ...modifier, idProducto: '9002' }] }, setup: (_db, run) => account(run) },
+  { op: 'orders.cancelLines', input: { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'Error de captura', usuario: 'CAJERO' }, setup: (_db, run) => account(run) },
+  { op: 'orders.discount', input: { modo: 'importe', base: 'subtotal', valor: 10, idTipoDescuento: 'EMP', comentario: 'Empleado', usuario: 'ADMIN' }, setup: (_db, run) => account(run) },
+  { op: 'orders.lineDiscount', input: { idTipoDescuento: 'LIB', productos: [{ movimiento: 3, idProducto: '1005', modo: 'porcentaje', valor: 100 }] }, setup: (_db, run) => account(run) },
+];
