@@ -46,13 +46,14 @@ program
   .action(async (opts: { config: string }) => {
     const config = loadConfig(opts.config).agent;
     if (!config) throw new Error(`${opts.config} has no "agent" section`);
-    const log = createLogger({ level: config.log.level, name: 'branch-agent' });
-    const { startAgent } = await import('./agent/agent.js');
-    const agent = await startAgent(config, log);
-    log.info({ licenseKey: config.licenseKey, workerId: agent.workerId, posVersion: agent.pos.posVersion, version: VERSION }, 'agent started');
+    const log = createLogger({ level: config.log.level, name: 'branch-agent', file: config.log.file });
+    log.info({ licenseKey: config.licenseKey, version: VERSION }, 'agent starting');
+    const { runService } = await import('./agent/service.js');
+    const service = await runService(config, opts.config, log);
     onSignals(async () => {
       log.info('agent stopping: finishing running jobs');
-      await agent.stop();
+      await service.stop();
+      log.flush();
     });
   });
 

@@ -7,6 +7,8 @@ export const REDACTED_PATHS = [
   'password',
   '*.password',
   '*.*.password',
+  '*.*.*.password',
+  '*.*.token',
   'authorization',
   '*.authorization',
   'headers["x-api-key"]',
@@ -14,17 +16,28 @@ export const REDACTED_PATHS = [
   '*.headers.authorization',
   'apiKey',
   '*.apiKey',
-  'url',
-  '*.url',
+  'connectionString',
+  'database.url',
+  '*.database.url',
+  '*.connectionString',
 ];
 
-export function createLogger(opts: { level?: string; name?: string } = {}, destination?: DestinationStream): Logger {
+/**
+ * A JSON logger on stdout, or on a file rotated daily and at 10 MB with the last 14 kept
+ * (pino-roll, in a worker thread so writing never blocks the agent).
+ */
+export function createLogger(opts: { level?: string; name?: string; file?: string } = {}, destination?: DestinationStream): Logger {
+  const target =
+    destination ??
+    (opts.file
+      ? pino.transport({ target: 'pino-roll', options: { file: opts.file, frequency: 'daily', size: '10m', mkdir: true, limit: { count: 14 } } })
+      : undefined);
   return pino(
     {
       level: opts.level ?? 'info',
       name: opts.name,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
-    destination,
+    target,
   );
 }

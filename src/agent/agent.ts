@@ -1,12 +1,15 @@
 /** The branch agent: POS database + job runner + gateway connection, started and stopped as one. */
 import { hostname } from 'node:os';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import type { StatusMessage } from '../protocol/messages.js';
 import type { PosDbConfig } from '../pos/db.js';
 import { operations } from '../pos/operations/index.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
 import { JobRunner, type RunnerOptions } from './runner.js';
+import { startScheduler } from './scheduler.js';
 
 export interface AgentConfig {
   licenseKey: string;
@@ -22,6 +25,8 @@ export interface AgentConfig {
 
 export interface Agent {
   workerId: string;
+  /** Resolves when the POS database answers a trivial query. */
+  pingDatabase(): Promise<void>;
   pos: PosRuntime;
   runner: JobRunner;
   connection: GatewayConnection;
@@ -65,15 +70,32 @@ export async function startAgent(
       });
     },
   });
+  const startedAt = Date.now();
+  const pingDatabase = async () => {
+    await sql`select 1`.execute(pos.db);
+  };
+  const status = async (): Promise<StatusMessage> => ({
+    type: 'status',
+    agentVersion: VERSION,
+    uptimeSec: Math.round((Date.now() - startedAt) / 1000),
+    posConnected: await pingDatabase().then(
+      () => true,
+      () => false,
+    ),
+    jobsRunning: runner.running,
+  });
+  const stopScheduler = startScheduler({ pos, log, status, send: (m) => connection.send(m) });
   connection.start();
 
   return {
     workerId,
+    pingDatabase,
     pos,
     runner,
     connection,
     async stop(graceMs = 10_000) {
       accepting = false;
+      stopScheduler();
       await Promise.race([runner.drained(), new Promise((r) => setTimeout(r, graceMs).unref())]);
       await connection.stop();
       await pos.close();

@@ -37,7 +37,13 @@ export const agentConfigSchema = z.object({
   concurrency: z.number().int().min(1).max(64).default(8),
   idempotencyRetentionHours: z.number().positive().default(24),
   health: z.object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8081) }).default({ host: '127.0.0.1', port: 8081 }),
-  log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'), file: z.string().optional() }).default({ level: 'info' }),
+  log: z
+    .object({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+      file: z.string().optional().describe('log to this file, rotated daily and at 10 MB, 14 files kept; stdout when absent'),
+    })
+    .default({ level: 'info' }),
+  lockFile: z.string().optional().describe('one agent per machine; default branch-agent.lock beside the config file'),
 });
 
 export const gatewayConfigSchema = z.object({

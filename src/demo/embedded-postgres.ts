@@ -33,9 +33,9 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startEmbeddedPostgres(
-  opts: { onLog?: (line: unknown) => void; dataDir?: string } = {},
+  opts: { onLog?: (line: unknown) => void; dataDir?: string; port?: number } = {},
 ): Promise<EmbeddedCluster> {
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   // Without a data dir: a throw-away one in the shared temp dir, which the postgres user can
   // reach when we run as root.
   const persistent = opts.dataDir !== undefined;

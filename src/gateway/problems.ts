@@ -1,6 +1,7 @@
 /** RFC 9457 problem details: the one shape every error of the API takes. */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isConnectionError } from '../pos/db.js';
 import { ERROR_STATUS, ERROR_TITLES, isErrorCode, type ErrorCode } from '../protocol/errors.js';
 
 export interface FieldError {
@@ -63,6 +64,7 @@ export function toApiError(error: FastifyError): ApiError {
     const errors = fieldErrors(error);
     return new ApiError('validation_failed', `The request is not valid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
   }
+  if (isConnectionError(error)) return new ApiError('store_unavailable', 'The gateway cannot reach its database right now; retry shortly.', {}, { 'retry-after': '5' });
   const status = error.statusCode ?? 500;
   if (status === 429) return new ApiError('rate_limited', 'Too many requests for this API key; retry after the time in Retry-After.');
   if (status === 413) return new ApiError('payload_too_large', 'The request body is too large.');

@@ -62,6 +62,11 @@ export class InstalledSchema {
     return this.column(table, column)?.numericScale ?? fallback;
   }
 
+  /** Installed column names of a table, in table order. */
+  columnNames(table: PosTable): string[] {
+    return [...(this.#tables.get(table)?.keys() ?? [])];
+  }
+
   missingColumns(table: PosTable, expected: readonly string[]): string[] {
     return expected.filter((c) => !this.has(table, c));
   }
