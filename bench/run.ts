@@ -4,15 +4,20 @@
  * in this run (absolute times vary too much between machines to compare).
  */
 import pino from 'pino';
-import { startEmbeddedPostgres } from '../src/demo/embedded-postgres.js';
+import { startEmbeddedPostgres, type EmbeddedCluster } from '../src/demo/embedded-postgres.js';
 import { createPosDatabase } from '../src/demo/pos-database.js';
 import { startStack, waitForAgents, type Stack } from '../src/demo/stack.js';
 import { openPos, type PosRuntime } from '../src/pos/runtime.js';
 import { spawnAgent } from './agent-process.js';
 import { addLinesBench } from './add-lines.js';
+import { closeShiftBench } from './close-shift.js';
+import { printing } from './printing.js';
 import { roundtrip } from './roundtrip.js';
 
 export interface BenchContext {
+  cluster: EmbeddedCluster;
+  /** The branch database the agent serves (a template for benchmarks that need their own copy). */
+  posUrl: string;
   stack: Stack;
   licenseKey: string;
   apiKey: string;
@@ -27,7 +32,10 @@ const log = pino({ level: 'warn' });
 const cluster = await startEmbeddedPostgres();
 try {
   await cluster.admin('CREATE DATABASE gateway');
-  const posUrl = await createPosDatabase(cluster, 'pos_bench', { name: 'Bench', forceCancelReason: false, forceDiscountType: false });
+  // A pristine copy first: benchmarks that need a database of their own clone it.
+  await createPosDatabase(cluster, 'pos_bench_template', { name: 'Bench', forceCancelReason: false, forceDiscountType: false });
+  await cluster.admin('CREATE DATABASE pos_bench TEMPLATE pos_bench_template');
+  const posUrl = cluster.url('pos_bench');
   const stack = await startStack({
     gatewayStoreUrl: cluster.url('gateway'),
     branches: [{ licenseKey, name: 'Bench', owner: 'bench', posUrl }],
@@ -47,8 +55,8 @@ try {
   const pos = await openPos({ dialect: 'postgres', url: posUrl }, log);
   try {
     await waitForAgents(stack, [licenseKey], 30_000);
-    const ctx: BenchContext = { stack, licenseKey, apiKey, pos };
-    for (const bench of [roundtrip, addLinesBench]) {
+    const ctx: BenchContext = { cluster, posUrl: cluster.url('pos_bench_template'), stack, licenseKey, apiKey, pos };
+    for (const bench of [roundtrip, addLinesBench, closeShiftBench, printing]) {
       for (const line of await bench(ctx)) console.log(line);
     }
   } finally {

@@ -194,11 +194,26 @@ export function renderKyselyTypes(columns: ReferenceColumn[]): string {
   return out.join('\n');
 }
 
+/**
+ * Soft Restaurant 10 as the agent meets it at older branches (POS-SCHEMA.md, Versions differ):
+ * no WorkspaceId anywhere, line discounts as numeric(6,2), and no maximum columns on discount
+ * types. Used to prove the agent adapts to what is installed.
+ */
+export function softRestaurant10(columns: ReferenceColumn[]): ReferenceColumn[] {
+  return columns
+    .filter((c) => c.column !== 'WorkspaceId')
+    .filter((c) => !(c.table === 'tipodescuento' && ['imp_maximo_descuento', 'activar_maximo_descuento'].includes(c.column)))
+    .map((c) => (['tempcheqdet', 'cheqdet'].includes(c.table) && c.column === 'descuento' ? { ...c, type: 'numeric(6,2)' } : c));
+}
+
 export function renderReferenceSchema(): Record<string, string> {
   const columns = readReferenceColumns();
+  const sr10 = softRestaurant10(columns);
   return {
     'sql/postgres/pos/softrestaurant11.sql': renderPostgres(columns),
     'sql/mssql/pos/softrestaurant11.sql': renderMssql(columns),
+    'sql/postgres/pos/softrestaurant10.sql': renderPostgres(sr10),
+    'sql/mssql/pos/softrestaurant10.sql': renderMssql(sr10),
     'src/pos/schema-softrestaurant.ts': renderKyselyTypes(columns),
   };
 }

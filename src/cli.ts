@@ -74,6 +74,49 @@ program
     onSignals(await runGateway(config, log));
   });
 
+program
+  .command('migrate')
+  .description("create or update the agent's own ba_ tables in the POS database, then exit (the installer runs it before switching releases)")
+  .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
+  .action(async (opts: { config: string }) => {
+    const { migrateAgentTables } = await import('./agent/doctor.js');
+    const result = await migrateAgentTables(opts.config);
+    console.log(
+      result.applied.length > 0
+        ? `Applied to ${result.database}: ${result.applied.join(', ')}`
+        : `The agent tables in ${result.database} are up to date; nothing to apply.`,
+    );
+    console.log(`Soft Restaurant version: ${result.posVersion ?? 'unknown'}`);
+  });
+
+program
+  .command('doctor')
+  .description('check the configuration, the POS database and its tables, the gateway, the token and printers, and say what to do about each problem')
+  .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
+  .option('-p, --printer <host:port...>', 'also check that these printers accept connections (TCP, port 9100 by default)')
+  .option('--json', 'print the result as JSON')
+  .action(async (opts: { config: string; printer?: string[]; json?: boolean }) => {
+    const { formatDoctorReport, parsePrinterOption, runDoctor } = await import('./agent/doctor.js');
+    const report = await runDoctor(opts.config, { printers: (opts.printer ?? []).map(parsePrinterOption) });
+    console.log(opts.json ? JSON.stringify(report, null, 2) : formatDoctorReport(report));
+    process.exitCode = report.ok ? 0 : 1;
+    // Everything is closed by now; should a socket linger, do not hang the terminal.
+    setTimeout(() => process.exit(), 2_000).unref();
+  });
+
+program
+  .command('print-preview')
+  .description('render a sample ticket (or a print-order JSON file) to a PNG and print its text, without a printer')
+  .option('-w, --width <mm>', 'paper width of a thermal printer: 58 or 80', '80')
+  .option('-k, --kind <kind>', 'thermal (ESC/POS) or label (TSPL)', 'thermal')
+  .option('-s, --sample <name>', 'kitchen or test', 'kitchen')
+  .option('-t, --ticket <file>', 'a JSON print-order body (POST /print/{licenseKey}/orden) instead of a sample')
+  .option('-o, --out <file>', 'where the PNG goes', 'ticket-preview.png')
+  .action(async (opts: { width: string; kind: string; sample: 'kitchen' | 'test'; ticket?: string; out: string }) => {
+    const { runPrintPreview } = await import('./printing/preview-cli.js');
+    await runPrintPreview({ widthMm: opts.width, kind: opts.kind, sample: opts.sample, ticket: opts.ticket, out: opts.out });
+  });
+
 const keys = program.command('keys').description('manage users, API keys and branches in the gateway store');
 
 keys

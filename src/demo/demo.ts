@@ -6,6 +6,7 @@
 import pino, { type Logger } from 'pino';
 import { startEmbeddedPostgres, type EmbeddedCluster } from './embedded-postgres.js';
 import { createPosDatabase } from './pos-database.js';
+import { startDemoPrinters, type DemoPrinters } from './printers.js';
 import { startStack, waitForAgents, type Stack } from './stack.js';
 
 export const DEMO_BRANCHES = [
@@ -21,6 +22,7 @@ export const DEMO_KEYS = [
 
 export interface Demo {
   stack: Stack;
+  printers: DemoPrinters;
   cluster: EmbeddedCluster;
   stop(): Promise<void>;
 }
@@ -48,10 +50,13 @@ export async function startDemo(opts: { host: string; port: number; log: Logger 
       log: opts.log,
     });
     await waitForAgents(stack, DEMO_BRANCHES.map((b) => b.licenseKey));
+    const printers = await startDemoPrinters(stack);
     return {
       stack,
+      printers,
       cluster,
       async stop() {
+        await printers.stop();
         await stack.stop();
         await cluster.stop();
       },
@@ -77,6 +82,9 @@ API keys:  demo-key   → branches DEMO000000000001, DEMO000000000002
 
 Try:
   curl -s -H 'X-Api-Key: demo-key' '${base}/productos/DEMO000000000001?pageSize=5'
+
+Virtual printers (what they receive, as text and PNG):
+${demo.printers.describe().join('\n')}
 
 Press Ctrl-C to stop.`);
 

@@ -1,7 +1,8 @@
 /**
  * Demo data for one branch (API.md, Demo data): company, stations, waiters, users, groups,
  * products with IVA 16 %, modifiers, payment methods of every tipo, discount types, folios and
- * settings, an open shift on CAJA1 and today's attendance. Rows are completed through the
+ * settings, an open shift on CAJA1, today's attendance, and the history of an earlier shift
+ * (seed-history.ts). Rows are completed through the
  * installed schema exactly as the agent completes its own writes.
  */
 import type { InstalledSchema } from '../pos/columns.js';
@@ -9,6 +10,7 @@ import type { PosDb } from '../pos/db.js';
 import type { PosTable } from '../pos/schema.js';
 import { precioSinImpuestos } from '../pos/totals.js';
 import { DEMO_GROUPS, DEMO_MODIFIERS, DEMO_PRODUCTS } from './menu.js';
+import { seedHistory } from './seed-history.js';
 
 export const DEMO_COMPANY = '0000000001';
 
@@ -119,4 +121,5 @@ export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: Branc
     { idmovto: '2', idempleado: '02', entrada: hoursAgo(4), salida: hoursAgo(1), tipo: 1 },
     { idmovto: '3', idempleado: 'CAJERO', entrada: hoursAgo(3.5), salida: hoursAgo(0.5), tipo: 2 },
   ]);
+  await seedHistory(db, schema, now);
 }

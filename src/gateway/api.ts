@@ -11,9 +11,10 @@ import { claimOrReplay, fingerprint, idempotencyKeyOf, isReplayable } from './id
 import { ApiError, jobErrorToApiError, problemBody, validationProblem } from './problems.js';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
 import { apiRoutes } from './routes/index.js';
-import { pathSchema, payloadSchema, responseSchema, type RouteDef } from './routes/route.js';
+import { pathSchema, payloadSchema, successResponse, type RouteDef } from './routes/route.js';
 import type { GatewayStore } from './store.js';
 import { sha256 } from './store.js';
+import { printerRoutes } from './printers.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -60,6 +61,8 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
     }
   }
 
+  await printerRoutes(app, { store, hub });
+
   const typed = app.withTypeProvider<ZodTypeProvider>();
   for (const def of apiRoutes) {
     typed.route({
@@ -72,7 +75,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
         params: pathSchema(def),
         ...(def.from === 'query' ? { querystring: payloadSchema(def) } : { body: payloadSchema(def) }),
         response: {
-          [def.status ?? 200]: responseSchema(def),
+          [def.status ?? 200]: successResponse(def),
           '4xx': problemSchema,
           '5xx': problemSchema,
         },
@@ -87,7 +90,15 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
         const checked = def.op.input.safeParse(params);
         if (!checked.success) throw validationProblem(checked.error.issues, def.from === 'query' ? 'querystring' : 'body');
         if (def.prepare) params = await def.prepare({ userId: request.userId, licenseKey, store }, params);
-        if (!key) return reply.code(def.status ?? 200).send(await dispatch(def, licenseKey, params));
+        if (!key) {
+          const body = (await dispatch(def, licenseKey, params)) as Record<string, unknown>;
+          if (def.envelope !== 'xml') return reply.code(def.status ?? 200).send(body);
+          return reply
+            .type('application/xml; charset=utf-8')
+            .header('x-job-id', String(body.jobId))
+            .header('content-disposition', `attachment; filename="${String(body.fileName ?? 'document.xml')}"`)
+            .send(body.xml);
+        }
 
         const print = fingerprint(request);
         const replay = await claimOrReplay(store, request, key, print, opts.idempotencyRetentionMs, opts.jobTimeoutMs * 2);
@@ -135,8 +146,8 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
       throw jobErrorToApiError(e.code, e.message, e.details, outcome.jobId);
     }
     const data = outcome.data as Record<string, unknown>;
-    def.check?.(data);
-    if (def.envelope === 'result') return { jobId: outcome.jobId, ...data };
+    def.check?.(data, outcome.jobId);
+    if (def.envelope === 'result' || def.envelope === 'xml') return { jobId: outcome.jobId, ...data };
     return {
       ...(def.jobId ? { jobId: outcome.jobId } : {}),
       workerId: outcome.workerId,

@@ -69,6 +69,8 @@ export async function claimOrReplay(
 /** Outcomes the client must be able to retry with the same key are not kept. */
 export function isReplayable(status: number, code?: string): boolean {
   if (status >= 200 && status < 300) return true;
+  // The agent keeps a failed print as the job's outcome too: replaying it is the same answer.
+  if (code === 'printer_failed') return true;
   if (status < 400 || status >= 500) return false;
   return !['validation_failed', 'idempotency_key_missing', 'unauthorized', 'branch_forbidden', 'rate_limited', 'idempotency_in_progress', 'idempotency_key_reused'].includes(code ?? '');
 }

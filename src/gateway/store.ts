@@ -194,4 +194,111 @@ export class GatewayStore {
     // The job log is for operators; losing an entry must never fail or slow the request.
     this.db.insertInto('gw_job_log').values(entry).execute().catch(() => undefined);
   }
+
+  // Printers
+  // The registry of migration 002 (table type in ./printers.ts). Every lookup is scoped to the
+  // user: another user's printer is never found, so the API answers it like a missing one.
+
+  get #printerDb(): Kysely<GatewayDatabase & { gw_printers: import('./printers.js').PrinterTable }> {
+    return this.db.withTables<{ gw_printers: import('./printers.js').PrinterTable }>();
+  }
+
+  #printerFromRow(row: import('kysely').Selectable<import('./printers.js').PrinterTable>): import('../protocol/printers.js').StoredPrinter {
+    return {
+      id: row.id,
+      licenseKey: row.license_key,
+      printerIp: row.printer_ip,
+      printerPort: Number(row.printer_port),
+      displayName: row.display_name,
+      kind: row.kind,
+      widthMm: row.width_mm === null ? null : Number(row.width_mm),
+      source: row.source,
+      sourceId: row.source_id,
+      labelWidthMm: Number(row.label_width_mm),
+      labelHeightMm: Number(row.label_height_mm),
+      labelGapMm: Number(row.label_gap_mm),
+      labelDpi: Number(row.label_dpi),
+      labelDensity: Number(row.label_density),
+      labelSpeed: Number(row.label_speed),
+      createdAt: new Date(row.created_at).toISOString(),
+      updatedAt: new Date(row.updated_at).toISOString(),
+    };
+  }
+
+  #printerColumns(p: Partial<import('../protocol/printers.js').PrinterCreate>) {
+    const columns = {
+      license_key: p.licenseKey,
+      printer_ip: p.printerIp,
+      printer_port: p.printerPort,
+      display_name: p.displayName,
+      kind: p.kind,
+      width_mm: p.widthMm,
+      source: p.source,
+      source_id: p.sourceId,
+      label_width_mm: p.labelWidthMm,
+      label_height_mm: p.labelHeightMm,
+      label_gap_mm: p.labelGapMm,
+      label_dpi: p.labelDpi,
+      label_density: p.labelDensity,
+      label_speed: p.labelSpeed,
+    };
+    return Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined)) as Partial<typeof columns>;
+  }
+
+  async createPrinter(userId: number, printer: import('../protocol/printers.js').PrinterCreate): Promise<import('../protocol/printers.js').StoredPrinter> {
+    const { license_key, printer_ip, display_name, kind, ...rest } = this.#printerColumns(printer);
+    const row = await this.#printerDb
+      .insertInto('gw_printers')
+      .values({ ...rest, user_id: userId, license_key: license_key!, printer_ip: printer_ip!, display_name: display_name!, kind: kind! })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return this.#printerFromRow(row);
+  }
+
+  /** The user's printers, oldest first; only one branch's with `licenseKey`. */
+  async listPrinters(userId: number, licenseKey?: string): Promise<Array<import('../protocol/printers.js').StoredPrinter>> {
+    let query = this.#printerDb.selectFrom('gw_printers').selectAll().where('user_id', '=', userId);
+    if (licenseKey !== undefined) query = query.where('license_key', '=', licenseKey);
+    const rows = await query.orderBy('created_at').orderBy('id').execute();
+    return rows.map((row) => this.#printerFromRow(row));
+  }
+
+  async getPrinter(userId: number, id: string): Promise<import('../protocol/printers.js').StoredPrinter | undefined> {
+    const row = await this.#printerDb.selectFrom('gw_printers').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+    return row && this.#printerFromRow(row);
+  }
+
+  /** Those of `ids` that are the user's printers (missing and foreign ones are left out). */
+  async findPrinters(userId: number, ids: readonly string[]): Promise<Array<import('../protocol/printers.js').StoredPrinter>> {
+    if (ids.length === 0) return [];
+    const rows = await this.#printerDb.selectFrom('gw_printers').selectAll().where('user_id', '=', userId).where('id', 'in', [...ids]).execute();
+    return rows.map((row) => this.#printerFromRow(row));
+  }
+
+  /**
+   * Changes a printer of the user: `change` gets the current record (locked until commit, so
+   * concurrent updates merge in turn) and returns the fields to replace; it may throw to refuse.
+   * Undefined when the user has no such printer.
+   */
+  async updatePrinter(
+    userId: number,
+    id: string,
+    change: (
+      current: import('../protocol/printers.js').StoredPrinter,
+    ) => Promise<Partial<import('../protocol/printers.js').PrinterCreate>> | Partial<import('../protocol/printers.js').PrinterCreate>,
+  ): Promise<import('../protocol/printers.js').StoredPrinter | undefined> {
+    return this.#printerDb.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('gw_printers').selectAll().where('user_id', '=', userId).where('id', '=', id).forUpdate().executeTakeFirst();
+      if (!row) return undefined;
+      const columns = this.#printerColumns(await change(this.#printerFromRow(row)));
+      const updated = await trx
+        .updateTable('gw_printers')
+        .set({ ...columns, updated_at: sql<Date>`now()` })
+        .where('user_id', '=', userId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return this.#printerFromRow(updated);
+    });
+  }
 }

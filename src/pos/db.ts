@@ -196,16 +196,24 @@ export function compileTsql(node: RootOperationNode): CompiledQuery {
   return new MssqlPosQueryCompiler().compileQuery(node, { queryId: '' } as never);
 }
 
-/** Records the T-SQL form of every statement that passes through a Kysely instance. */
+/**
+ * Records the T-SQL form of every statement a Kysely instance executes, in order. Subqueries
+ * pass through transformQuery too but never produce a result, so only executed statements
+ * are kept.
+ */
 export class TsqlRecorder implements KyselyPlugin {
   readonly statements: string[] = [];
+  readonly #pending = new Map<string, RootOperationNode>();
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.statements.push(compileTsql(args.node).sql);
+    this.#pending.set(args.queryId.queryId, args.node);
     return args.node;
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const node = this.#pending.get(args.queryId.queryId);
+    this.#pending.delete(args.queryId.queryId);
+    if (node) this.statements.push(compileTsql(node).sql);
     return args.result;
   }
 }

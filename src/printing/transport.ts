@@ -55,7 +55,8 @@ function describe(target: PrinterAddress, what: string): string {
 
 function connect(target: PrinterAddress, timeoutMs: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: target.host, port: target.port });
+    // Status queries are a few bytes each way: Nagle plus delayed ACKs would add ~40 ms to each.
+    const socket = net.connect({ host: target.host, port: target.port, noDelay: true });
     const fail = (failure: PrintFailure): void => {
       clearTimeout(timer);
       socket.destroy();

@@ -132,7 +132,7 @@ export async function startVirtualPrinter(opts: VirtualPrinterOptions = {}): Pro
     for (const wake of waiters) wake();
   };
 
-  const server = net.createServer({ pauseOnConnect: mode === 'never_read' }, (socket) => {
+  const server = net.createServer({ pauseOnConnect: mode === 'never_read', noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);

@@ -63,3 +63,68 @@ export function toPage<T>(data: T[], totalResults: number, page: number, pageSiz
 export const money = z.number();
 /** Branch-local time with the branch's UTC offset, e.g. 2026-11-21T14:05:00-06:00. */
 export const localDateTime = z.string();
+
+// ---------------------------------------------------------------------------------------------
+// Date filters. A value is validated wherever the schema runs but only turned into a point in
+// time on the agent: without an offset it means the branch's wall clock, which only the agent
+// process knows (the gateway may run in another zone), so the schema keeps the text as sent.
+// ---------------------------------------------------------------------------------------------
+
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+export interface DateFilterValue {
+  /** The instant named; without an offset, wall-clock time of the process's zone. */
+  at: Date;
+  /** Only a calendar date was sent (`2026-11-21`): it means that whole day. */
+  dateOnly: boolean;
+  /** The span the value names: a minute for 14:05, a second for 14:05:30, 1 ms with a fraction. */
+  spanMs: number;
+}
+
+/** Reads an ISO 8601 date or date-time; null when it is malformed or names no real time (02-30, 25:00). */
+export function parseDateFilter(value: string): DateFilterValue | null {
+  const m = ISO_DATE_TIME.exec(value);
+  if (!m) return null;
+  const part = (i: number) => Number(m[i] ?? 0);
+  const [y, mo, d, h, mi, s] = [part(1), part(2) - 1, part(3), part(4), part(5), part(6)] as const;
+  const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+  const fields = Date.UTC(y, mo, d, h, mi, s, ms);
+  const check = new Date(fields);
+  // Date.UTC rolls 02-30 over to 03-02 and 25:00 to the next day: a real time reads back unchanged.
+  const sent = [y, mo, d, h, mi, s];
+  const read = [check.getUTCFullYear(), check.getUTCMonth(), check.getUTCDate(), check.getUTCHours(), check.getUTCMinutes(), check.getUTCSeconds()];
+  if (read.some((v, i) => v !== sent[i])) return null;
+  const zone = m[8];
+  const spanMs = m[7] !== undefined ? 1 : m[6] !== undefined ? 1000 : 60_000;
+  if (zone === undefined) return { at: new Date(y, mo, d, h, mi, s, ms), dateOnly: m[4] === undefined, spanMs };
+  if (zone.toUpperCase() === 'Z') return { at: check, dateOnly: false, spanMs };
+  const digits = zone.slice(1).replace(':', '');
+  const offsetHours = Number(digits.slice(0, 2));
+  const offsetMinutes = Number(digits.slice(2) || '0');
+  if (offsetHours > 23 || offsetMinutes > 59) return null;
+  const sign = zone.startsWith('-') ? -1 : 1;
+  return { at: new Date(fields - sign * (offsetHours * 60 + offsetMinutes) * 60_000), dateOnly: false, spanMs };
+}
+
+/** A date filter in a query string or body: ISO 8601, with or without offset (without = branch local time). */
+export const dateFilter = z
+  .string()
+  .max(40)
+  .refine((v) => parseDateFilter(v) !== null, 'must be an ISO 8601 date or date-time, e.g. 2026-11-21, 2026-11-21T14:05:00 or 2026-11-21T14:05:00-06:00')
+  .describe('ISO 8601; without an offset it is branch local time; a date alone means that whole day');
+
+/**
+ * The comparison a `…Start` / `…End` filter stands for. Both ends are inclusive of everything
+ * the value names: an end of `2026-11-21` takes in that whole day ("before the next midnight"),
+ * an end of `14:05:30` the whole second (the POS keeps milliseconds the API does not show).
+ */
+export function dateFilterBound(value: string, side: 'start' | 'end'): { op: '>=' | '<'; at: Date } {
+  const parsed = parseDateFilter(value);
+  if (!parsed) throw new RangeError(`not an ISO 8601 date filter: ${value}`);
+  if (side === 'start') return { op: '>=', at: parsed.at };
+  const next = new Date(parsed.at);
+  if (parsed.dateOnly) next.setDate(next.getDate() + 1);
+  else next.setTime(next.getTime() + parsed.spanMs);
+  return { op: '<', at: next };
+}

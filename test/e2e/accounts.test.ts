@@ -166,10 +166,10 @@ describe('create a closed order', () => {
     const res = await write('/ordenes/{lk}', { ...base, idFormaDePago: 'TAR', productos: [refresco, { movimiento: 2, idProducto: '4001', cantidad: 1 }].map((p, i) => ({ ...p, movimiento: i + 1 })) });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.numcheque).toBe(Number(before.ultimofolio) + 1);
-    expect(res.body.idTurno).toBe(1);
+    expect(res.body.idTurno).toBe(2);
     const h = await header(res.body.folio);
     expect(h).toMatchObject({ pagado: true, impreso: true, cancelado: false, impresiones: 1, tipodeservicio: 3, total: '144.7000', tarjeta: '144.7000', efectivo: '0.0000', usuariopago: 'API' });
-    expect(Number(h.idturno)).toBe(1);
+    expect(Number(h.idturno)).toBe(2);
     expect(Number(h.numcheque)).toBe(res.body.numcheque);
     expect(h.cierre).toBeInstanceOf(Date);
     const pagos = await db.selectFrom('tempchequespagos').selectAll().where('folio', '=', res.body.folio).execute();

@@ -144,7 +144,8 @@ describe('database restart under load', () => {
     });
     expect(write.status).toBe(201);
     const direct = createPosDb({ dialect: 'postgres', url: cluster.url('pos') });
-    expect(await direct.db.selectFrom('tempcheques').select('folio').execute()).toHaveLength(1);
+    const folio = ((await write.json()) as { folio: number }).folio;
+    expect(await direct.db.selectFrom('tempcheques').select('folio').where('folio', '=', folio).execute()).toHaveLength(1);
     await direct.close();
   }, 120_000);
 });

@@ -1,5 +1,7 @@
+-- The printer registry: printers belong to a user (the API key's owner) and to one of the
+-- user's branches. Label settings are kept for every printer and used only by label printers.
 CREATE TABLE gw_printers (
-  id uuid PRIMARY KEY,
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id bigint NOT NULL REFERENCES gw_users (id),
   license_key varchar(16) NOT NULL REFERENCES gw_branches (license_key),
   printer_ip varchar(255) NOT NULL,
@@ -19,5 +21,5 @@ CREATE TABLE gw_printers (
   updated_at timestamptz NOT NULL DEFAULT now(),
   CHECK (kind <> 'thermal' OR width_mm IS NOT NULL)
 );
-CREATE INDEX ix_gw_printers_user ON gw_printers (user_id);
+CREATE INDEX ix_gw_printers_user_branch ON gw_printers (user_id, license_key);
 CREATE INDEX ix_gw_printers_branch ON gw_printers (license_key);

@@ -17,15 +17,18 @@ export interface RouteDef {
   from: 'query' | 'body';
   /** Path parameters other than licenseKey that are part of the operation's input. */
   pathInput?: readonly string[];
-  /** page: paginated list envelope; list: non-paginated; result: the operation's own object. */
-  envelope: 'page' | 'list' | 'result';
+  /**
+   * page: paginated list envelope; list: non-paginated; result: the operation's own object;
+   * xml: the operation's `xml` text sent as application/xml (job id in X-Job-Id).
+   */
+  envelope: 'page' | 'list' | 'result' | 'xml';
   /** API.md leaves jobId out of some list envelopes. */
   jobId: boolean;
   status?: number;
   /** Completes the job's input with what only the gateway knows (e.g. printer records). */
   prepare?: (ctx: RouteContext, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
   /** Turns an operation result that is an error for the client (e.g. a printer failed) into one. */
-  check?: (data: Record<string, unknown>) => void;
+  check?: (data: Record<string, unknown>, jobId: string) => void;
 }
 
 export interface RouteContext {
@@ -55,9 +58,15 @@ export function payloadSchema(def: RouteDef): z.ZodObject {
   return z.object(shape);
 }
 
+/** The success response as OpenAPI shows it. */
+export function successResponse(def: RouteDef): unknown {
+  if (def.envelope !== 'xml') return responseSchema(def);
+  return { description: 'the document; the job id is in the X-Job-Id header', content: { 'application/xml': { schema: z.string() } } };
+}
+
 export function responseSchema(def: RouteDef): z.ZodType {
   const output = def.op.output;
-  if (def.envelope === 'result') return output;
+  if (def.envelope === 'result' || def.envelope === 'xml') return output;
   const meta = z.object({
     ...(def.jobId ? { jobId: z.string() } : {}),
     workerId: z.string(),

@@ -4,8 +4,12 @@
  * this folder holds the scenarios of one group of operations.
  */
 import type { PosDb } from '../../../src/pos/db.js';
+import { attendanceProductScenarios } from './attendance-products.js';
 import { catalogScenarios } from './catalogs.js';
 import { orderScenarios } from './orders.js';
+import { shiftScenarios } from './shifts.js';
+import { ordersReadScenarios } from './orders-read.js';
+import { printingScenarios } from './printing.js';
 
 /** Runs an operation without recording it (to create the account a scenario works on). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- operation results are read loosely here
@@ -21,4 +25,4 @@ export interface Scenario {
   setup?: (db: PosDb, run: RunOp) => Promise<Record<string, unknown> | void>;
 }
 
-export const SCENARIOS: Scenario[] = [...catalogScenarios, ...orderScenarios];
+export const SCENARIOS: Scenario[] = [...catalogScenarios, ...orderScenarios, ...shiftScenarios, ...ordersReadScenarios, ...printingScenarios, ...attendanceProductScenarios];

@@ -1,0 +1,68 @@
+/**
+ * close-shift: seconds to close a shift holding 2,000 paid accounts of 5 lines each, and the
+ * ratio to copying the same rows (headers, lines, payments) with one bulk INSERT … SELECT per
+ * table, measured on identical copies of the same database.
+ */
+import { sql } from 'kysely';
+import pino from 'pino';
+import { createPosDb } from '../src/pos/db.js';
+import { closeShift } from '../src/pos/operations/shift-close.js';
+import { openPos } from '../src/pos/runtime.js';
+import { computeTotals, totalsToHeaderColumns } from '../src/pos/totals.js';
+import type { BenchContext } from './run.js';
+import { time } from './measure.js';
+
+const ACCOUNTS = 2000;
+const LINES = 5;
+
+export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promise<string[]> {
+  const log = pino({ level: 'silent' });
+  const template = 'pos_close_template';
+  await cluster.admin(`CREATE DATABASE ${template} TEMPLATE ${new URL(posUrl).pathname.slice(1)}`);
+  await fillShift(cluster.url(template));
+  await cluster.admin(`CREATE DATABASE pos_close_a TEMPLATE ${template}`);
+  await cluster.admin(`CREATE DATABASE pos_close_b TEMPLATE ${template}`);
+
+  const pos = await openPos({ dialect: 'postgres', url: cluster.url('pos_close_a') }, log);
+  const closeMs = await time(() =>
+    pos.db.transaction().execute((trx) =>
+      closeShift.run({ db: trx, dialect: pos.dialect, schema: pos.schema, log, now: new Date() }, { idTurno: 1, estacion: 'CAJA1', idEmpresa: '0000000001' }),
+    ),
+  );
+  await pos.close();
+
+  const { db, close } = createPosDb({ dialect: 'postgres', url: cluster.url('pos_close_b') });
+  const copyMs = await time(() =>
+    db.transaction().execute(async (trx) => {
+      await sql`insert into cheques (numcheque, total, idturno, foliotempcheques) select numcheque, total, idturno, folio from tempcheques where idturno = 1`.execute(trx);
+      await sql`insert into cheqdet (foliodet, movimiento, idproducto, cantidad, precio, sistema_envio, promovolumen, iddispositivo, productsyncidsr, subtotalsrx, totalsrx, idmovtobillar, impuestoimporte3, "estrateca_DiscountCode", "estrateca_DiscountID", "estrateca_DiscountAmount", escargoarea)
+        select foliodet, movimiento, idproducto, cantidad, precio, sistema_envio, promovolumen, iddispositivo, productsyncidsr, subtotalsrx, totalsrx, idmovtobillar, impuestoimporte3, "estrateca_DiscountCode", "estrateca_DiscountID", "estrateca_DiscountAmount", escargoarea from tempcheqdet`.execute(trx);
+      await sql`insert into chequespagos (folio, idformadepago, importe, sistema_envio, "WorkspaceId", "cardBrand") select folio, idformadepago, importe, sistema_envio, "WorkspaceId", "cardBrand" from tempchequespagos`.execute(trx);
+    }),
+  );
+  await close();
+  return [`close-shift: ${(closeMs / 1000).toFixed(2)} s for ${ACCOUNTS} accounts × ${LINES} lines; ratio to bulk copy ${(closeMs / copyMs).toFixed(2)}`];
+}
+
+/** 2,000 paid cash accounts of 5 lines in shift 1, written with bulk statements. */
+async function fillShift(url: string): Promise<void> {
+  const log = pino({ level: 'silent' });
+  const pos = await openPos({ dialect: 'postgres', url }, log);
+  const lines = Array.from({ length: LINES }, (_, i) => ({ cantidad: 1, precio: '89.00', impuesto1: 16, impuesto2: 0, impuesto3: 0, descuento: 0, clasificacion: 2 as const, idproducto: ['3001', '3002', '1005', '4001', '2001'][i]! }));
+  const header = totalsToHeaderColumns(computeTotals(lines, 0));
+  for (let start = 0; start < ACCOUNTS; start += 500) {
+    const batch = Array.from({ length: Math.min(500, ACCOUNTS - start) }, (_, i) =>
+      pos.schema.completeRow('tempcheques', { ...header, seriefolio: 'A', numcheque: start + i + 1, fecha: new Date(), cierre: new Date(), pagado: true, cancelado: false, impreso: true, idturno: 1, estacion: 'CAJA1', idempresa: '0000000001', usuarioapertura: 'API', efectivo: header.total }),
+    );
+    const folios = await pos.db.insertInto('tempcheques').values(batch).returning('folio').execute();
+    await pos.db
+      .insertInto('tempcheqdet')
+      .values(folios.flatMap(({ folio }) => lines.map((l, m) => pos.schema.completeRow('tempcheqdet', { foliodet: folio, movimiento: m + 1, idproducto: l.idproducto, cantidad: 1, precio: l.precio, impuesto1: 16, impuesto2: 0, impuesto3: 0, descuento: 0 }))))
+      .execute();
+    await pos.db
+      .insertInto('tempchequespagos')
+      .values(folios.map(({ folio }) => pos.schema.completeRow('tempchequespagos', { folio, idformadepago: 'EFE', importe: header.total, propina: 0, tipodecambio: 1 })))
+      .execute();
+  }
+  await pos.close();
+}

@@ -1,0 +1,155 @@
+/**
+ * The printer registry (API.md: List my printers, Register, Get, Update, List printers of a
+ * branch). Gateway-local routes: no job goes to an agent. Printers belong to the API key's user;
+ * a printer of another user is answered as not found. Registered inside the authenticated API
+ * plugin, so X-Api-Key, the rate limit and the problem format apply as everywhere.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ColumnType, Generated } from 'kysely';
+import { problemSchema } from '../protocol/problem.js';
+import {
+  branchParams,
+  branchPrinterList,
+  printerCreate,
+  printerIdParams,
+  printerList,
+  printerListQuery,
+  printerRecord,
+  printerUpdate,
+  type PrinterRecord,
+  type StoredPrinter,
+} from '../protocol/printers.js';
+import type { AgentHub } from './hub.js';
+import { ApiError, validationProblem } from './problems.js';
+import type { GatewayStore } from './store.js';
+
+/** gw_printers (sql/postgres/gateway/002_printers.sql) as Kysely reads and writes it. */
+export interface PrinterTable {
+  id: Generated<string>;
+  user_id: number;
+  license_key: string;
+  printer_ip: string;
+  printer_port: ColumnType<number, number | undefined, number>;
+  display_name: string;
+  kind: 'thermal' | 'label';
+  width_mm: ColumnType<number | null, number | null | undefined, number | null>;
+  source: ColumnType<string | null, string | null | undefined, string | null>;
+  source_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** numeric(6,2): pg reads it as text. */
+  label_width_mm: ColumnType<string, number | undefined, number>;
+  label_height_mm: ColumnType<string, number | undefined, number>;
+  label_gap_mm: ColumnType<string, number | undefined, number>;
+  label_dpi: ColumnType<number, number | undefined, number>;
+  label_density: ColumnType<number, number | undefined, number>;
+  label_speed: ColumnType<number, number | undefined, number>;
+  created_at: ColumnType<Date, never, never>;
+  updated_at: ColumnType<Date, never, Date>;
+}
+
+export interface PrinterRoutesOptions {
+  store: GatewayStore;
+  hub: AgentHub;
+}
+
+const tags = ['Printers'];
+const security = [{ apiKey: [] }];
+const problems = { '4xx': problemSchema, '5xx': problemSchema };
+
+function printerNotFound(id: string): ApiError {
+  return new ApiError('printer_not_found', `No printer ${id} is registered for this API key.`);
+}
+
+export async function printerRoutes(app: FastifyInstance, { store, hub }: PrinterRoutesOptions): Promise<void> {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+
+  /** The workerId of the branch's connected agent (the one that prints), or null while it is offline. */
+  const workerIdOf = (licenseKey: string): string | null => hub.agentFor(licenseKey)?.workerId ?? null;
+
+  const toRecord = ({ id, ...rest }: StoredPrinter): PrinterRecord => ({ id, workerId: workerIdOf(rest.licenseKey), ...rest });
+
+  async function authorizeBranch(userId: number, licenseKey: string): Promise<void> {
+    if ((await store.branchOwner(licenseKey)) !== userId) {
+      throw new ApiError('branch_forbidden', `This API key may not use branch ${licenseKey}.`);
+    }
+  }
+
+  typed.get(
+    '/print/printers',
+    { schema: { summary: 'List my printers', tags, security, querystring: printerListQuery, response: { 200: printerList, ...problems } } },
+    async (request) => {
+      const { licenseKey } = request.query;
+      if (licenseKey !== undefined) await authorizeBranch(request.userId, licenseKey);
+      const data = (await store.listPrinters(request.userId, licenseKey)).map(toRecord);
+      return { totalResults: data.length, data };
+    },
+  );
+
+  typed.post(
+    '/print/printers',
+    { schema: { summary: 'Register a printer of one of my branches', tags, security, body: printerCreate, response: { 201: printerRecord, ...problems } } },
+    async (request, reply) => {
+      await authorizeBranch(request.userId, request.body.licenseKey);
+      const printer = await store.createPrinter(request.userId, request.body);
+      return reply.code(201).send(toRecord(printer));
+    },
+  );
+
+  typed.get(
+    '/print/printers/:id',
+    { schema: { summary: 'Get a printer', tags, security, params: printerIdParams, response: { 200: printerRecord, ...problems } } },
+    async (request) => {
+      const printer = await store.getPrinter(request.userId, request.params.id);
+      if (!printer) throw printerNotFound(request.params.id);
+      return toRecord(printer);
+    },
+  );
+
+  for (const method of ['PATCH', 'PUT'] as const) {
+    typed.route({
+      method,
+      url: '/print/printers/:id',
+      schema: {
+        summary: method === 'PATCH' ? 'Update a printer: the fields sent replace, the others are kept' : 'Update a printer (same as PATCH)',
+        tags,
+        security,
+        params: printerIdParams,
+        body: printerUpdate,
+        response: { 200: printerRecord, ...problems },
+      },
+      handler: async (request) => {
+        const changes = Object.fromEntries(Object.entries(request.body).filter(([, v]) => v !== undefined)) as typeof request.body;
+        const updated = await store.updatePrinter(request.userId, request.params.id, async (current) => {
+          if (changes.licenseKey !== undefined && changes.licenseKey !== current.licenseKey) {
+            await authorizeBranch(request.userId, changes.licenseKey);
+          }
+          const merged = { ...current, ...changes };
+          if (merged.kind === 'thermal' && merged.widthMm === null) {
+            throw validationProblem([{ path: ['widthMm'], message: 'is required for thermal printers (58 or 80)' }]);
+          }
+          return changes;
+        });
+        if (!updated) throw printerNotFound(request.params.id);
+        return toRecord(updated);
+      },
+    });
+  }
+
+  typed.get(
+    '/print/:licenseKey/printers',
+    { schema: { summary: "List a branch's printers", tags, security, params: branchParams, response: { 200: branchPrinterList, ...problems } } },
+    async (request) => {
+      const { licenseKey } = request.params;
+      await authorizeBranch(request.userId, licenseKey);
+      const data = (await store.listPrinters(request.userId, licenseKey)).map(({ id, printerIp, printerPort, displayName, widthMm, kind }) => ({
+        id,
+        printerIp,
+        printerPort,
+        displayName,
+        widthMm,
+        kind,
+      }));
+      return { workerId: workerIdOf(licenseKey), totalResults: data.length, data };
+    },
+  );
+}

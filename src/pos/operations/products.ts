@@ -1,0 +1,161 @@
+/**
+ * Replacing a product (products.update): its catalogue row, its price and flags for one company,
+ * and what Soft Restaurant keeps in step with a price: the price log, the modifier price of a
+ * product that is its own modifier, the system log and National Soft's cloud sync mark.
+ */
+import { randomUUID } from 'node:crypto';
+import { PosError } from '../../protocol/errors.js';
+import * as ops from '../../protocol/operations/products.js';
+import { logEvent } from '../audit.js';
+import type { PosContext } from '../context.js';
+import { implement } from '../operation.js';
+import { Dec, precioSinImpuestos } from '../totals.js';
+import { amount, dec, int, text } from '../values.js';
+import { requireCompany, requireUser } from './account.js';
+
+/** `nsplatformcontrol` codes this agent writes: SR's own values are not documented. */
+export const SYNC_ENTITY_PRODUCT = 1;
+export const SYNC_OPERATION_UPDATE = 2;
+const SYNC_COLUMNS = ['WorkspaceId', 'EntityType', 'OperationType', 'IsSync', 'Attempts'] as const;
+
+/** Locks the product row (UPDLOCK/FOR UPDATE) before anything about it is read. */
+async function lockProduct(ctx: PosContext, idProducto: string): Promise<{ workspaceId: string | null }> {
+  const hasWorkspace = ctx.schema.has('productos', 'WorkspaceId');
+  const row = await ctx.db
+    .selectFrom('productos')
+    .select('idproducto')
+    .$if(hasWorkspace, (q) => q.select('WorkspaceId'))
+    .where('idproducto', '=', idProducto)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) throw new PosError('product_not_found', `There is no product ${idProducto}.`, { idProducto });
+  return { workspaceId: (row as { WorkspaceId?: string | null }).WorkspaceId ?? null };
+}
+
+/**
+ * The product's price row for the company, locked. A product without one is not on that
+ * company's menu: the API lists products per company from these rows, and creating one would
+ * mean inventing some seventy columns (day prices, points, kitchen area) SR fills on its own screen.
+ */
+async function lockCompanyPrice(ctx: PosContext, idProducto: string, idEmpresa: string): Promise<{ precio: string | null }> {
+  const row = await ctx.db
+    .selectFrom('productosdetalle')
+    .select('precio')
+    .where('idproducto', '=', idProducto)
+    .where('idempresa', '=', idEmpresa)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) {
+    throw new PosError('product_not_found', `Product ${idProducto} has no price for company ${idEmpresa}.`, { idProducto, idEmpresa });
+  }
+  return { precio: row.precio === null ? null : dec(row.precio).toFixed(4) };
+}
+
+async function requireGroup(ctx: PosContext, idGrupo: string): Promise<number | null> {
+  const group = await ctx.db.selectFrom('grupos').select('clasificacion').where('idgrupo', '=', idGrupo).executeTakeFirst();
+  if (!group) throw new PosError('group_not_found', `There is no product group ${idGrupo}.`, { idGrupo });
+  return int(group.clasificacion);
+}
+
+/** Tells National Soft's cloud sync the product changed, on installations that have the table's columns. */
+async function markForSync(ctx: PosContext, workspaceId: string | null): Promise<void> {
+  if (ctx.schema.missingColumns('nsplatformcontrol', SYNC_COLUMNS).length > 0) return;
+  await ctx.db
+    .insertInto('nsplatformcontrol')
+    .values(
+      ctx.schema.completeRow('nsplatformcontrol', {
+        WorkspaceId: workspaceId ?? randomUUID(),
+        EntityType: SYNC_ENTITY_PRODUCT,
+        OperationType: SYNC_OPERATION_UPDATE,
+        IsSync: false,
+        Attempts: 0,
+      }),
+    )
+    .execute();
+}
+
+export const updateProduct = implement(ops.updateProduct, async (ctx, input) => {
+  const { idProducto, idEmpresa } = input;
+  const product = await lockProduct(ctx, idProducto);
+  await requireCompany(ctx, idEmpresa);
+  const before = await lockCompanyPrice(ctx, idProducto, idEmpresa);
+  const clasificacion = await requireGroup(ctx, input.idGrupo);
+  const usuario = await requireUser(ctx, input.usuario);
+
+  const precio = new Dec(input.precio).toFixed(4);
+  const taxes = [input.impuesto1, input.impuesto2, input.impuesto3].map((t) => new Dec(t).toFixed(2)) as [string, string, string];
+  const sinImpuestos = precioSinImpuestos(precio, ...taxes).toFixed(4);
+  const precioCambiado = before.precio === null || !dec(before.precio).eq(precio);
+
+  await ctx.db
+    .updateTable('productos')
+    .set(ctx.schema.fitRow('productos', { descripcion: input.descripcionProducto, idgrupo: input.idGrupo, nombrecorto: input.nombreCorto, visible_menu: input.visibleMenu }))
+    .where('idproducto', '=', idProducto)
+    .execute();
+  await ctx.db
+    .updateTable('productosdetalle')
+    .set(
+      ctx.schema.fitRow('productosdetalle', {
+        precio,
+        preciosinimpuestos: sinImpuestos,
+        impuesto1: taxes[0],
+        impuesto2: taxes[1],
+        impuesto3: taxes[2],
+        bloqueado: input.bloqueado,
+        permitirprodcompenmodif: input.permitirprodcompenmodif,
+      }),
+    )
+    .where('idproducto', '=', idProducto)
+    .where('idempresa', '=', idEmpresa)
+    .execute();
+  // SR keeps the price of a product offered as a modifier of itself equal to the product's.
+  await ctx.db
+    .updateTable('modificadores')
+    .set({ precio })
+    .where('idproducto', '=', idProducto)
+    .where('idmodificador', '=', idProducto)
+    .where('idempresa', '=', idEmpresa)
+    .execute();
+  if (precioCambiado) {
+    await ctx.db
+      .insertInto('logcambioprecios')
+      .values(
+        ctx.schema.completeRow('logcambioprecios', {
+          idproducto: idProducto,
+          precioanterior: before.precio,
+          precionuevo: precio,
+          fecha: ctx.now,
+          usuario,
+          idempresa: idEmpresa,
+        }),
+      )
+      .execute();
+  }
+  const priceText = precioCambiado ? `Precio: ${before.precio === null ? '-' : dec(before.precio).toFixed(2)} -> ${dec(precio).toFixed(2)}` : `Precio: ${dec(precio).toFixed(2)}`;
+  await logEvent(ctx, {
+    usuario,
+    evento: 'Catálogo - Modificación de producto',
+    valores: `Producto: ${idProducto} ${input.descripcionProducto}, Empresa: ${idEmpresa}, ${priceText}`,
+    idempresa: idEmpresa,
+  });
+  await markForSync(ctx, product.workspaceId);
+
+  return {
+    idProducto,
+    idEmpresa,
+    descripcionProducto: input.descripcionProducto,
+    idGrupo: input.idGrupo,
+    clasificacion,
+    nombreCorto: text(input.nombreCorto),
+    visibleMenu: input.visibleMenu,
+    precio: amount(precio, 4),
+    precioSinImpuestos: amount(sinImpuestos, 4),
+    impuesto1: amount(taxes[0], 4),
+    impuesto2: amount(taxes[1], 4),
+    impuesto3: amount(taxes[2], 4),
+    bloqueado: input.bloqueado,
+    permitirprodcompenmodif: input.permitirprodcompenmodif,
+    precioAnterior: before.precio === null ? null : amount(before.precio, 4),
+    precioCambiado,
+  };
+});

@@ -1,0 +1,109 @@
+/** Listing and opening shifts (turnos). Closing is in shift-close.ts. */
+import { PosError } from '../../protocol/errors.js';
+import { dateFilterBound } from '../../protocol/common.js';
+import * as ops from '../../protocol/operations/shifts.js';
+import type { PosContext } from '../context.js';
+import { likeContains } from '../db.js';
+import { implement } from '../operation.js';
+import { selectPage } from '../paging.js';
+import { amount, int, localIso, text } from '../values.js';
+import { openShift as openShiftOf, requireCompany, requireUser } from './account.js';
+
+export const listShifts = implement(ops.listShifts, async (ctx, input) => {
+  let query = ctx.db
+    .selectFrom('turnos as t')
+    .leftJoin('estaciones as e', 'e.idestacion', 't.idestacion')
+    .select(['t.idturno', 't.idestacion', 't.idempresa', 'e.serie', 't.apertura', 't.cierre', 't.fondo', 't.cajero', 't.idmesero', 't.fondodolares', 't.efectivo', 't.tarjeta', 't.vales', 't.credito'])
+    .orderBy('t.idturno', 'desc');
+  const { search } = input;
+  if (search) {
+    const asNumber = /^\d{1,9}$/.test(search.trim()) ? Number(search.trim()) : undefined;
+    query = query.where((eb) =>
+      eb.or([
+        likeContains(eb.ref('t.idestacion'), search),
+        likeContains(eb.ref('t.cajero'), search),
+        ...(asNumber !== undefined ? [eb('t.idturno', '=', asNumber)] : []),
+      ]),
+    );
+  }
+  for (const [column, start, end] of [
+    ['t.apertura', input.aperturaStart, input.aperturaEnd],
+    ['t.cierre', input.cierreStart, input.cierreEnd],
+  ] as const) {
+    if (start) {
+      const b = dateFilterBound(start, 'start');
+      query = query.where(column, b.op, b.at);
+    }
+    if (end) {
+      const b = dateFilterBound(end, 'end');
+      query = query.where(column, b.op, b.at);
+    }
+  }
+  return selectPage(query, input, (r) => ({
+    idTurno: int(r.idturno) ?? 0,
+    estacion: text(r.idestacion),
+    idEmpresa: text(r.idempresa),
+    serie: text(r.serie),
+    apertura: localIso(r.apertura),
+    cierre: localIso(r.cierre),
+    fondo: amount(r.fondo),
+    cajero: text(r.cajero),
+    idMesero: text(r.idmesero),
+    fondoDolares: amount(r.fondodolares),
+    efectivo: amount(r.efectivo),
+    tarjeta: amount(r.tarjeta),
+    vales: amount(r.vales),
+    credito: amount(r.credito),
+  }));
+});
+
+/** The next operational shift number, under SR's exclusive lock on `parametros`. */
+async function nextShiftNumber(ctx: PosContext): Promise<number> {
+  const row = await ctx.db.selectFrom('parametros').select('ultimoturno').forUpdate().executeTakeFirst();
+  if (!row) throw new Error('parametros has no row: the POS database is not configured');
+  const next = (int(row.ultimoturno) ?? 0) + 1;
+  await ctx.db.updateTable('parametros').set({ ultimoturno: next }).execute();
+  return next;
+}
+
+export const openShift = implement(ops.openShift, async (ctx, input) => {
+  await requireCompany(ctx, input.idEmpresa);
+  await requireUser(ctx, input.cajero);
+  // The counter lock comes first: two opens for one station queue here, and the second then
+  // sees the shift the first one opened.
+  const idTurno = await nextShiftNumber(ctx);
+  const open = await openShiftOf(ctx, input.estacion, input.idEmpresa);
+  if (open !== undefined) {
+    throw new PosError('shift_already_open', `Shift ${open} is already open for station ${input.estacion} and company ${input.idEmpresa}.`, { idTurno: open });
+  }
+  await ctx.db
+    .insertInto('turnos')
+    .values(
+      ctx.schema.completeRow('turnos', {
+        idturno: idTurno,
+        fondo: input.fondo.toFixed(2),
+        apertura: ctx.now,
+        cierre: null,
+        idestacion: input.estacion,
+        cajero: input.cajero,
+        efectivo: 0,
+        tarjeta: 0,
+        vales: 0,
+        credito: 0,
+        idempresa: input.idEmpresa,
+        idmesero: input.idMesero ?? null,
+        fondodolares: input.fondoDolares.toFixed(2),
+        offline: false,
+        enviadoacentral: false,
+      }),
+    )
+    .execute();
+  return {
+    idTurno,
+    apertura: localIso(ctx.now)!,
+    fondo: input.fondo,
+    cajero: input.cajero,
+    idMesero: input.idMesero ?? null,
+    fondoDolares: input.fondoDolares,
+  };
+});

@@ -1,0 +1,99 @@
+/**
+ * Printing (API.md, Printing): a kitchen ticket per group of an order, or a test page, on the
+ * branch's registered printers. The client names printers by id; the gateway adds each one's
+ * target (address, kind, paper) from its registry before the job goes to the agent, which renders
+ * and prints. A failed printer is a result, not an error: the gateway turns it into a 502.
+ */
+import { z } from 'zod';
+import { defineOperation } from '../operation.js';
+import { printerId, printerTarget } from '../printers.js';
+
+const text = (max: number) => z.string().max(max);
+
+export const printLine = z.object({
+  cantidad: z.number().positive().max(9999),
+  descripcion: z.string().trim().min(1, 'must not be empty').max(200),
+  comentario: text(254).optional(),
+  modificadores: z.array(text(200)).max(50).optional(),
+});
+
+export const printGroup = z.object({
+  printerId,
+  titulo: text(60).optional().describe('heading of the ticket, e.g. COCINA or BARRA'),
+  copias: z.number().int().min(1).max(10).default(1).describe('copies of this ticket, printed as one job'),
+  productos: z.array(printLine).min(1).max(500),
+});
+
+/** POST /print/{licenseKey}/orden, as the client sends it. */
+export const printOrderBody = z.object({
+  orderFolio: z
+    .union([z.string().trim().min(1).max(40), z.number().int().nonnegative()])
+    .describe('folio printed on the ticket; also returned as orderRef'),
+  isReprint: z.boolean().default(false).describe('prints REIMPRESION under the header'),
+  price: z
+    .union([z.string().max(40), z.number().min(0).max(999_999_999)])
+    .optional()
+    .describe('total to print: text as is, or a number printed as $1,234.50'),
+  paymentMethod: text(60).optional(),
+  businessName: z.string().trim().min(1, 'must not be empty').max(80),
+  businessSubtitle: text(80).optional(),
+  orderNote: text(500).optional(),
+  grupos: z.array(printGroup).min(1).max(20).describe('one ticket per group, on its printer'),
+});
+
+/** POST /print/{licenseKey}/prueba, as the client sends it. */
+export const printTestBody = z.object({
+  printerId,
+  printerName: text(80).optional().describe("printed on the page; default: the printer's displayName"),
+  title: text(40).default('PRUEBA'),
+  message: text(200).default('IMPRESORA OK - IGNORAR'),
+});
+
+/** The targets the gateway resolved, by printer id. */
+const printers = z.record(z.string(), printerTarget).describe('set by the gateway from its printer registry');
+
+export const PRINT_ERRORS = ['unreachable', 'timeout', 'refused', 'paper_out', 'cover_open', 'offline'] as const;
+
+export const printResult = z.object({
+  printerId: z.string(),
+  status: z.enum(['printed', 'failed']),
+  bytes: z.number().int().optional().describe('bytes the printer took (printed)'),
+  error: z.enum(PRINT_ERRORS).optional().describe('why it failed (failed)'),
+  detail: z.string().optional().describe('what the agent saw, for people (failed)'),
+});
+
+export const printOutput = z.object({
+  orderRef: z.string().nullable().describe('the orderFolio printed; null for a test page'),
+  results: z.array(printResult).describe('one per group (order) or one (test), in request order'),
+});
+
+export type PrintResultRecord = z.output<typeof printResult>;
+
+function everyPrinterResolved(ids: string[], targets: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
+  ids.forEach((id, i) => {
+    if (!targets[id]) ctx.addIssue({ code: 'custom', path: ['printers', id], message: `no target for printer ${id} (group ${i + 1})` });
+  });
+}
+
+export const printOrder = defineOperation({
+  name: 'print.order',
+  write: true,
+  input: printOrderBody.extend({ printers }).superRefine((input, ctx) =>
+    everyPrinterResolved(
+      input.grupos.map((g) => g.printerId),
+      input.printers,
+      ctx,
+    ),
+  ),
+  output: printOutput,
+});
+
+export const printTest = defineOperation({
+  name: 'print.test',
+  write: true,
+  input: printTestBody.extend({ printers }).superRefine((input, ctx) => everyPrinterResolved([input.printerId], input.printers, ctx)),
+  output: printOutput,
+});
+
+export type PrintOrderInput = z.output<typeof printOrder.input>;
+export type PrintTestInput = z.output<typeof printTest.input>;

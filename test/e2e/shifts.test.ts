@@ -1,0 +1,226 @@
+/** Shifts through the whole path: list, open (with races), close with consolidation and rollback. */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PosDb } from '../../src/pos/db.js';
+import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+let db: PosDb;
+const hooks: { beforeCommit?: (op: string) => void } = {};
+
+beforeAll(async () => {
+  stack = await startTestStack({ agentHooks: { beforeCommit: (op) => hooks.beforeCommit?.(op) } });
+  db = stack.pos.get(BRANCH)!.db;
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+function write(path: string, body: unknown, branch = BRANCH): Promise<ApiResponse> {
+  return stack.api('POST', path.replace('{lk}', branch), { body, headers: { 'idempotency-key': randomUUID() } });
+}
+
+const company = '0000000001';
+const TABLES = ['tempcheques', 'tempcheqdet', 'tempchequespagos', 'tempcancela', 'tempfoliosfacturados', 'cheques', 'cheqdet', 'chequespagos', 'cancela', 'foliosfacturados', 'turnos', 'folios', 'mesas', 'mesasasignadas', 'productosenproduccion'] as const;
+
+/** Every row of every table a close touches, to compare before and after a failed close. */
+async function snapshot(on: PosDb): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const table of TABLES) {
+    const rows = await on.selectFrom(table).selectAll().execute();
+    out[table] = rows.map((r) => JSON.stringify(r)).sort();
+  }
+  return out;
+}
+
+describe('open a shift', () => {
+  it('numbers it from parametros.ultimoturno and refuses a second one for the station', async () => {
+    const res = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 500, idMesero: '02' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ idTurno: 3, fondo: 500, cajero: 'CAJERO', idMesero: '02', fondoDolares: 0 });
+    expect(res.body.apertura).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
+    expect(Number((await db.selectFrom('parametros').select('ultimoturno').executeTakeFirstOrThrow()).ultimoturno)).toBe(3);
+    const row = await db.selectFrom('turnos').selectAll().where('idturno', '=', 3).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ idestacion: 'CAJA2', idempresa: company, cajero: 'CAJERO', fondo: '500.0000', cierre: null, idmesero: '02' });
+
+    const again = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 100 });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'shift_already_open', idTurno: 3 });
+    expect(Number((await db.selectFrom('parametros').select('ultimoturno').executeTakeFirstOrThrow()).ultimoturno)).toBe(3);
+  });
+
+  it('two opens racing for one station: exactly one wins', async () => {
+    const strict = stack.pos.get(STRICT_BRANCH)!.db;
+    await strict.updateTable('turnos').set({ cierre: new Date() }).execute();
+    const results = await Promise.all(Array.from({ length: 4 }, () => write('/turnos_apertura/{lk}', { estacion: 'CAJA1', idEmpresa: company, cajero: 'CAJERO', fondo: 10 }, STRICT_BRANCH)));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    const open = await strict.selectFrom('turnos').select('idturno').where('cierre', 'is', null).execute();
+    expect(open).toHaveLength(1);
+  });
+
+  it.each([
+    [{ cajero: 'NADIE' }, 422, 'user_not_found'],
+    [{ idEmpresa: '0000000077' }, 422, 'company_not_found'],
+    [{ fondo: -1 }, 400, 'validation_failed'],
+    [{ fondo: 1.005 }, 400, 'validation_failed'],
+  ])('refuses %j with %i %s', async (extra, status, code) => {
+    const res = await write('/turnos_apertura/{lk}', { estacion: 'CAJA9', idEmpresa: company, cajero: 'CAJERO', fondo: 100, ...extra });
+    expect(res.status).toBe(status);
+    expect(res.body.code).toBe(code);
+    expect(await db.selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA9').execute()).toHaveLength(0);
+  });
+});
+
+describe('list shifts', () => {
+  it('lists newest first with the station series, and filters by dates inclusively', async () => {
+    const all = await stack.api('GET', `/turnos/${BRANCH}`);
+    expect(all.status).toBe(200);
+    expect(all.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([3, 2, 1]);
+    expect(all.body.data[1]).toMatchObject({ idTurno: 2, estacion: 'CAJA1', idEmpresa: company, serie: 'A', cierre: null, fondo: 1500, cajero: 'CAJERO' });
+    const apertura = all.body.data[1].apertura as string;
+    const exact = await stack.api('GET', `/turnos/${BRANCH}?aperturaStart=${encodeURIComponent(apertura)}&aperturaEnd=${encodeURIComponent(apertura)}`);
+    expect(exact.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([2]);
+    const closedOnly = await stack.api('GET', `/turnos/${BRANCH}?cierreStart=2000-01-01`);
+    expect(closedOnly.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([1]);
+    const byCashier = await stack.api('GET', `/turnos/${BRANCH}?search=caja2`);
+    expect(byCashier.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([3]);
+    const bad = await stack.api('GET', `/turnos/${BRANCH}?aperturaStart=yesterday`);
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('turnDependent', () => {
+  it('both creates refuse with 409 shift_not_open when required and no shift is open', async () => {
+    for (const [path, body] of [
+      ['/temp_ordenes/{lk}', { estacion: 'CAJA3', idEmpresa: company, turnDependent: true }],
+      ['/ordenes/{lk}', { estacion: 'CAJA3', idEmpresa: company, turnDependent: true, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] }],
+    ] as const) {
+      const res = await write(path, body);
+      expect(res.status).toBe(409);
+      expect(res.body.code).toBe('shift_not_open');
+    }
+  });
+});
+
+describe('close a shift', () => {
+  it('refuses an unknown shift, another station, and a branch rule against open accounts', async () => {
+    expect((await write('/turnos_cierre/{lk}', { idTurno: 99, estacion: 'CAJA1', idEmpresa: company })).body.code).toBe('shift_not_found');
+    const mismatch = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA2', idEmpresa: company });
+    expect(mismatch.status).toBe(422);
+    expect(mismatch.body).toMatchObject({ code: 'shift_mismatch', estacion: 'CAJA1' });
+
+    await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company });
+    await db.updateTable('configuracion').set({ nopermitircerrarturnocuentasabiertas: true }).execute();
+    try {
+      const res = await write('/turnos_cierre/{lk}', { idTurno: 3, estacion: 'CAJA2', idEmpresa: company });
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ code: 'open_accounts_remaining', openAccounts: 1 });
+      expect((await db.selectFrom('turnos').select('cierre').where('idturno', '=', 3).executeTakeFirstOrThrow()).cierre).toBeNull();
+    } finally {
+      await db.updateTable('configuracion').set({ nopermitircerrarturnocuentasabiertas: false }).execute();
+    }
+  });
+
+  it('a failure in the middle of a close leaves every table as it was', async () => {
+    await fillShift();
+    const before = await snapshot(db);
+    hooks.beforeCommit = (op) => {
+      if (op === 'shifts.close') throw new Error('power cut');
+    };
+    try {
+      const res = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA1', idEmpresa: company });
+      expect(res.status).toBe(500);
+    } finally {
+      hooks.beforeCommit = undefined;
+    }
+    expect(await snapshot(db)).toEqual(before);
+  });
+
+  it('moves paid and cancelled accounts to the history tables and keeps the open ones', async () => {
+    const openFolios = (await db.selectFrom('tempcheques').select('folio').where('pagado', '=', false).where('cancelado', '=', false).execute()).map((r) => Number(r.folio)).sort();
+    const moving = await db
+      .selectFrom('tempcheques')
+      .select(['folio', 'total', 'pagado', 'cancelado', 'numcheque', 'mesa'])
+      .where((eb) => eb.or([eb('pagado', '=', true), eb('cancelado', '=', true)]))
+      .where('estacion', '=', 'CAJA1')
+      .execute();
+    const movingFolios = moving.map((m) => Number(m.folio));
+    const linesBefore = await db.selectFrom('tempcheqdet').select(['foliodet', 'movimiento', 'idproducto', 'cantidad', 'precio']).where('foliodet', 'in', movingFolios).execute();
+    const paymentsBefore = await db.selectFrom('tempchequespagos').select(['folio', 'idformadepago', 'importe']).where('folio', 'in', movingFolios).execute();
+
+    const res = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA1', idEmpresa: company, serie: 'A' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ idTurno: 2, migratedCheques: moving.length, efectivo: 178, tarjeta: 89.7, vales: 0, credito: 0 });
+
+    const temp = (await db.selectFrom('tempcheques').select('folio').execute()).map((r) => Number(r.folio)).sort();
+    expect(temp).toEqual(openFolios);
+    expect(await db.selectFrom('tempcheqdet').select('foliodet').where('foliodet', 'in', movingFolios).execute()).toHaveLength(0);
+    expect(await db.selectFrom('tempchequespagos').select('folio').where('folio', 'in', movingFolios).execute()).toHaveLength(0);
+    expect(await db.selectFrom('tempcancela').select('foliocheque').where('foliocheque', 'in', movingFolios).execute()).toHaveLength(0);
+    expect(await db.selectFrom('tempfoliosfacturados').select('folio').where('folio', 'in', movingFolios).execute()).toHaveLength(0);
+
+    const history = await db.selectFrom('cheques').selectAll().where('idturno', '=', 2).execute();
+    expect(history.map((h) => Number(h.foliotempcheques)).sort()).toEqual([...movingFolios].sort());
+    const byTemp = new Map(history.map((h) => [Number(h.foliotempcheques), h]));
+    for (const m of moving) expect(byTemp.get(Number(m.folio))).toMatchObject({ total: m.total, pagado: m.pagado, cancelado: m.cancelado });
+
+    const newFolios = history.map((h) => Number(h.folio));
+    const lines = await db.selectFrom('cheqdet').select(['foliodet', 'movimiento', 'idproducto', 'cantidad', 'precio', 'idturno_cierre']).where('foliodet', 'in', newFolios).execute();
+    expect(lines).toHaveLength(linesBefore.length);
+    expect(lines.every((l) => Number(l.idturno_cierre) === 2)).toBe(true);
+    const remap = (folio: number) => Number(history.find((h) => Number(h.foliotempcheques) === folio)!.folio);
+    expect(lines.map((l) => `${l.foliodet}/${l.movimiento}/${l.idproducto}/${l.cantidad}/${l.precio}`).sort()).toEqual(
+      linesBefore.map((l) => `${remap(Number(l.foliodet))}/${l.movimiento}/${l.idproducto}/${l.cantidad}/${l.precio}`).sort(),
+    );
+    const payments = await db.selectFrom('chequespagos').select(['folio', 'idformadepago', 'importe']).where('folio', 'in', newFolios).execute();
+    expect(payments.map((p) => `${p.folio}/${p.idformadepago}/${p.importe}`).sort()).toEqual(paymentsBefore.map((p) => `${remap(Number(p.folio))}/${p.idformadepago}/${p.importe}`).sort());
+    // The tender totals are exactly the paid (not cancelled) accounts' payments.
+    const paidTotal = history.filter((h) => h.pagado && !h.cancelado).reduce((sum, h) => sum + Number(h.total), 0);
+    expect(res.body.efectivo + res.body.tarjeta + res.body.vales + res.body.credito).toBeCloseTo(paidTotal, 2);
+
+    const cancelled = await db.selectFrom('cancela').select(['foliocheque', 'clave', 'idturno_cierre']).where('foliocheque', 'in', newFolios).execute();
+    expect(cancelled.map((c) => c.clave)).toEqual(['1005']);
+    const invoices = await db.selectFrom('foliosfacturados').select(['folio', 'idfactura', 'idturno_cierre']).where('folio', 'in', newFolios).execute();
+    expect(invoices).toHaveLength(1);
+    expect(Number(invoices[0]!.idturno_cierre)).toBe(2);
+
+    const shift = await db.selectFrom('turnos').selectAll().where('idturno', '=', 2).executeTakeFirstOrThrow();
+    expect(shift.cierre).toBeInstanceOf(Date);
+    expect(shift).toMatchObject({ efectivo: '178.0000', tarjeta: '89.7000', vales: '0.0000', credito: '0.0000' });
+    const counters = await db.selectFrom('folios').select(['serie', 'ultimaorden', 'ultimofolioproduccion']).where('serie', '=', 'A').executeTakeFirstOrThrow();
+    expect(counters).toMatchObject({ ultimaorden: '0', ultimofolioproduccion: '0' });
+    // T1's account was paid and left; table 1 still has an open account.
+    expect((await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', 'T1').executeTakeFirstOrThrow()).estatus_ocupacion).toBe(0);
+    expect((await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', '1').executeTakeFirstOrThrow()).estatus_ocupacion).toBe(1);
+
+    const again = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA1', idEmpresa: company });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('shift_not_open');
+  });
+});
+
+/**
+ * Shift 2 on CAJA1 gets: two paid quick sales (cash, card), one open account at table 1 that
+ * must stay, one account at table T1 paid with an invoice link, and one cancelled account with
+ * a cancelled line.
+ */
+async function fillShift(): Promise<void> {
+  const line = (idProducto: string, cantidad: number, movimiento = 1) => ({ movimiento, idProducto, cantidad });
+  const sale = (idFormaDePago: string, productos: unknown[]) => write('/ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, idFormaDePago, productos });
+  expect((await sale('EFE', [line('3001', 1)])).status).toBe(201);
+  expect((await sale('TAR', [line('1005', 3)])).status).toBe(201);
+  const open = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, mesa: '1', productos: [line('3002', 1)] });
+  expect(open.status).toBe(201);
+
+  const invoiced = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, mesa: 'T1', productos: [line('3001', 1)] });
+  const folio = invoiced.body.folio as number;
+  // Paid at a terminal: SR marks it paid in the shift and records the payment.
+  await db.updateTable('tempcheques').set({ pagado: true, impreso: true, idturno: 2, efectivo: '89.0000' }).where('folio', '=', folio).execute();
+  await db.insertInto('tempchequespagos').values(stack.agents.get(BRANCH)!.pos.schema.completeRow('tempchequespagos', { folio, idformadepago: 'EFE', importe: '89.0000', propina: 0, tipodecambio: 1 })).execute();
+  await db.insertInto('tempfoliosfacturados').values({ idfactura: 77, folio, porcentajefac: 100 }).execute();
+
+  const cancelled = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, productos: [line('3001', 1), line('1005', 1, 2)] });
+  const cancelledFolio = cancelled.body.folio as number;
+  expect((await write(`/temp_ordenes/{lk}/${cancelledFolio}/cancelar_productos`, { productos: [{ movimiento: 2, idProducto: '1005' }], razon: 'No había' })).status).toBe(200);
+  await db.updateTable('tempcheques').set({ cancelado: true, usuariocancelo: 'ADMIN', fechacancelado: new Date(), razoncancelado: 'Cliente se fue' }).where('folio', '=', cancelledFolio).execute();
+}

@@ -1,0 +1,4 @@
+-- scenario 1: {"idEmpresa":"0000000001"}
+select "f"."idfactura", "h"."folio", "f"."fecha", "f"."cancelada" from "cheques" as "h" inner join "foliosfacturados" as "l" on "l"."folio" = "h"."folio" inner join "facturas" as "f" on "f"."idfactura" = "l"."idfactura" where "h"."numcheque" = @1 and "h"."idempresa" = @2 and "f"."idempresa" = @3 and "h"."seriefolio" = @4;
+select "f"."idfactura", "h"."folio", "f"."fecha", "f"."cancelada" from "tempcheques" as "h" inner join "tempfoliosfacturados" as "l" on "l"."folio" = "h"."folio" inner join "facturas" as "f" on "f"."idfactura" = "l"."idfactura" where "h"."numcheque" = @1 and "h"."idempresa" = @2 and "f"."idempresa" = @3 and "h"."seriefolio" = @4;
+select "serie", "folio", "femexxmlvalido" from "facturas" where "idfactura" = @1 and "idempresa" = @2;

@@ -1,0 +1,7 @@
+-- scenario 1: {"search":"caja","aperturaStart":"2020-01-01","aperturaEnd":"2099-12-31T23:59:59-06:00","cierreStart":"2020-01-01T00:00:00","cierreEnd":"2099-01-01"}
+select count(*) as "total" from "turnos" as "t" left join "estaciones" as "e" on "e"."idestacion" = "t"."idestacion" where (lower("t"."idestacion") like @1 escape '\' or lower("t"."cajero") like @2 escape '\') and "t"."apertura" >= @3 and "t"."apertura" < @4 and "t"."cierre" >= @5 and "t"."cierre" < @6;
+select "t"."idturno", "t"."idestacion", "t"."idempresa", "e"."serie", "t"."apertura", "t"."cierre", "t"."fondo", "t"."cajero", "t"."idmesero", "t"."fondodolares", "t"."efectivo", "t"."tarjeta", "t"."vales", "t"."credito" from "turnos" as "t" left join "estaciones" as "e" on "e"."idestacion" = "t"."idestacion" where (lower("t"."idestacion") like @1 escape '\' or lower("t"."cajero") like @2 escape '\') and "t"."apertura" >= @3 and "t"."apertura" < @4 and "t"."cierre" >= @5 and "t"."cierre" < @6 order by "t"."idturno" desc offset @7 rows fetch next @8 rows only;
+
+-- scenario 2: {}
+select count(*) as "total" from "turnos" as "t" left join "estaciones" as "e" on "e"."idestacion" = "t"."idestacion";
+select "t"."idturno", "t"."idestacion", "t"."idempresa", "e"."serie", "t"."apertura", "t"."cierre", "t"."fondo", "t"."cajero", "t"."idmesero", "t"."fondodolares", "t"."efectivo", "t"."tarjeta", "t"."vales", "t"."credito" from "turnos" as "t" left join "estaciones" as "e" on "e"."idestacion" = "t"."idestacion" order by "t"."idturno" desc offset @1 rows fetch next @2 rows only;
