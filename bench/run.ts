@@ -9,10 +9,12 @@ import { createPosDatabase } from '../src/demo/pos-database.js';
 import { startStack, waitForAgents, type Stack } from '../src/demo/stack.js';
 import { openPos, type PosRuntime } from '../src/pos/runtime.js';
 import { spawnAgent } from './agent-process.js';
+import { addCatalogue } from './catalogue.js';
 import { addLinesBench } from './add-lines.js';
 import { closeShiftBench } from './close-shift.js';
 import { printing } from './printing.js';
 import { roundtrip } from './roundtrip.js';
+import { searchBench } from './search.js';
 
 export interface BenchContext {
   cluster: EmbeddedCluster;
@@ -34,6 +36,7 @@ try {
   await cluster.admin('CREATE DATABASE gateway');
   // A pristine copy first: benchmarks that need a database of their own clone it.
   await createPosDatabase(cluster, 'pos_bench_template', { name: 'Bench', forceCancelReason: false, forceDiscountType: false });
+  await addCatalogue(cluster.url('pos_bench_template'));
   await cluster.admin('CREATE DATABASE pos_bench TEMPLATE pos_bench_template');
   const posUrl = cluster.url('pos_bench');
   const stack = await startStack({
@@ -56,7 +59,7 @@ try {
   try {
     await waitForAgents(stack, [licenseKey], 30_000);
     const ctx: BenchContext = { cluster, posUrl: cluster.url('pos_bench_template'), stack, licenseKey, apiKey, pos };
-    for (const bench of [roundtrip, addLinesBench, closeShiftBench, printing]) {
+    for (const bench of [roundtrip, addLinesBench, closeShiftBench, searchBench, printing]) {
       for (const line of await bench(ctx)) console.log(line);
     }
   } finally {

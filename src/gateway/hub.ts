@@ -8,7 +8,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AGENT_PATH, CLOSE, agentMessage, helloMessage, type JobError, type JobMessage } from '../protocol/messages.js';
+import { AGENT_PATH, CLOSE, agentMessage, helloMessage, resultMessage, type JobError, type JobMessage } from '../protocol/messages.js';
 import type { GatewayStore } from './store.js';
 
 export class AgentOfflineError extends Error {}
@@ -175,7 +175,9 @@ export class AgentHub {
         this.opts.log.info({ licenseKey, workerId: agent.workerId, agentVersion: agent.agentVersion, posVersion: agent.posVersion }, 'agent connected');
         return;
       }
-      const parsed = agentMessage.safeParse(message);
+      // Results are most of the traffic: check them against their own schema, not the union.
+      const type = (message as { type?: unknown } | null)?.type;
+      const parsed = (type === 'result' ? resultMessage : agentMessage).safeParse(message);
       if (!parsed.success) return;
       if (parsed.data.type === 'status') {
         agent.status = parsed.data;

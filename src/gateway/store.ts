@@ -64,6 +64,8 @@ export class GatewayStore {
   readonly db: Kysely<GatewayDatabase>;
   readonly #keys = new Map<string, Cached<number | null>>();
   readonly #owners = new Map<string, Cached<number | null>>();
+  readonly #jobLog: Array<GatewayDatabase['gw_job_log']> = [];
+  #jobLogTimer: NodeJS.Timeout | undefined;
 
   constructor(url: string) {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -79,8 +81,9 @@ export class GatewayStore {
     await sql`select 1`.execute(this.db);
   }
 
-  close(): Promise<void> {
-    return this.db.destroy();
+  async close(): Promise<void> {
+    await this.flushJobLog();
+    await this.db.destroy();
   }
 
   /** The user owning an API key, or null. The hash is compared again in constant time. */
@@ -190,9 +193,20 @@ export class GatewayStore {
     return Number(r.numDeletedRows);
   }
 
+  /**
+   * The job log is for operators: entries are queued and written in batches off the request
+   * path, and losing one must never fail a request.
+   */
   logJob(entry: GatewayDatabase['gw_job_log']): void {
-    // The job log is for operators; losing an entry must never fail or slow the request.
-    this.db.insertInto('gw_job_log').values(entry).execute().catch(() => undefined);
+    this.#jobLog.push(entry);
+    this.#jobLogTimer ??= setTimeout(() => void this.flushJobLog(), 250);
+  }
+
+  async flushJobLog(): Promise<void> {
+    clearTimeout(this.#jobLogTimer);
+    this.#jobLogTimer = undefined;
+    const batch = this.#jobLog.splice(0);
+    if (batch.length > 0) await this.db.insertInto('gw_job_log').values(batch).execute().catch(() => undefined);
   }
 
   // Printers

@@ -10,8 +10,16 @@ export function dec(value: Raw): InstanceType<typeof Dec> {
   return new Dec(value === null || value === undefined || value === '' ? 0 : value);
 }
 
+const PLAIN_DECIMAL = /^-?\d+(?:\.(\d*?))?0*$/;
+
 /** A JSON number with at most `places` decimals, rounded half up from the exact value. */
 export function amount(value: Raw, places = 2): number {
+  // Most values already have few enough decimals (pg sends money as '35.0000'): a string the
+  // rounding cannot change converts directly, which is exact for the shortest decimal form.
+  if (typeof value === 'string') {
+    const m = PLAIN_DECIMAL.exec(value);
+    if (m && (m[1] ?? '').length <= places) return Number(value);
+  }
   return Number(dec(value).toDecimalPlaces(places).toFixed());
 }
 
