@@ -242,6 +242,12 @@ function fullMessage(error: unknown): string {
   return root === error || top.includes(inner) ? top : `${top}: ${inner}`;
 }
 
+/** One line for a log or a console: why the POS database refused, and what to do about it. */
+export function explainDatabaseError(config: PosDbConfig, error: unknown, timeoutMs = DEFAULT_TIMEOUT_MS): string {
+  const failure = classifyDatabaseError(error);
+  return `${failure.message} — ${databaseAdvice(config, failure, timeoutMs)}`;
+}
+
 function databaseAdvice(config: PosDbConfig, failure: ClassifiedDatabaseError, timeoutMs: number): string {
   if (config.dialect === 'postgres') {
     switch (failure.cause) {

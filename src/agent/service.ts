@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { AgentFileConfig } from '../config/schema.js';
 import { isConnectionError } from '../pos/db.js';
 import { startAgent, type Agent } from './agent.js';
+import { explainDatabaseError } from './doctor.js';
 import { backoffDelay } from './connection.js';
 import { startHealthServer } from './health.js';
 import { acquireInstanceLock } from './single-instance.js';
@@ -49,7 +50,7 @@ export async function runService(config: AgentFileConfig, configPath: string, lo
         log.error({ err: error }, 'agent cannot start');
         throw error;
       }
-      if (attempt === 0) log.warn({ err: error }, 'POS database unreachable; retrying until it answers');
+      if (attempt === 0) log.warn({ reason: explainDatabaseError(config.database, error) }, 'POS database unreachable; retrying until it answers');
       const delay = backoffDelay(attempt++, 1_000, 30_000);
       if (!stopped) retry = setTimeout(() => void start().catch(() => process.exit(1)), delay);
     }

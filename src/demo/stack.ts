@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { startAgent, type Agent, type AgentConfig } from '../agent/agent.js';
 import { buildGateway, type Gateway, type GatewayOptions } from '../gateway/app.js';
 import { GatewayStore, newSecret } from '../gateway/store.js';
+import type { PosDbConfig } from '../pos/db.js';
 
 export interface StackBranch {
   licenseKey: string;
@@ -15,6 +16,8 @@ export interface StackBranch {
   owner: string;
   /** URL of the branch's POS database, ready to use (schema installed, data seeded). */
   posUrl: string;
+  /** Another POS database instead of `posUrl` (e.g. a SQL Server). */
+  database?: PosDbConfig;
 }
 
 export interface StackOptions {
@@ -76,7 +79,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         workerId: `agent-${licenseKey}`,
         gatewayUrl: url,
         token: agentTokens.get(licenseKey)!,
-        database: { dialect: 'postgres', url: branch.posUrl },
+        database: branch.database ?? { dialect: 'postgres', url: branch.posUrl },
         ...opts.agent,
       },
       opts.log.child({ component: 'agent', licenseKey }),
