@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes a self-contained release of the branch agent: release/branch-agent-<version>/ and its
-# .tar.gz, holding dist/, sql/, bin/, service-install/, config.example.json, docs/install.md,
+# .tar.gz, holding dist/, sql/, bin/, service-install/, config.example.json, README.md,
 # package.json, package-lock.json and the production node_modules. A branch installs it with
 # service-install/install.sh (Linux) or install.ps1 (Windows) and downloads nothing.
 set -euo pipefail

@@ -1,3 +1,5 @@
+import { LABEL_DEFAULTS } from '../protocol/printers.js';
+
 export interface KitchenTicketLine {
   cantidad: number;
   descripcion: string;
@@ -46,11 +48,4 @@ export interface PrinterTarget extends LabelSettings {
   model?: string;
 }
 
-export const DEFAULT_LABEL_SETTINGS: LabelSettings = {
-  labelWidthMm: 50,
-  labelHeightMm: 25,
-  labelGapMm: 2,
-  labelDpi: 203,
-  labelDensity: 8,
-  labelSpeed: 4,
-};
+export const DEFAULT_LABEL_SETTINGS: LabelSettings = LABEL_DEFAULTS;

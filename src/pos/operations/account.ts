@@ -79,6 +79,23 @@ export async function accountLines(ctx: PosContext, folio: number): Promise<Stor
     idproducto: text(r.idproducto) ?? '',
     descripcion: text(r.descripcion) ?? '',
     modificador: flag(r.modificador),
+    ...totalsLineOf(r),
+  }));
+}
+
+type RawNumber = string | number | null;
+
+/** The inputs of the totals function, read from a stored line and its product's group. */
+export function totalsLineOf(r: {
+  cantidad: RawNumber;
+  precio: RawNumber;
+  impuesto1: RawNumber;
+  impuesto2: RawNumber;
+  impuesto3: RawNumber;
+  descuento: RawNumber;
+  clasificacion: RawNumber;
+}): TotalsLine & { cantidad: Decimal; precio: Decimal; impuesto1: Decimal; impuesto2: Decimal; impuesto3: Decimal; descuento: Decimal } {
+  return {
     cantidad: dec(r.cantidad),
     precio: dec(r.precio),
     impuesto1: dec(r.impuesto1),
@@ -86,7 +103,7 @@ export async function accountLines(ctx: PosContext, folio: number): Promise<Stor
     impuesto3: dec(r.impuesto3),
     descuento: dec(r.descuento),
     clasificacion: classification(r.clasificacion),
-  }));
+  };
 }
 
 /** Refuses (422 line_not_found) unless every requested (movimiento, idProducto) is a line of the account. */

@@ -6,7 +6,8 @@
 import type { z } from 'zod';
 import type * as ops from '../../protocol/operations/orders-read.js';
 import type { PosContext } from '../context.js';
-import { computeTotals, type ApiTotales, type Clasificacion, type TotalsLine } from '../totals.js';
+import { computeTotals, type ApiTotales, type TotalsLine } from '../totals.js';
+import { totalsLineOf } from './account.js';
 import { amount, dec, flag, int, localIso, text } from '../values.js';
 
 type Order = z.input<typeof ops.orderRecord>;
@@ -134,19 +135,6 @@ export function lineToApi(r: LineRow): Line {
 const TAX_NAMES = ['IVA', 'Impuesto 2', 'Impuesto 3'] as const;
 const TAX_COLUMNS = ['impuesto1', 'impuesto2', 'impuesto3'] as const;
 
-function totalsLine(r: LineRow): TotalsLine {
-  const c = int(r.clasificacion);
-  return {
-    cantidad: dec(r.cantidad),
-    precio: dec(r.precio),
-    impuesto1: dec(r.impuesto1),
-    impuesto2: dec(r.impuesto2),
-    impuesto3: dec(r.impuesto3),
-    descuento: dec(r.descuento),
-    // A product without a known group counts as "other", as the writes do; taxes do not depend on it.
-    clasificacion: (c === 1 || c === 2 ? c : 3) as Clasificacion,
-  };
-}
 
 /**
  * The taxes charged, one entry per tax and rate: TOTALS.md's tax_j summed over the lines at that
@@ -159,7 +147,7 @@ function taxesOf(lines: readonly LineRow[], generalDiscount: Raw): Tax[] {
       const rate = dec(line[TAX_COLUMNS[j]!]);
       if (rate.lte(0)) continue;
       const key = rate.toFixed();
-      byRate.set(key, [...(byRate.get(key) ?? []), totalsLine(line)]);
+      byRate.set(key, [...(byRate.get(key) ?? []), totalsLineOf(line)]);
     }
     return [...byRate.entries()]
       .sort(([a], [b]) => dec(a).comparedTo(dec(b)))
