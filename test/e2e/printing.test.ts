@@ -2,15 +2,14 @@
  * Printing through the whole path: HTTP → gateway (printer registry) → WebSocket → agent →
  * ESC/POS or TSPL over TCP → a virtual printer on loopback, whose decoded text is checked.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPrinters } from '../../src/demo/printers.js';
 import { startVirtualPrinter, type VirtualPrinter, type VirtualPrinterOptions } from '../../src/printing/virtual-printer.js';
+import { closedPort, LOOPBACK, timed, unreachablePort } from '../support/printer-ports.js';
 import { API_KEY, BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
 
-const LOOPBACK = '127.0.0.1';
 /** Scheduling slack on top of a transport timeout. */
 const MARGIN_MS = 1500;
 /** The transport's defaults (src/printing/transport.ts), which the agent uses. */
@@ -66,69 +65,6 @@ function print(kind: 'orden' | 'prueba', body: unknown, opts: { key?: string; id
 
 /** Lets a job that should not come arrive if it were coming. */
 const settle = () => new Promise((r) => setTimeout(r, 300));
-
-async function timed<T>(work: () => Promise<T>): Promise<{ result: T; elapsedMs: number }> {
-  const started = performance.now();
-  const result = await work();
-  return { result, elapsedMs: performance.now() - started };
-}
-
-/** A loopback port nobody listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, LOOPBACK, resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-function connects(port: number, withinMs: number): Promise<net.Socket | undefined> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, LOOPBACK);
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve(undefined);
-    }, withinMs);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      resolve(socket);
-    });
-    socket.once('error', () => {
-      clearTimeout(timer);
-      resolve(undefined);
-    });
-  });
-}
-
-/**
- * A loopback port where connects never complete (a printer that is not there): a stopped child
- * process listens with a backlog of 1 and filler connections fill its accept queue, so the kernel
- * drops further SYNs.
- */
-async function unreachablePort(): Promise<number> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['-e', `const s = require('net').createServer(); s.listen({ host: '${LOOPBACK}', port: 0, backlog: 1 }, () => console.log(s.address().port));`],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  cleanups.push(() => {
-    child.kill('SIGKILL');
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout?.once('data', (data: Buffer) => resolve(Number(data.toString().trim())));
-    child.once('exit', () => reject(new Error('listener exited')));
-  });
-  child.kill('SIGSTOP');
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  for (let attempt = 0; attempt < 16; attempt++) {
-    const filler = await connects(port, 300);
-    if (!filler) return port;
-    cleanups.push(() => {
-      filler.destroy();
-    });
-  }
-  throw new Error('the accept queue never filled');
-}
 
 /**
  * A printer that hangs: it accepts, answers the status queries before the job as a ready printer
@@ -342,7 +278,7 @@ describe('printers that do not take the job: 502 printer_failed with per-printer
   });
 
   it('reports a printer that is not there as unreachable, after the connect timeout', async () => {
-    const printerId = await registerAt(await unreachablePort(), { displayName: 'Desconectada' });
+    const printerId = await registerAt(await unreachablePort(cleanups), { displayName: 'Desconectada' });
     const { result: res, elapsedMs } = await timed(() => print('prueba', { printerId }));
     expect(res.status).toBe(502);
     expect(res.body.results).toEqual([{ printerId, status: 'failed', error: 'unreachable', detail: expect.stringContaining(`within ${CONNECT_TIMEOUT_MS} ms`) }]);

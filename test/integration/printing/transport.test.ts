@@ -1,14 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderKitchenTicket } from '../../../src/printing/escpos.js';
 import { sendToPrinter } from '../../../src/printing/transport.js';
 import { renderLabels } from '../../../src/printing/tspl.js';
 import { type VirtualPrinter, startVirtualPrinter } from '../../../src/printing/virtual-printer.js';
 import { TIME_ZONE, kitchenTicket, labelTicket } from '../../unit/printing/fixtures.js';
+import { closedPort, connects, LOOPBACK, timed, unreachablePort } from '../../support/printer-ports.js';
 import { startScriptedPrinter } from './scripted-printer.js';
 
-const LOOPBACK = '127.0.0.1';
 /** Scheduling slack allowed on top of a timeout. */
 const MARGIN_MS = 400;
 /** Larger than what loopback socket buffers absorb from a peer that never reads (a few MB). */
@@ -23,72 +21,6 @@ async function virtualPrinter(opts?: Parameters<typeof startVirtualPrinter>[0]):
   const printer = await startVirtualPrinter(opts);
   cleanups.push(() => printer.close());
   return printer;
-}
-
-async function timed<T>(work: () => Promise<T>): Promise<{ result: T; elapsedMs: number }> {
-  const started = performance.now();
-  const result = await work();
-  return { result, elapsedMs: performance.now() - started };
-}
-
-/** A loopback port nobody listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, LOOPBACK, resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-function connects(port: number, withinMs: number): Promise<net.Socket | undefined> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, LOOPBACK);
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve(undefined);
-    }, withinMs);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      resolve(socket);
-    });
-    socket.once('error', () => {
-      clearTimeout(timer);
-      resolve(undefined);
-    });
-  });
-}
-
-/**
- * A loopback port where connects hang: a stopped child process listens with a backlog of 1, and
- * filler connections fill its accept queue, so the kernel drops further SYNs.
- */
-async function portWithFullBacklog(): Promise<number> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      '-e',
-      `const s = require('net').createServer();
-       s.listen({ host: '${LOOPBACK}', port: 0, backlog: 1 }, () => console.log(s.address().port));`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  cleanups.push(() => {
-    child.kill('SIGKILL');
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout?.once('data', (data: Buffer) => resolve(Number(data.toString().trim())));
-    child.once('exit', () => reject(new Error('listener exited')));
-  });
-  child.kill('SIGSTOP');
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  for (let attempt = 0; attempt < 16; attempt++) {
-    const filler = await connects(port, 300);
-    if (!filler) return port;
-    cleanups.push(() => {
-      filler.destroy();
-    });
-  }
-  throw new Error('the accept queue never filled');
 }
 
 describe('sendToPrinter over real TCP', () => {
@@ -138,7 +70,7 @@ describe('sendToPrinter over real TCP', () => {
   });
 
   it('reports a connect that does not complete as unreachable, within connectTimeoutMs', async () => {
-    const port = await portWithFullBacklog();
+    const port = await unreachablePort(cleanups);
     const connectTimeoutMs = 300;
     const { result, elapsedMs } = await timed(() =>
       sendToPrinter({ host: LOOPBACK, port }, Buffer.from('x'), { connectTimeoutMs }),
