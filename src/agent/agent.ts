@@ -1,9 +1,8 @@
 /** The branch agent: POS database + job runner + gateway connection, started and stopped as one. */
 import { hostname } from 'node:os';
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { StatusMessage } from '../protocol/messages.js';
-import type { PosDbConfig } from '../pos/db.js';
+import { ping, type PosDbConfig } from '../pos/db.js';
 import { operations } from '../pos/operations/index.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
 import { VERSION } from '../version.js';
@@ -71,9 +70,7 @@ export async function startAgent(
     },
   });
   const startedAt = Date.now();
-  const pingDatabase = async () => {
-    await sql`select 1`.execute(pos.db);
-  };
+  const pingDatabase = () => ping(pos.db);
   const status = async (): Promise<StatusMessage> => ({
     type: 'status',
     agentVersion: VERSION,

@@ -10,17 +10,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { sql } from 'kysely';
 import pg from 'pg';
 import pino from 'pino';
 import * as tedious from 'tedious';
 import WebSocket from 'ws';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { AgentFileConfig } from '../config/schema.js';
-import { readInstalledSchema } from '../pos/columns.js';
-import { createPosDb, introspection, tediousConfig, type PosDb, type PosDbConfig, type PosDialectName } from '../pos/db.js';
-import { agentMigrationsDir, readMigrations, SQL_DIR } from '../pos/migrations.js';
-import { openPos, POS_TABLES } from '../pos/runtime.js';
+import { installedTables, readInstalledSchema } from '../pos/columns.js';
+import { createPosDb, tediousConfig, type PosDb, type PosDbConfig, type PosDialectName } from '../pos/db.js';
+import { agentMigrationsDir, appliedVersions, readMigrations, SQL_DIR } from '../pos/migrations.js';
+import { openPos, POS_TABLES, readPosVersion } from '../pos/runtime.js';
 import { AGENT_PATH } from '../protocol/messages.js';
 import { VERSION } from '../version.js';
 
@@ -369,7 +368,7 @@ async function checkDatabase(config: PosDbConfig, timeoutMs: number): Promise<Do
   const items: DoctorItem[] = [{ id: 'database', title: 'POS database', status: 'pass', essential: true, message: `connected: ${where}` }];
   const { db, close } = createPosDb({ ...config, poolSize: 1 });
   try {
-    const present = await presentTables(db, config.dialect, ['ba_schema_version', ...POS_TABLES]);
+    const present = await installedTables(db, config.dialect, ['ba_schema_version', ...POS_TABLES]);
     items.push(await checkSchema(db, config.dialect, present));
     items.push(await checkPosVersion(db, present));
     items.push(await checkAgentTables(db, config.dialect, present));
@@ -389,12 +388,6 @@ async function checkDatabase(config: PosDbConfig, timeoutMs: number): Promise<Do
   return items;
 }
 
-async function presentTables(db: PosDb, dialect: PosDialectName, tables: readonly string[]): Promise<Set<string>> {
-  const { currentSchema } = introspection(dialect);
-  const result = await sql<{ table_name: string }>`select table_name from information_schema.tables
-    where table_schema = ${currentSchema} and table_name in (${sql.join(tables)})`.execute(db);
-  return new Set(result.rows.map((r) => r.table_name));
-}
 
 interface ExpectedColumn {
   table: string;
@@ -483,14 +476,13 @@ async function checkPosVersion(db: PosDb, present: Set<string>): Promise<DoctorI
   const base = { id: 'pos-version', title: 'Soft Restaurant version', essential: false } as const;
   if (!present.has('configuracion')) return { ...base, status: 'skip', message: 'not checked: the configuracion table is missing' };
   try {
-    const row = await db.selectFrom('configuracion').select('versiondb').executeTakeFirst();
-    const version = row?.versiondb?.trim();
+    const version = await readPosVersion(db);
     if (!version) {
       return {
         ...base,
         status: 'warn',
         cause: 'version-unknown',
-        message: row ? 'configuracion.versiondb is empty' : 'the configuracion table has no row',
+        message: 'configuracion.versiondb is empty (or the table has no row)',
         advice: 'The agent works without it but reports the POS version as unknown to the gateway; a configured Soft Restaurant always has it.',
       };
     }
@@ -505,8 +497,7 @@ async function checkAgentTables(db: PosDb, dialect: PosDialectName, present: Set
   const files = readMigrations(agentMigrationsDir(dialect), dialect).filter((m) => m.version > 0);
   let done = new Set<number>();
   if (present.has('ba_schema_version')) {
-    const { rows } = await sql<{ version: number }>`select version from ba_schema_version`.execute(db);
-    done = new Set(rows.map((r) => Number(r.version)));
+    done = await appliedVersions(db, 'ba_schema_version');
   }
   const pending = files.filter((m) => !done.has(m.version)).map((m) => m.name);
   const newer = [...done].filter((v) => !files.some((m) => m.version === v));

@@ -147,3 +147,11 @@ export async function readInstalledSchema(
   if (missing.length > 0) throw new Error(`POS tables not found: ${missing.join(', ')}`);
   return new InstalledSchema(map, log);
 }
+
+/** Which of these tables exist in the database (the doctor reports the missing ones). */
+export async function installedTables(db: PosDb, dialect: PosDialectName, tables: readonly string[]): Promise<Set<string>> {
+  const { currentSchema } = introspection(dialect);
+  const result = await sql<{ table_name: string }>`select table_name from information_schema.tables
+    where table_schema = ${currentSchema} and table_name in (${sql.join(tables)})`.execute(db);
+  return new Set(result.rows.map((r) => r.table_name));
+}

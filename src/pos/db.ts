@@ -218,6 +218,11 @@ export class TsqlRecorder implements KyselyPlugin {
   }
 }
 
+/** Resolves when the database answers a trivial query. */
+export async function ping(db: PosDb): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
 /** A duplicate-key error: PostgreSQL 23505, SQL Server 2627 (constraint) or 2601 (unique index). */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: unknown; number?: unknown } | null;

@@ -42,9 +42,7 @@ export async function runMigrations(
   if (!bootstrap || bootstrap.version !== 0) throw new Error(`${dir}: 000_*.sql must create ${versionTable}`);
   for (const batch of bootstrap.batches) await sql.raw(batch).execute(db);
 
-  const done = new Set(
-    (await db.selectFrom(versionTable).select('version').execute()).map((r: { version: number }) => Number(r.version)),
-  );
+  const done = await appliedVersions(db, versionTable);
   const applied: string[] = [];
   for (const file of files) {
     if (done.has(file.version)) continue;
@@ -55,6 +53,13 @@ export async function runMigrations(
     applied.push(file.name);
   }
   return applied;
+}
+
+/** The migration versions already applied (none when the version table does not exist yet). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the version table is all it touches
+export async function appliedVersions(db: Kysely<any>, versionTable: string): Promise<Set<number>> {
+  const rows = await db.selectFrom(versionTable).select('version').execute();
+  return new Set(rows.map((r: { version: number }) => Number(r.version)));
 }
 
 export function agentMigrationsDir(dialect: PosDialectName): string {

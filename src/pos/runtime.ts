@@ -22,15 +22,19 @@ export interface PosRuntime {
   close(): Promise<void>;
 }
 
+/** The Soft Restaurant version the installation reports (configuracion.versiondb). */
+export async function readPosVersion(db: PosDb): Promise<string | null> {
+  const settings = await db.selectFrom('configuracion').select('versiondb').executeTakeFirst();
+  return settings?.versiondb?.trim() || null;
+}
+
 export async function openPos(config: PosDbConfig, log: Logger): Promise<PosRuntime> {
   const { db, dialect, close } = createPosDb(config);
   try {
     const applied = await runMigrations(db, agentMigrationsDir(dialect), dialect, 'ba_schema_version');
     if (applied.length > 0) log.info({ applied }, 'agent tables migrated');
     const schema = await readInstalledSchema(db, dialect, POS_TABLES, log);
-    const settings = await db.selectFrom('configuracion').select('versiondb').executeTakeFirst();
-    const posVersion = settings?.versiondb?.trim() || null;
-    return { db, dialect, schema, posVersion, close };
+    return { db, dialect, schema, posVersion: await readPosVersion(db), close };
   } catch (error) {
     await close();
     throw error;
