@@ -8,7 +8,8 @@ import { Decimal } from 'decimal.js';
 import type { InstalledSchema } from '../pos/columns.js';
 import type { PosDb } from '../pos/db.js';
 import type { PosTable } from '../pos/schema.js';
-import { computeTotals, Dec, precioSinImpuestos, totalsToHeaderColumns, type AccountTotals, type Clasificacion } from '../pos/totals.js';
+import { compositeMarks, detailRow } from '../pos/operations/new-lines.js';
+import { computeTotals, Dec, totalsToHeaderColumns, type AccountTotals, type Clasificacion } from '../pos/totals.js';
 import { localIso } from '../pos/values.js';
 
 export interface AccountLineSpec {
@@ -164,41 +165,18 @@ export async function writeAccount(
     .executeTakeFirstOrThrow();
   const folio = Number((written as { folio: number | string }).folio);
 
-  // A base line with modifiers and its modifiers carry the base's product (SR's composite product).
-  const baseOf: string[] = [];
-  lines.forEach((l, i) => (baseOf[i] = l.spec.modificador ? (baseOf[i - 1] ?? l.spec.idproducto) : l.spec.idproducto));
-  const composite = new Set(lines.flatMap((l, i) => (l.spec.modificador ? [baseOf[i]] : [])));
+  const marks = compositeMarks(lines.map((l) => ({ idproducto: l.spec.idproducto, modificador: l.spec.modificador ?? false })));
   const cierre = closed ? { idturno_cierre: closed.idturnoCierre } : {};
   await insert(
     db,
     schema,
     closed ? 'cheqdet' : 'tempcheqdet',
     lines.map((l, i) => ({
-      foliodet: folio,
-      movimiento: i + 1,
-      comanda: '',
-      cantidad: l.cantidad.toFixed(),
-      idproducto: l.spec.idproducto,
-      descuento: l.descuento.toFixed(4),
-      precio: l.precio.toFixed(4),
-      impuesto1: l.impuesto1.toFixed(),
-      impuesto2: l.impuesto2.toFixed(),
-      impuesto3: l.impuesto3.toFixed(),
-      preciosinimpuestos: precioSinImpuestos(l.precio, l.impuesto1, l.impuesto2, l.impuesto3).toFixed(4),
-      preciocatalogo: l.precio.toFixed(4),
-      tiempo: '',
-      hora: l.spec.hora ?? spec.fecha,
-      horaproduccion: l.spec.hora ?? spec.fecha,
-      modificador: l.spec.modificador ?? false,
-      mitad: 0,
-      comentario: l.spec.comentario ?? '',
-      idestacion: spec.estacion,
-      idmeseroproducto: spec.idmesero,
-      idproductocompuesto: composite.has(baseOf[i]) ? baseOf[i] : '',
-      productocompuestoprincipal: composite.has(baseOf[i]) && !l.spec.modificador,
-      marcar: false,
-      estadomonitor: 0,
-      nivel: 0,
+      ...detailRow(
+        { ...l, idproducto: l.spec.idproducto, modificador: l.spec.modificador ?? false, comentario: l.spec.comentario ?? '' },
+        marks[i]!,
+        { folio, movimiento: i + 1, hora: l.spec.hora ?? spec.fecha, estacion: spec.estacion, idmesero: spec.idmesero },
+      ),
       ...cierre,
     })),
   );

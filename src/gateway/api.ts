@@ -87,8 +87,11 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
         await authorizeBranch(request, licenseKey);
         const payload = (def.from === 'query' ? request.query : request.body) as Record<string, unknown>;
         let params: Record<string, unknown> = { ...payload, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, path[k]])) };
-        const checked = def.op.input.safeParse(params);
-        if (!checked.success) throw validationProblem(checked.error.issues, def.from === 'query' ? 'querystring' : 'body');
+        // Fastify validated the payload; with path parameters merged in, the whole input is checked once more.
+        if (def.pathInput?.length) {
+          const checked = def.op.input.safeParse(params);
+          if (!checked.success) throw validationProblem(checked.error.issues, def.from === 'query' ? 'querystring' : 'body');
+        }
         if (def.prepare) params = await def.prepare({ userId: request.userId, licenseKey, store }, params);
         if (!key) {
           const body = (await dispatch(def, licenseKey, params)) as Record<string, unknown>;

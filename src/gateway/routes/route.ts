@@ -51,10 +51,14 @@ export function pathSchema(def: RouteDef): z.ZodObject {
   return z.object({ licenseKey, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, shape[k]!])) });
 }
 
-/** The part of the operation's input that the client sends in the query or body. */
-export function payloadSchema(def: RouteDef): z.ZodObject {
+/**
+ * The part of the operation's input that the client sends in the query or body: the input
+ * itself unless path parameters complete it (then the merged input is checked again whole).
+ */
+export function payloadSchema(def: RouteDef): z.ZodType {
+  if (!def.pathInput?.length) return def.op.input;
   const shape = { ...inputObject(def).shape };
-  for (const key of def.pathInput ?? []) delete shape[key];
+  for (const key of def.pathInput) delete shape[key];
   return z.object(shape);
 }
 

@@ -4,6 +4,7 @@
  * the modifier price registered for that base, composite-product marks, real line numbers
  * continuing after the account's last line, and the kitchen queue row of each line.
  */
+import type { Decimal } from 'decimal.js';
 import { PosError } from '../../protocol/errors.js';
 import type { LineInput } from '../../protocol/operations/orders.js';
 import type { PosContext } from '../context.js';
@@ -20,6 +21,9 @@ interface Catalogue {
   clasificacion: StoredLine['clasificacion'];
 }
 
+/** A requested line priced from the catalogue, not yet written (its movimiento is assigned then). */
+export type PricedLine = StoredLine & { input: LineInput };
+
 export interface AccountRef {
   folio: number;
   idempresa: string;
@@ -28,7 +32,7 @@ export interface AccountRef {
 }
 
 /** Validates products (exist, not blocked) and prices every line; nothing is written yet. */
-export async function priceLines(ctx: PosContext, idEmpresa: string, inputs: readonly LineInput[]): Promise<Array<StoredLine & { input: LineInput; base: string }>> {
+export async function priceLines(ctx: PosContext, idEmpresa: string, inputs: readonly LineInput[]): Promise<PricedLine[]> {
   const ids = [...new Set(inputs.map((l) => l.idProducto))];
   const rows = await ctx.db
     .selectFrom('productos as p')
@@ -56,7 +60,7 @@ export async function priceLines(ctx: PosContext, idEmpresa: string, inputs: rea
   }
   if (blocked.length > 0) throw new PosError('product_blocked', `Product ${blocked.join(', ')} is blocked.`, { idProductos: blocked });
 
-  const withBase = baseOfEachLine(inputs);
+  const withBase = baseOfEachLine(inputs.map((l) => ({ idproducto: l.idProducto, modificador: l.modificador })));
   const modifierPrices = await registeredModifierPrices(ctx, idEmpresa, inputs, withBase);
   return inputs.map((input, i) => {
     const product = catalogue.get(input.idProducto)!;
@@ -64,7 +68,6 @@ export async function priceLines(ctx: PosContext, idEmpresa: string, inputs: rea
     const registered = input.modificador ? modifierPrices.get(`${base}|${input.idProducto}`) : undefined;
     return {
       input,
-      base,
       movimiento: 0,
       idproducto: input.idProducto,
       descripcion: product.descripcion,
@@ -80,13 +83,75 @@ export async function priceLines(ctx: PosContext, idEmpresa: string, inputs: rea
   });
 }
 
+interface LineShape {
+  idproducto: string;
+  modificador: boolean;
+}
+
 /** The product id of the base line each line belongs to (itself for a base line). */
-function baseOfEachLine(inputs: readonly LineInput[]): string[] {
+function baseOfEachLine(lines: readonly LineShape[]): string[] {
   let base = '';
-  return inputs.map((l) => {
-    if (!l.modificador) base = l.idProducto;
+  return lines.map((l) => {
+    if (!l.modificador) base = l.idproducto;
     return base;
   });
+}
+
+/**
+ * SR's composite-product marks: a base with modifiers and its modifiers carry the base's
+ * product in `idproductocompuesto`, and the base is the principal one.
+ */
+export function compositeMarks(lines: readonly LineShape[]): Array<{ idproductocompuesto: string; productocompuestoprincipal: boolean }> {
+  const bases = baseOfEachLine(lines);
+  const withModifiers = new Set(lines.flatMap((l, i) => (l.modificador ? [bases[i]!] : [])));
+  return lines.map((l, i) => {
+    const composite = withModifiers.has(bases[i]!);
+    return { idproductocompuesto: composite ? bases[i]! : '', productocompuestoprincipal: composite && !l.modificador };
+  });
+}
+
+export interface DetailLine extends LineShape {
+  cantidad: Decimal;
+  precio: Decimal;
+  impuesto1: Decimal;
+  impuesto2: Decimal;
+  impuesto3: Decimal;
+  descuento: Decimal;
+  comentario: string;
+}
+
+/** A line's detail row as Soft Restaurant writes it (tempcheqdet; cheqdet takes the same). */
+export function detailRow(
+  line: DetailLine,
+  marks: ReturnType<typeof compositeMarks>[number],
+  at: { folio: number; movimiento: number; hora: Date; estacion: string; idmesero: string },
+) {
+  return {
+    foliodet: at.folio,
+    movimiento: at.movimiento,
+    comanda: '',
+    cantidad: line.cantidad.toFixed(),
+    idproducto: line.idproducto,
+    descuento: line.descuento.toFixed(),
+    precio: line.precio.toFixed(4),
+    impuesto1: line.impuesto1.toFixed(),
+    impuesto2: line.impuesto2.toFixed(),
+    impuesto3: line.impuesto3.toFixed(),
+    preciosinimpuestos: precioSinImpuestos(line.precio, line.impuesto1, line.impuesto2, line.impuesto3).toFixed(4),
+    preciocatalogo: line.precio.toFixed(4),
+    tiempo: '',
+    hora: at.hora,
+    horaproduccion: at.hora,
+    modificador: line.modificador,
+    mitad: 0,
+    comentario: line.comentario,
+    idestacion: at.estacion,
+    idmeseroproducto: at.idmesero,
+    ...marks,
+    marcar: false,
+    estadomonitor: 0,
+    nivel: 0,
+  };
 }
 
 async function registeredModifierPrices(ctx: PosContext, idEmpresa: string, inputs: readonly LineInput[], bases: string[]): Promise<Map<string, string>> {
@@ -111,41 +176,17 @@ async function registeredModifierPrices(ctx: PosContext, idEmpresa: string, inpu
 export async function insertLines(
   ctx: PosContext,
   account: AccountRef,
-  lines: Array<StoredLine & { input: LineInput; base: string }>,
+  lines: PricedLine[],
   lastMovimiento: number,
 ): Promise<number[]> {
   const movimientos = lines.map((_, i) => lastMovimiento + i + 1);
-  const basesWithModifiers = new Set(lines.filter((l) => l.modificador).map((l) => l.base));
-  const detail = lines.map((l, i) => {
-    const composite = basesWithModifiers.has(l.base);
-    return ctx.schema.completeRow('tempcheqdet', {
-      foliodet: account.folio,
-      movimiento: movimientos[i],
-      comanda: '',
-      cantidad: l.cantidad.toFixed(),
-      idproducto: l.idproducto,
-      descuento: 0,
-      precio: l.precio.toFixed(4),
-      impuesto1: l.impuesto1.toFixed(),
-      impuesto2: l.impuesto2.toFixed(),
-      impuesto3: l.impuesto3.toFixed(),
-      preciosinimpuestos: precioSinImpuestos(l.precio, l.impuesto1, l.impuesto2, l.impuesto3).toFixed(4),
-      preciocatalogo: l.precio.toFixed(4),
-      tiempo: '',
-      hora: ctx.now,
-      horaproduccion: ctx.now,
-      modificador: l.modificador,
-      mitad: 0,
-      comentario: l.input.comentario ?? '',
-      idestacion: account.estacion,
-      idmeseroproducto: account.idmesero,
-      idproductocompuesto: composite ? l.base : '',
-      productocompuestoprincipal: composite && !l.modificador,
-      marcar: false,
-      estadomonitor: 0,
-      nivel: 0,
-    });
-  });
+  const marks = compositeMarks(lines);
+  const detail = lines.map((l, i) =>
+    ctx.schema.completeRow(
+      'tempcheqdet',
+      detailRow({ ...l, comentario: l.input.comentario ?? '' }, marks[i]!, { folio: account.folio, movimiento: movimientos[i]!, hora: ctx.now, estacion: account.estacion, idmesero: account.idmesero }),
+    ),
+  );
   await ctx.db.insertInto('tempcheqdet').values(detail).execute();
   await ctx.db
     .insertInto('productosenproduccion')
@@ -162,8 +203,7 @@ export async function insertLines(
           horaproduccion: ctx.now,
           modificador: l.modificador,
           estadomonitor: 0,
-          idproductocompuesto: basesWithModifiers.has(l.base) ? l.base : '',
-          productocompuestoprincipal: basesWithModifiers.has(l.base) && !l.modificador,
+          ...marks[i],
           cancelado: false,
           enviadomonitor: false,
           idestacion: account.estacion,
