@@ -11,6 +11,8 @@
  * - paging uses `.offset().fetch()`, which both dialects accept;
  * - LIKE patterns are escaped with one escape character valid in both (`likeContains`).
  * Dates are computed in JavaScript and passed as branch-local parameters; no SQL date arithmetic.
+ * Rows read from SQL Server are given the shapes pg gives (`pgShapedRow`), so every value the
+ * operations see is the same on both and the PostgreSQL suite covers what branches read.
  */
 import {
   Kysely,
@@ -94,6 +96,7 @@ function mssqlDialect(config: Extract<PosDbConfig, { dialect: 'mssql' }>): Diale
     tarn: { ...tarn, options: { min: 0, max: config.poolSize ?? 10, propagateCreateError: false } },
     tedious: {
       ...tedious,
+      Request: PgShapedRequest,
       connectionFactory: () => new tedious.Connection(tediousConfig(config)),
     },
   });
@@ -120,11 +123,45 @@ export function tediousConfig(config: Extract<PosDbConfig, { dialect: 'mssql' }>
       trustServerCertificate: config.trustServerCertificate ?? true,
       // The POS stores branch-local wall-clock times; UTC conversion would shift every date.
       useUTC: false,
+      lowerCaseGuids: true,
       connectTimeout: config.connectTimeoutMs ?? 15_000,
       requestTimeout: config.requestTimeoutMs ?? 30_000,
       appName: 'branch-agent',
     },
   };
+}
+
+const DECIMAL_TYPES = new Set(['Decimal', 'DecimalN', 'Numeric', 'NumericN', 'Money', 'SmallMoney']);
+
+interface TediousColumn {
+  value: unknown;
+  metadata: { type: { name: string }; scale?: number | undefined };
+}
+
+/**
+ * Gives a SQL Server row the value shapes pg gives: numeric as text with the column's scale
+ * ('36.9241', not 36.9241) and bigint as a number (tedious sends it as text). tedious has already
+ * turned the numeric into a double; `toFixed(scale)` restores its exact digits up to 15
+ * significant digits, which a double always round-trips (10^11 at 4 decimals, far above any POS
+ * amount).
+ */
+export function pgShapedRow(columns: TediousColumn[]): void {
+  for (const column of columns) {
+    const { value, metadata } = column;
+    if (typeof value === 'number' && DECIMAL_TYPES.has(metadata.type.name)) {
+      column.value = value.toFixed(metadata.scale ?? (metadata.type.name.endsWith('Money') ? 4 : 0));
+    } else if (typeof value === 'string' && (metadata.type.name === 'BigInt' || metadata.type.name === 'IntN')) {
+      column.value = Number(value);
+    }
+  }
+}
+
+/** tedious emits each row to Kysely's listener through `emit('row')`: the one place to reshape it. */
+export class PgShapedRequest extends tedious.Request {
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'row') pgShapedRow(args[0] as TediousColumn[]);
+    return (super.emit as (event: string | symbol, ...args: unknown[]) => boolean)(event, ...args);
+  }
 }
 
 /** Tables whose counters Soft Restaurant allocates under an exclusive table lock. */
