@@ -41,7 +41,7 @@ try {
   const posUrl = cluster.url('pos_bench');
   const stack = await startStack({
     gatewayStoreUrl: cluster.url('gateway'),
-    branches: [{ licenseKey, name: 'Bench', owner: 'bench', posUrl }],
+    branches: [{ licenseKey, name: 'Bench', owner: 'bench', database: { dialect: 'postgres', url: posUrl } }],
     apiKeys: [{ key: apiKey, owner: 'bench' }],
     log,
     gateway: { rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } },

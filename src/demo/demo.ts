@@ -34,11 +34,14 @@ export async function startDemo(opts: { host: string; port: number; log: Logger 
     const branches = await Promise.all(
       DEMO_BRANCHES.map(async (b) => ({
         ...b,
-        posUrl: await createPosDatabase(cluster, `pos_${b.licenseKey.toLowerCase()}`, {
-          name: b.name,
-          forceCancelReason: b.forceCancelReason,
-          forceDiscountType: b.forceDiscountType,
-        }),
+        database: {
+          dialect: 'postgres' as const,
+          url: await createPosDatabase(cluster, `pos_${b.licenseKey.toLowerCase()}`, {
+            name: b.name,
+            forceCancelReason: b.forceCancelReason,
+            forceDiscountType: b.forceDiscountType,
+          }),
+        },
       })),
     );
     const stack = await startStack({

@@ -14,10 +14,8 @@ export interface StackBranch {
   name: string;
   /** Name of the user (API key owner) the branch belongs to. */
   owner: string;
-  /** URL of the branch's POS database, ready to use (schema installed, data seeded). */
-  posUrl: string;
-  /** Another POS database instead of `posUrl` (e.g. a SQL Server). */
-  database?: PosDbConfig;
+  /** The branch's POS database, ready to use (schema installed, data seeded). */
+  database: PosDbConfig;
 }
 
 export interface StackOptions {
@@ -79,7 +77,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         workerId: `agent-${licenseKey}`,
         gatewayUrl: url,
         token: agentTokens.get(licenseKey)!,
-        database: branch.database ?? { dialect: 'postgres', url: branch.posUrl },
+        database: branch.database,
         ...opts.agent,
       },
       opts.log.child({ component: 'agent', licenseKey }),

@@ -164,6 +164,11 @@ export class PgShapedRequest extends tedious.Request {
   }
 }
 
+/** Which dialect a connection speaks, for code handed only the Kysely instance. */
+export function dialectOf(db: PosDb): PosDialectName {
+  return db.getExecutor().adapter instanceof MssqlAdapter ? 'mssql' : 'postgres';
+}
+
 /** Tables whose counters Soft Restaurant allocates under an exclusive table lock. */
 const COUNTER_TABLES = new Set(['folios', 'parametros']);
 

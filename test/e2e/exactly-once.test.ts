@@ -99,7 +99,7 @@ describe('Idempotency-Key at the gateway', () => {
   it('409 idempotency_in_progress with Retry-After while the first request still runs', async () => {
     const folio = await newOrder();
     const key = randomUUID();
-    const holder = openPosDb(stack.posUrls.get(BRANCH)!);
+    const holder = openPosDb(stack.posConfigs.get(BRANCH)!);
     try {
       // A terminal holds the account: the first request waits on the row lock.
       const trx = await holder.db.startTransaction().execute();
@@ -122,7 +122,7 @@ describe('Idempotency-Key at the gateway', () => {
 describe('concurrency on one account', () => {
   it('a second write waits for the first transaction and then sees its result', async () => {
     const folio = await newOrder();
-    const other = openPosDb(stack.posUrls.get(BRANCH)!);
+    const other = openPosDb(stack.posConfigs.get(BRANCH)!);
     try {
       const trx = await other.db.startTransaction().execute();
       // Another terminal locks the account and adds line 2 without committing yet.

@@ -5,12 +5,12 @@ import { seedBranch } from '../../src/demo/seed.js';
 import * as ops from '../../src/protocol/operations/orders-read.js';
 import { readInstalledSchema } from '../../src/pos/columns.js';
 import type { PosContext } from '../../src/pos/context.js';
-import { TsqlRecorder, type PosDb } from '../../src/pos/db.js';
+import { dialectOf, TsqlRecorder, type PosDb } from '../../src/pos/db.js';
 import { listClosedOrders, listOpenOrders, operationalDay, searchClosedOrdersByShifts, SHIFT_IDS_PER_STATEMENT } from '../../src/pos/operations/orders-read.js';
 import { POS_TABLES } from '../../src/pos/runtime.js';
 import { totalsToApi } from '../../src/pos/totals.js';
 import { localIso } from '../../src/pos/values.js';
-import { cloneDatabase, openPosDb, TEMPLATES } from '../support/databases.js';
+import { newPosDatabase, openPosDb } from '../support/databases.js';
 import { PosFixtures, type AccountFixture, type WrittenAccount } from '../support/fixtures.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 
@@ -411,7 +411,7 @@ describe('POST /ordenes/buscar', () => {
 
   it('never puts more than a chunk of shift numbers in one statement', async () => {
     const recorder = new TsqlRecorder();
-    const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: 'postgres', schema: f.schema, log: pino({ level: 'silent' }), now: new Date() };
+    const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: dialectOf(f.db), schema: f.schema, log: pino({ level: 'silent' }), now: new Date() };
     const ids = Array.from({ length: 10_000 }, (_, i) => i + 1);
     const page = await searchClosedOrdersByShifts.run(ctx, ops.searchClosedOrdersByShifts.input.parse({ idTurnos: ids, page: 2, pageSize: 3, search: 'caja' }));
     expect(page.data.map((o) => o.folio)).toEqual(of(C, 'C4', 'C5', 'C7'));
@@ -562,12 +562,12 @@ describe('demo history (seedHistory)', () => {
   const now = new Date();
 
   beforeAll(async () => {
-    const pos = openPosDb(await cloneDatabase(TEMPLATES.empty));
+    const pos = openPosDb(await newPosDatabase('empty'));
     db = pos.db;
     close = pos.close;
-    const schema = await readInstalledSchema(db, 'postgres', POS_TABLES);
+    const schema = await readInstalledSchema(db, pos.dialect, POS_TABLES);
     await seedBranch(db, schema, { name: 'Sucursal Historia', forceCancelReason: false, forceDiscountType: false, now });
-    ctx = { db, dialect: 'postgres', schema, log: pino({ level: 'silent' }), now };
+    ctx = { db, dialect: pos.dialect, schema, log: pino({ level: 'silent' }), now };
   });
 
   afterAll(async () => {

@@ -4,15 +4,14 @@
  * refusal leaving the database as it was, exactly-once and the product row lock; and the same
  * operation run by an agent's job runner on a Soft Restaurant 10 database.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobRunner } from '../../src/agent/runner.js';
-import { createPosDatabase } from '../../src/demo/pos-database.js';
 import type { PosDb } from '../../src/pos/db.js';
 import { updateProduct } from '../../src/pos/operations/products.js';
 import { openPos } from '../../src/pos/runtime.js';
-import { cluster, openPosDb } from '../support/databases.js';
+import { newPosDatabase, openPosDb } from '../support/databases.js';
 import { BRANCH, OTHER_USERS_BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { SR10 } from '../support/schema-variant.js';
 
@@ -316,7 +315,7 @@ describe('PUT /productos: exactly once', () => {
 
 describe('PUT /productos: the product row lock', () => {
   it('waits for a terminal holding the product and then logs the price that terminal committed', async () => {
-    const terminal = openPosDb(stack.posUrls.get(BRANCH)!);
+    const terminal = openPosDb(stack.posConfigs.get(BRANCH)!);
     try {
       const trx = await terminal.db.startTransaction().execute();
       await trx.selectFrom('productos').select('idproducto').where('idproducto', '=', '3004').forUpdate().execute();
@@ -342,9 +341,8 @@ describe('PUT /productos: the product row lock', () => {
 
 describe('products.update on Soft Restaurant 10', () => {
   it('writes no WorkspaceId anywhere and no sync mark: SR 10 has neither', async () => {
-    const url = await createPosDatabase(cluster(), `sr10_${randomBytes(6).toString('hex')}`, { name: 'SR 10', forceCancelReason: false, forceDiscountType: false }, 'softrestaurant10.sql');
     const log = pino({ level: 'silent' });
-    const pos = await openPos({ dialect: 'postgres', url }, log);
+    const pos = await openPos(await newPosDatabase('branch', 'sr10'), log);
     try {
       expect(pos.schema.has('productos', 'WorkspaceId')).toBe(false);
       const runner = new JobRunner({ pos, operations: new Map([[updateProduct.def.name, updateProduct]]), log, concurrency: 1, idempotencyRetentionMs: 3_600_000 });

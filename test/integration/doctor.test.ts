@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyDatabaseError, formatDoctorReport, migrateAgentTables, parsePrinterOption, runDoctor, type DoctorReport } from '../../src/agent/doctor.js';
 import { freePort } from '../../src/demo/embedded-postgres.js';
-import { cloneDatabase, openPosDb, TEMPLATES } from '../support/databases.js';
+import { newPosDatabase, openPosDb, pgUrlOf } from '../support/databases.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -54,7 +54,7 @@ describe('branch-agent doctor', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'branch-agent-doctor-'));
     stack = await startTestStack();
-    posUrl = stack.posUrls.get(BRANCH)!;
+    posUrl = pgUrlOf(stack.posConfigs.get(BRANCH)!);
     printer = createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => printer.listen(0, '127.0.0.1', resolve));
     printerPort = (printer.address() as { port: number }).port;
@@ -176,8 +176,8 @@ describe('branch-agent doctor', () => {
   });
 
   it('missing columns warn (not fatal); a missing table or key column fails', async () => {
-    const url = await cloneDatabase(TEMPLATES.branch);
-    const pos = openPosDb(url);
+    const url = pgUrlOf(await newPosDatabase());
+    const pos = openPosDb({ dialect: 'postgres', url });
     try {
       await pos.db.schema.alterTable('productos').dropColumn('WorkspaceId').execute();
       await pos.db.schema.alterTable('meseros').dropColumn('nombre').execute();
@@ -199,8 +199,8 @@ describe('branch-agent doctor', () => {
   });
 
   it('reports pending agent migrations; migrate applies them, then there is nothing to apply', async () => {
-    const url = await cloneDatabase(TEMPLATES.branch);
-    const pos = openPosDb(url);
+    const url = pgUrlOf(await newPosDatabase());
+    const pos = openPosDb({ dialect: 'postgres', url });
     try {
       await pos.db.schema.dropTable('ba_idempotency').execute();
       await pos.db.deleteFrom('ba_schema_version' as never).execute();

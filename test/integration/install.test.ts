@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/demo/embedded-postgres.js';
-import { cloneDatabase, TEMPLATES } from '../support/databases.js';
+import { newPosDatabase } from '../support/databases.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BRANCH = 'TEST000000000001';
@@ -150,7 +150,7 @@ describe('install.sh --no-systemd', () => {
             licenseKey: BRANCH,
             gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
             token: 'agt_test',
-            database: { dialect: 'postgres', url: await cloneDatabase(TEMPLATES.branch) },
+            database: await newPosDatabase(),
             health: { host: '127.0.0.1', port: healthPort },
             log: { level: 'info' },
           },

@@ -1,17 +1,15 @@
 /**
  * Surviving the real world: the agent's connection dropped 100 times in the middle of writes,
- * and the POS database restarted under load. After each, the next request succeeds; no write
+ * and the POS database going away under load (a restart on PostgreSQL, offline and online again
+ * on SQL Server). After each, the next request succeeds; no write
  * is applied twice or lost, no request hangs.
  */
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedCluster } from '../../src/demo/embedded-postgres.js';
-import { createPosDatabase } from '../../src/demo/pos-database.js';
 import { startStack, waitForAgents, type Stack } from '../../src/demo/stack.js';
-import { createPosDb } from '../../src/pos/db.js';
-import { cloneDatabase, TEMPLATES } from '../support/databases.js';
+import { newGatewayDatabase, newInterruptiblePosDatabase, openPosDb, type InterruptiblePosDatabase } from '../support/databases.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 
 async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -66,19 +64,12 @@ describe('connection drops', () => {
 });
 
 describe('database restart under load', () => {
-  let cluster: EmbeddedCluster;
+  let pos: InterruptiblePosDatabase;
   let stack: Stack;
-  let dataDir: string;
   const logLines: string[] = [];
 
   beforeAll(async () => {
-    const { mkdtempSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    dataDir = mkdtempSync(`${tmpdir()}/branch-agent-restart-`);
-    const { chmodSync } = await import('node:fs');
-    chmodSync(dataDir, 0o777);
-    cluster = await startEmbeddedPostgres({ dataDir: `${dataDir}/pg` });
-    const posUrl = await createPosDatabase(cluster, 'pos', { name: 'Restart', forceCancelReason: false, forceDiscountType: false });
+    pos = await newInterruptiblePosDatabase();
     const sink = new Writable({
       write(chunk, _enc, done) {
         logLines.push(String(chunk));
@@ -87,8 +78,8 @@ describe('database restart under load', () => {
     });
     stack = await startStack({
       // The gateway's store lives elsewhere (the shared test cluster): only the POS database restarts.
-      gatewayStoreUrl: await cloneDatabase(TEMPLATES.gateway),
-      branches: [{ licenseKey: BRANCH, name: 'Restart', owner: 'u', posUrl }],
+      gatewayStoreUrl: await newGatewayDatabase(),
+      branches: [{ licenseKey: BRANCH, name: 'Restart', owner: 'u', database: pos.config }],
       apiKeys: [{ key: 'k', owner: 'u' }],
       log: pino({ level: 'warn' }, sink),
       gateway: { rateLimit: { perSecond: 100_000, burst: 100_000 } },
@@ -98,7 +89,7 @@ describe('database restart under load', () => {
   });
   afterAll(async () => {
     await stack?.stop().catch(() => undefined);
-    await cluster?.stop();
+    await pos?.close();
   });
 
   it('answers 503 pos_unavailable while it is down and recovers by itself when it is back', async () => {
@@ -117,12 +108,11 @@ describe('database restart under load', () => {
       }
     })();
     await new Promise((r) => setTimeout(r, 200));
-    const port = cluster.port;
-    await cluster.stop();
+    await pos.down();
     await new Promise((r) => setTimeout(r, 500));
     const down = await get();
     expect(down).toMatchObject({ status: 503, body: { code: 'pos_unavailable' } });
-    cluster = await startEmbeddedPostgres({ dataDir: `${dataDir}/pg`, port });
+    await pos.up();
     await new Promise((r) => setTimeout(r, 200));
     let recovered = false;
     for (let i = 0; i < 100 && !recovered; i++) {
@@ -143,7 +133,7 @@ describe('database restart under load', () => {
       body: JSON.stringify({ estacion: 'CAJA1', idEmpresa: '0000000001' }),
     });
     expect(write.status).toBe(201);
-    const direct = createPosDb({ dialect: 'postgres', url: cluster.url('pos') });
+    const direct = openPosDb(pos.config);
     const folio = ((await write.json()) as { folio: number }).folio;
     expect(await direct.db.selectFrom('tempcheques').select('folio').where('folio', '=', folio).execute()).toHaveLength(1);
     await direct.close();

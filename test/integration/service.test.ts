@@ -10,7 +10,7 @@ import { runService, type RunningService } from '../../src/agent/service.js';
 import { AlreadyRunningError } from '../../src/agent/single-instance.js';
 import { agentConfigSchema } from '../../src/config/schema.js';
 import { freePort } from '../../src/demo/embedded-postgres.js';
-import { cloneDatabase, TEMPLATES } from '../support/databases.js';
+import { newPosDatabase } from '../support/databases.js';
 
 function capture(): { log: pino.Logger; lines: Array<{ msg: string; level: number }> } {
   const lines: Array<{ msg: string; level: number }> = [];
@@ -34,7 +34,7 @@ async function config(overrides: Record<string, unknown> = {}) {
     licenseKey: 'TEST000000000001',
     gatewayUrl: `http://127.0.0.1:${deadGateway}`,
     token: 'agt_x',
-    database: { dialect: 'postgres', url: await cloneDatabase(TEMPLATES.branch) },
+    database: await newPosDatabase(),
     health: { host: '127.0.0.1', port: 0 },
     ...overrides,
   });

@@ -1,15 +1,30 @@
+/**
+ * Test databases. The gateway's store is always PostgreSQL; a POS database is PostgreSQL in the
+ * `sr11` and `sr10` projects and SQL Server in the `mssql` project, and the tests that use one
+ * do not know which.
+ */
 import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { inject } from 'vitest';
-import { clusterAt } from '../../src/demo/embedded-postgres.js';
-import { createPosDb, type PosConnection } from '../../src/pos/db.js';
-
-export { TEMPLATES } from './global-setup.js';
+import { clusterAt, startEmbeddedPostgres, type EmbeddedCluster } from '../../src/demo/embedded-postgres.js';
+import { createPosDatabase, installPosDatabase } from '../../src/demo/pos-database.js';
+import { createPosDb, type PosConnection, type PosDbConfig } from '../../src/pos/db.js';
+import { createSqlServerDatabase, setSqlServerDatabaseOnline } from './sqlserver.js';
+import { GATEWAY_TEMPLATE, POS_TEMPLATES, schemaFileOf, type PosSchemaVersion, type PosTemplate } from './templates.js';
 
 export const cluster = () => clusterAt(inject('pgPort'));
 
-/** A fresh database cloned from one of the global setup's templates; returns its URL. */
-export async function cloneDatabase(template: string): Promise<string> {
-  const name = `t_${randomBytes(6).toString('hex')}`;
+const sqlServer = inject('sqlServer');
+
+/** Which database server this project's POS databases live on. */
+export const POS_DIALECT: PosDbConfig['dialect'] = sqlServer ? 'mssql' : 'postgres';
+
+const uniqueName = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`;
+
+async function clonePg(template: string): Promise<string> {
+  const name = uniqueName('t_');
   const c = cluster();
   for (let attempt = 0; ; attempt++) {
     try {
@@ -23,7 +38,81 @@ export async function cloneDatabase(template: string): Promise<string> {
   }
 }
 
+/** A fresh, migrated gateway store; returns its URL. */
+export const newGatewayDatabase = () => clonePg(GATEWAY_TEMPLATE);
+
+/**
+ * A fresh POS database built like `template`, on this project's server. `schema` asks for
+ * another Soft Restaurant version than the project's.
+ */
+export async function newPosDatabase(template: PosTemplate = 'branch', schema?: PosSchemaVersion): Promise<PosDbConfig> {
+  const recipe = POS_TEMPLATES[template];
+  const version = schema ?? inject('posSchema');
+  if (sqlServer) {
+    const config = await createSqlServerDatabase(sqlServer.config, uniqueName(sqlServer.prefix));
+    await installPosDatabase(config, recipe.seed, schemaFileOf(version));
+    return config;
+  }
+  if (version !== inject('posSchema')) return { dialect: 'postgres', url: await createPosDatabase(cluster(), uniqueName('t_'), recipe.seed, schemaFileOf(version)) };
+  return { dialect: 'postgres', url: await clonePg(recipe.database) };
+}
+
+/** The URL of a PostgreSQL POS database, for the suites that only run on PostgreSQL (doctor). */
+export function pgUrlOf(config: PosDbConfig): string {
+  if (config.dialect !== 'postgres') throw new Error('this suite runs on PostgreSQL only');
+  return config.url;
+}
+
 /** A direct connection to a POS database, for asserting what the agent wrote. */
-export function openPosDb(url: string): PosConnection {
-  return createPosDb({ dialect: 'postgres', url, poolSize: 4 });
+export function openPosDb(config: PosDbConfig): PosConnection {
+  return createPosDb({ ...config, poolSize: 4 });
+}
+
+/**
+ * A POS database that can go away and come back, as when a branch's server restarts: on
+ * PostgreSQL its own cluster stops and starts on the same port; on SQL Server the database goes
+ * offline (closing every connection) and online again.
+ */
+export interface InterruptiblePosDatabase {
+  config: PosDbConfig;
+  down(): Promise<void>;
+  up(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function newInterruptiblePosDatabase(): Promise<InterruptiblePosDatabase> {
+  const seed = POS_TEMPLATES.branch.seed;
+  const schemaFile = schemaFileOf(inject('posSchema'));
+  if (sqlServer) {
+    const config = await createSqlServerDatabase(sqlServer.config, uniqueName(sqlServer.prefix));
+    await installPosDatabase(config, seed, schemaFile);
+    return {
+      config,
+      down: () => setSqlServerDatabaseOnline(sqlServer.config, config.database, false),
+      up: () => setSqlServerDatabaseOnline(sqlServer.config, config.database, true),
+      close: async () => undefined,
+    };
+  }
+  // In the shared temp dir, world-writable: the postgres user must reach it when we run as root.
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'branch-agent-restart-'));
+  chmodSync(dataDir, 0o777);
+  const start = (port?: number) => startEmbeddedPostgres({ dataDir: `${dataDir}/pg`, ...(port ? { port } : {}) });
+  let own: EmbeddedCluster | undefined = await start();
+  const port = own.port;
+  const url = await createPosDatabase(own, 'pos', seed, schemaFile);
+  const stop = async () => {
+    await own?.stop();
+    own = undefined;
+  };
+  return {
+    config: { dialect: 'postgres', url },
+    down: stop,
+    up: async () => {
+      own = await start(port);
+    },
+    close: async () => {
+      await stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -7,7 +7,7 @@
 import { writeAccount, writeClosedAccount, type AccountSpec, type WrittenAccount } from '../../src/demo/seed-history.js';
 import { DEMO_COMPANY } from '../../src/demo/seed.js';
 import { readInstalledSchema, type InstalledSchema } from '../../src/pos/columns.js';
-import type { PosDb } from '../../src/pos/db.js';
+import { dialectOf, type PosDb } from '../../src/pos/db.js';
 import { POS_TABLES } from '../../src/pos/runtime.js';
 
 export type { WrittenAccount };
@@ -31,7 +31,7 @@ export class PosFixtures {
   ) {}
 
   static async for(db: PosDb): Promise<PosFixtures> {
-    return new PosFixtures(db, await readInstalledSchema(db, 'postgres', POS_TABLES));
+    return new PosFixtures(db, await readInstalledSchema(db, dialectOf(db), POS_TABLES));
   }
 
   /** Leaves the branch without accounts, invoices or shifts, whatever its seed wrote. */

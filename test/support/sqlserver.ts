@@ -1,61 +1,67 @@
 /**
- * Where a SQL Server for the tests comes from: MSSQL_URL (any server, e.g.
- * mssql://sa:Secret1!@localhost:1433/master?encrypt=false or ?instance=SQLEXPRESS), or a
- * testcontainers SQL Server when a Docker engine runs here. Without either the SQL Server suite
- * is skipped, and says why.
+ * The SQL Server the `mssql` project runs on, and its test databases. SQL Server has no
+ * CREATE DATABASE … TEMPLATE, so every test database is created and filled afresh; each run's
+ * databases share a prefix and are dropped together when the run ends.
  */
-import { execFileSync } from 'node:child_process';
-import type { PosDbConfig } from '../../src/pos/db.js';
-
-export type MssqlConfig = Extract<PosDbConfig, { dialect: 'mssql' }>;
+import { sql } from 'kysely';
+import { createPosDb } from '../../src/pos/db.js';
+import { parseMssqlUrl, type MssqlConfig, type SqlServerSource } from './sqlserver-source.js';
 
 export interface SqlServer {
   config: MssqlConfig;
-  source: string;
   stop(): Promise<void>;
 }
 
-export function parseMssqlUrl(text: string): MssqlConfig {
-  const url = new URL(text);
-  if (url.protocol !== 'mssql:' && url.protocol !== 'sqlserver:') throw new Error('MSSQL_URL must start with mssql://');
-  const q = url.searchParams;
-  const instanceName = q.get('instance') ?? undefined;
-  return {
-    dialect: 'mssql',
-    server: url.hostname,
-    ...(instanceName ? { instanceName } : url.port ? { port: Number(url.port) } : {}),
-    database: decodeURIComponent(url.pathname.slice(1)) || 'master',
-    authentication: q.get('domain')
-      ? { type: 'ntlm', domain: q.get('domain')!, user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
-      : { type: 'sql', user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
-    encrypt: q.get('encrypt') === 'true',
-    trustServerCertificate: q.get('trustServerCertificate') !== 'false',
-    poolSize: 10,
-  };
-}
-
-function dockerRuns(): boolean {
-  try {
-    execFileSync('docker', ['info'], { stdio: 'ignore', timeout: 10_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A reachable SQL Server, or the reason there is none. */
-export async function findSqlServer(): Promise<SqlServer | { skip: string }> {
-  if (process.env.MSSQL_URL) {
-    return { config: parseMssqlUrl(process.env.MSSQL_URL), source: 'MSSQL_URL', stop: async () => undefined };
-  }
-  if (!dockerRuns()) return { skip: 'MSSQL_URL is not set and no Docker engine runs here (docker info failed)' };
+export async function startSqlServer(source: Extract<SqlServerSource, { source: string }>['source']): Promise<SqlServer> {
+  if (source === 'MSSQL_URL') return { config: parseMssqlUrl(process.env.MSSQL_URL!), stop: async () => undefined };
   const { MSSQLServerContainer } = await import('@testcontainers/mssqlserver');
   const container = await new MSSQLServerContainer('mcr.microsoft.com/mssql/server:2022-latest').acceptLicense().start();
   return {
     config: parseMssqlUrl(`mssql://${container.getUsername()}:${encodeURIComponent(container.getPassword())}@${container.getHost()}:${container.getPort()}/master`),
-    source: 'testcontainers',
     stop: async () => {
       await container.stop();
     },
   };
+}
+
+/** Runs one statement on the server's master database. */
+export async function onMaster(server: MssqlConfig, statement: string): Promise<void> {
+  const master = createPosDb({ ...server, database: 'master', poolSize: 1 });
+  try {
+    await sql.raw(statement).execute(master.db);
+  } finally {
+    await master.close();
+  }
+}
+
+const identifier = (name: string) => {
+  if (!/^\w+$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  return `[${name}]`;
+};
+
+export async function createSqlServerDatabase(server: MssqlConfig, name: string): Promise<MssqlConfig> {
+  await onMaster(server, `CREATE DATABASE ${identifier(name)}`);
+  return { ...server, database: name };
+}
+
+/** Takes a database offline (closing every connection to it) or back online: an outage of one branch's POS. */
+export async function setSqlServerDatabaseOnline(server: MssqlConfig, name: string, online: boolean): Promise<void> {
+  await onMaster(server, `ALTER DATABASE ${identifier(name)} SET ${online ? 'ONLINE' : 'OFFLINE WITH ROLLBACK IMMEDIATE'}`);
+}
+
+export async function dropSqlServerDatabases(server: MssqlConfig, prefix: string): Promise<void> {
+  const master = createPosDb({ ...server, database: 'master', poolSize: 1 });
+  try {
+    const { rows } = await sql<{ name: string }>`select name from sys.databases where name like ${`${prefix}%`}`.execute(master.db);
+    for (const { name } of rows) {
+      // An offline database (a test that failed mid-outage) cannot go single-user but drops as it is.
+      await sql
+        .raw(`ALTER DATABASE ${identifier(name)} SET SINGLE_USER WITH ROLLBACK IMMEDIATE`)
+        .execute(master.db)
+        .catch(() => undefined);
+      await sql.raw(`DROP DATABASE ${identifier(name)}`).execute(master.db);
+    }
+  } finally {
+    await master.close();
+  }
 }

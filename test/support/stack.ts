@@ -1,11 +1,12 @@
 /**
  * The whole system for end-to-end tests: a real gateway on a loopback port, real agents over a
- * real WebSocket, each branch on its own real PostgreSQL database cloned from a template.
+ * real WebSocket, each branch on its own real POS database (PostgreSQL, or SQL Server in the
+ * `mssql` project).
  */
 import pino from 'pino';
 import { startStack, waitForAgents, type Stack, type StackOptions } from '../../src/demo/stack.js';
-import { cloneDatabase, openPosDb, TEMPLATES } from './databases.js';
-import type { PosConnection } from '../../src/pos/db.js';
+import { newGatewayDatabase, newPosDatabase, openPosDb } from './databases.js';
+import type { PosConnection, PosDbConfig } from '../../src/pos/db.js';
 
 export const BRANCH = 'TEST000000000001';
 export const STRICT_BRANCH = 'TEST000000000002';
@@ -16,8 +17,8 @@ export const OTHER_API_KEY = 'test-key-2';
 export interface TestStack extends Stack {
   /** Direct connections to each branch's POS database, for asserting state. */
   pos: Map<string, PosConnection>;
-  /** Connection URL of each branch's POS database, for a second, independent connection. */
-  posUrls: Map<string, string>;
+  /** Each branch's POS database, for a second, independent connection. */
+  posConfigs: Map<string, PosDbConfig>;
   api(method: string, path: string, opts?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse>;
 }
 
@@ -32,16 +33,11 @@ export interface ApiResponse {
 export async function startTestStack(
   opts: { agent?: StackOptions['agent']; gateway?: StackOptions['gateway']; agentHooks?: StackOptions['agentHooks'] } = {},
 ): Promise<TestStack> {
-  const [gatewayUrl, branchUrl, strictUrl, otherUrl] = await Promise.all([
-    cloneDatabase(TEMPLATES.gateway),
-    cloneDatabase(TEMPLATES.branch),
-    cloneDatabase(TEMPLATES.strictBranch),
-    cloneDatabase(TEMPLATES.branch),
-  ]);
+  const [gatewayUrl, branch, strict, other] = await Promise.all([newGatewayDatabase(), newPosDatabase('branch'), newPosDatabase('strictBranch'), newPosDatabase('branch')]);
   const branches = [
-    { licenseKey: BRANCH, name: 'Centro', owner: 'tester', posUrl: branchUrl },
-    { licenseKey: STRICT_BRANCH, name: 'Norte', owner: 'tester', posUrl: strictUrl },
-    { licenseKey: OTHER_USERS_BRANCH, name: 'Ajena', owner: 'other', posUrl: otherUrl },
+    { licenseKey: BRANCH, name: 'Centro', owner: 'tester', database: branch },
+    { licenseKey: STRICT_BRANCH, name: 'Norte', owner: 'tester', database: strict },
+    { licenseKey: OTHER_USERS_BRANCH, name: 'Ajena', owner: 'other', database: other },
   ];
   const stack = await startStack({
     gatewayStoreUrl: gatewayUrl,
@@ -56,11 +52,11 @@ export async function startTestStack(
     agentHooks: opts.agentHooks,
   });
   await waitForAgents(stack, branches.map((b) => b.licenseKey));
-  const pos = new Map(branches.map((b) => [b.licenseKey, openPosDb(b.posUrl)]));
+  const pos = new Map(branches.map((b) => [b.licenseKey, openPosDb(b.database)]));
 
   const test = stack as TestStack;
   test.pos = pos;
-  test.posUrls = new Map(branches.map((b) => [b.licenseKey, b.posUrl]));
+  test.posConfigs = new Map(branches.map((b) => [b.licenseKey, b.database]));
   test.api = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.key !== null) headers['x-api-key'] = o.key ?? API_KEY;

@@ -11,7 +11,7 @@ import { JobRunner } from '../../src/agent/runner.js';
 import { TsqlRecorder } from '../../src/pos/db.js';
 import { operations } from '../../src/pos/operations/index.js';
 import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
-import { cloneDatabase, TEMPLATES } from '../support/databases.js';
+import { newPosDatabase } from '../support/databases.js';
 import { SCENARIOS } from './scenarios/index.js';
 
 const EXPECTED_DIR = new URL('./expected/', import.meta.url);
@@ -19,7 +19,7 @@ const update = process.env.UPDATE_TSQL === '1';
 let pos: PosRuntime;
 
 beforeAll(async () => {
-  pos = await openPos({ dialect: 'postgres', url: await cloneDatabase(TEMPLATES.branch) }, pino({ level: 'silent' }));
+  pos = await openPos(await newPosDatabase(), pino({ level: 'silent' }));
 });
 afterAll(async () => {
   await pos?.close();

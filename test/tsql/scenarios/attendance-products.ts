@@ -1,5 +1,5 @@
 import { readInstalledSchema } from '../../../src/pos/columns.js';
-import type { PosDb } from '../../../src/pos/db.js';
+import { dialectOf, type PosDb } from '../../../src/pos/db.js';
 import type { RunOp, Scenario } from './index.js';
 
 const company = '0000000001';
@@ -23,7 +23,7 @@ const extraQueso = {
 /** A paid quick sale (ticket number assigned) with an invoice linked while it is still in the temporary tables. */
 async function invoicedSale(db: PosDb, run: RunOp): Promise<{ numCheque: number; serie: string }> {
   const sale = await run('orders.createClosed', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] });
-  const schema = await readInstalledSchema(db, 'postgres', ['facturas']);
+  const schema = await readInstalledSchema(db, dialectOf(db), ['facturas']);
   const idfactura = 7001;
   await db
     .insertInto('facturas')
