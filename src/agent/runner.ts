@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { PosError } from '../protocol/errors.js';
 import type { JobError, JobMessage, ResultMessage } from '../protocol/messages.js';
-import { isConnectionError, isUniqueViolation } from '../pos/db.js';
+import { isConnectionError, isDeadlock, isUniqueViolation, type PosDb } from '../pos/db.js';
 import { claim, recordResult } from '../pos/idempotency.js';
 import type { Implementation } from '../pos/operation.js';
 import type { PosRuntime } from '../pos/runtime.js';
@@ -18,12 +18,19 @@ export interface RunnerOptions {
   concurrency: number;
   idempotencyRetentionMs: number;
   /** Called inside a write's transaction just before commit; tests use it to inject failures. */
-  beforeCommit?: (op: string) => Promise<void> | void;
+  beforeCommit?: (op: string, trx: PosDb) => Promise<void> | void;
   /** Called once a write has committed, before its answer is sent; tests use it to lose answers. */
   afterCommit?: (op: string) => void;
 }
 
 class Deadline extends Error {}
+
+/**
+ * How often a write runs again after its transaction was rolled back whole: as the victim of a
+ * deadlock with a terminal (common on SQL Server, where readers and writers block each other),
+ * or because a concurrent copy of the same job committed first (the next run replays it).
+ */
+const MAX_RETRIES = 3;
 
 export class JobRunner {
   #running = 0;
@@ -75,18 +82,26 @@ export class JobRunner {
         }
         const result = await impl.run({ ...base, db: trx }, parsed.data);
         if (idem) await recordResult(trx, idem, result);
-        await this.opts.beforeCommit?.(job.op);
+        await this.opts.beforeCommit?.(job.op, trx);
         // Committing after the gateway gave up would apply a write the client was told failed.
         if (Date.now() > job.deadline) throw new Deadline();
         return result;
       });
     let result: unknown;
-    try {
-      result = await attempt();
-    } catch (error) {
-      // A concurrent copy of the same job committed first: replay its stored result.
-      if (!job.idempotency || !isUniqueViolation(error)) throw error;
-      result = await attempt();
+    for (let retries = 0; ; retries++) {
+      try {
+        result = await attempt();
+        break;
+      } catch (error) {
+        const duplicate = job.idempotency !== undefined && isUniqueViolation(error);
+        const deadlock = isDeadlock(error);
+        if (!(duplicate || deadlock) || retries >= MAX_RETRIES) throw error;
+        if (Date.now() > job.deadline) throw new Deadline();
+        if (deadlock) {
+          base.log.warn({ retry: retries + 1 }, 'deadlock with another POS transaction; everything was rolled back, running again');
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 45));
+        }
+      }
     }
     this.opts.afterCommit?.(job.op);
     return result;
@@ -95,6 +110,10 @@ export class JobRunner {
   #describe(job: JobMessage, error: unknown): JobError {
     if (error instanceof PosError) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
     if (error instanceof Deadline) return { code: 'agent_timeout', message: 'The job passed its deadline before it could finish; nothing was written.' };
+    if (isDeadlock(error)) {
+      this.opts.log.warn({ jobId: job.jobId, op: job.op, err: error }, 'deadlocked on every attempt');
+      return { code: 'pos_busy', message: 'Other point-of-sale transactions kept this write from finishing; nothing was written. Retry shortly.' };
+    }
     if (isConnectionError(error)) {
       this.opts.log.warn({ jobId: job.jobId, op: job.op, err: error }, 'POS database unavailable');
       return { code: 'pos_unavailable', message: 'The point-of-sale database is not reachable right now.' };

@@ -74,7 +74,11 @@ export function toApiError(error: FastifyError): ApiError {
   return new ApiError('internal_error', 'An unexpected error occurred. It has been logged.');
 }
 
+/** Seconds a client should wait before retrying an agent's temporary failure (nothing was written). */
+const RETRY_AFTER: Partial<Record<ErrorCode, string>> = { pos_unavailable: '5', pos_busy: '1' };
+
 export function jobErrorToApiError(code: string, message: string, details?: Record<string, unknown>, jobId?: string): ApiError {
   const known: ErrorCode = isErrorCode(code) ? code : 'internal_error';
-  return new ApiError(known, message, { ...(details ?? {}), ...(jobId ? { jobId } : {}) });
+  const retryAfter = RETRY_AFTER[known];
+  return new ApiError(known, message, { ...(details ?? {}), ...(jobId ? { jobId } : {}) }, retryAfter ? { 'retry-after': retryAfter } : undefined);
 }

@@ -265,19 +265,34 @@ export async function ping(db: PosDb): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
+/** This transaction was chosen to end a deadlock and was rolled back whole: PostgreSQL 40P01, SQL Server 1205. */
+export function isDeadlock(error: unknown): boolean {
+  const e = error as { code?: unknown; number?: unknown } | null;
+  return e?.code === '40P01' || e?.number === 1205;
+}
+
 /** A duplicate-key error: PostgreSQL 23505, SQL Server 2627 (constraint) or 2601 (unique index). */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: unknown; number?: unknown } | null;
   return e?.code === '23505' || e?.number === 2627 || e?.number === 2601;
 }
 
+/**
+ * SQL Server errors that mean the database itself is unavailable rather than the statement
+ * wrong: 942 database offline, 4060 cannot open the database, 40613 database not currently
+ * available, 596 session killed. Severity 20 and above always ends the connection.
+ */
+const MSSQL_UNAVAILABLE = new Set([942, 4060, 40613, 596]);
+
 /** The database could not be reached or the connection broke, as opposed to a rejected statement. */
 export function isConnectionError(error: unknown): boolean {
-  const e = error as { code?: unknown; name?: unknown } | null;
+  const e = error as { code?: unknown; name?: unknown; number?: unknown; class?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
   return (
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ESOCKET', 'ECONNCLOSED', 'ENOTOPEN', 'ELOGIN', '57P01', '57P02', '57P03', '08006', '08001', '08003'].includes(code) ||
     e?.name === 'ConnectionError' ||
+    (typeof e?.number === 'number' && MSSQL_UNAVAILABLE.has(e.number)) ||
+    (typeof e?.class === 'number' && e.class >= 20) ||
     /Connection terminated|connection timeout|Client has encountered a connection error/i.test(String((error as Error)?.message ?? ''))
   );
 }

@@ -36,6 +36,7 @@ export const ERROR_STATUS = {
   printer_failed: 502,
   agent_offline: 503,
   pos_unavailable: 503,
+  pos_busy: 503,
   store_unavailable: 503,
   agent_timeout: 504,
 } as const;

@@ -11,12 +11,12 @@ import { openPosDb } from '../support/databases.js';
 
 let stack: TestStack;
 let db: PosDb;
-const hooks: { beforeCommit?: (op: string) => void; afterCommit?: (op: string) => void } = {};
+const hooks: { beforeCommit?: (op: string, trx: PosDb) => Promise<void> | void; afterCommit?: (op: string) => void } = {};
 
 beforeAll(async () => {
   stack = await startTestStack({
     agentHooks: {
-      beforeCommit: (op) => hooks.beforeCommit?.(op),
+      beforeCommit: (op, trx) => hooks.beforeCommit?.(op, trx),
       afterCommit: (op) => hooks.afterCommit?.(op),
     },
   });
@@ -144,6 +144,52 @@ describe('concurrency on one account', () => {
       await other.close();
     }
     expect(await lineIds(folio)).toEqual([[1, '3001'], [2, '1001'], [3, '1005']]);
+  });
+
+  it('a write caught in a deadlock with a terminal still lands exactly once', async () => {
+    const folio = await newOrder();
+    const terminal = openPosDb(stack.posConfigs.get(BRANCH)!);
+    let attempts = 0;
+    let terminalAsked: Promise<'locked' | 'victim'> | undefined;
+    try {
+      const trx = await terminal.db.startTransaction().execute();
+      await trx.selectFrom('productos').select('idproducto').where('idproducto', '=', '3004').forUpdate().execute();
+      hooks.beforeCommit = async (op, agentTrx) => {
+        if (op !== 'orders.addLines' || attempts++ > 0) return;
+        // The agent holds the account and waits for the product the terminal holds; then the
+        // terminal asks for the account: a cycle the database must break by aborting one side.
+        setTimeout(() => {
+          terminalAsked = trx
+            .selectFrom('tempcheques')
+            .select('folio')
+            .where('folio', '=', folio)
+            .forUpdate()
+            .execute()
+            .then(
+              () => 'locked' as const,
+              () => 'victim' as const,
+            );
+        }, 200);
+        await agentTrx.selectFrom('productos').select('idproducto').where('idproducto', '=', '3004').forUpdate().execute();
+      };
+      const pending = write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] });
+      while (!terminalAsked) await new Promise((r) => setTimeout(r, 20));
+      const terminalOutcome = await terminalAsked;
+      // The terminal gives up its locks either way (a victim's transaction is already gone).
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
+      const res = await pending;
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.movimientos).toEqual([2]);
+      // When the agent was the victim it ran the whole write again; otherwise once.
+      expect(attempts).toBe(terminalOutcome === 'locked' ? 2 : 1);
+    } finally {
+      hooks.beforeCommit = undefined;
+      await terminal.close();
+    }
+    expect(await lineIds(folio)).toEqual([[1, '3001'], [2, '1005']]);
   });
 
   it('twenty concurrent additions to one account lose nothing and number every line once', async () => {

@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PgShapedRequest, pgShapedRow } from '../../src/pos/db.js';
+import * as tedious from 'tedious';
+import { isConnectionError, isDeadlock, PgShapedRequest, pgShapedRow } from '../../src/pos/db.js';
+
+/** What tedious and pg report for SQL Server / PostgreSQL failures, without a server. */
+const requestError = (number: number, severity: number) => Object.assign(new tedious.RequestError('x', 'EREQUEST'), { number, class: severity });
 
 const column = (type: string, value: unknown, scale?: number) => ({ value, metadata: { type: { name: type }, scale } });
 
@@ -44,5 +48,36 @@ describe('rows read from SQL Server take the shapes pg gives', () => {
     request.on('row', (columns: Array<{ value: unknown }>) => seen.push(...columns.map((c) => c.value)));
     request.emit('row', [column('DecimalN', 89, 4), column('BigInt', '12')]);
     expect(seen).toEqual(['89.0000', 12]);
+  });
+});
+
+describe('telling an unavailable database from a rejected statement', () => {
+  it.each([
+    ['login refused or database not openable', new tedious.ConnectionError('Login failed', 'ELOGIN')],
+    ['socket gone', new tedious.ConnectionError('Connection lost - read ECONNRESET', 'ESOCKET')],
+    ['database offline (942)', requestError(942, 14)],
+    ['session killed (596)', requestError(596, 21)],
+    ['any severity 20+ error', requestError(0, 20)],
+    ['PostgreSQL shutting down', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
+  ])('%s is a connection failure', (_name, error) => {
+    expect(isConnectionError(error)).toBe(true);
+  });
+
+  it.each([
+    ['duplicate key (2627)', requestError(2627, 14)],
+    ['invalid column (207)', requestError(207, 16)],
+    ['deadlock victim (1205)', requestError(1205, 13)],
+    ['PostgreSQL unique violation', Object.assign(new Error('duplicate key'), { code: '23505' })],
+  ])('%s is not', (_name, error) => {
+    expect(isConnectionError(error)).toBe(false);
+  });
+});
+
+describe('deadlock victims', () => {
+  it('are recognised on both servers, and nothing else is', () => {
+    expect(isDeadlock(requestError(1205, 13))).toBe(true);
+    expect(isDeadlock(Object.assign(new Error('deadlock detected'), { code: '40P01' }))).toBe(true);
+    expect(isDeadlock(requestError(2627, 14))).toBe(false);
+    expect(isDeadlock(Object.assign(new Error('could not serialize'), { code: '40001' }))).toBe(false);
   });
 });
