@@ -96,7 +96,7 @@ function mssqlDialect(config: Extract<PosDbConfig, { dialect: 'mssql' }>): Diale
     tarn: { ...tarn, options: { min: 0, max: config.poolSize ?? 10, propagateCreateError: false } },
     tedious: {
       ...tedious,
-      Request: PgShapedRequest,
+      Request: PosRequest,
       connectionFactory: () => new tedious.Connection(tediousConfig(config)),
     },
   });
@@ -156,13 +156,29 @@ export function pgShapedRow(columns: TediousColumn[]): void {
   }
 }
 
-/** tedious emits each row to Kysely's listener through `emit('row')`: the one place to reshape it. */
-export class PgShapedRequest extends tedious.Request {
+/**
+ * The requests Kysely sends through tedious, adapted to the POS:
+ * - each row is reshaped (`pgShapedRow`) before Kysely's row listener sees it;
+ * - ASCII text parameters go as varchar, not Kysely's default nvarchar. Soft Restaurant's keys
+ *   are varchar, and comparing one with an nvarchar parameter converts the column instead, which
+ *   under a SQL collation turns the index seek behind `WITH (UPDLOCK, ROWLOCK)` into a scan that
+ *   locks far more than the one row. ASCII reads the same in every code page; other text stays
+ *   nvarchar so nothing is lost on the way.
+ */
+export class PosRequest extends tedious.Request {
+  override addParameter(...[name, type, value, options]: Parameters<tedious.Request['addParameter']>): void {
+    const ascii = type === tedious.TYPES.NVarChar && typeof value === 'string' && ASCII.test(value);
+    super.addParameter(name, ascii ? tedious.TYPES.VarChar : type, value, options);
+  }
+
   override emit(event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'row') pgShapedRow(args[0] as TediousColumn[]);
     return (super.emit as (event: string | symbol, ...args: unknown[]) => boolean)(event, ...args);
   }
 }
+
+// eslint-disable-next-line no-control-regex -- the ASCII range is the point
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** Which dialect a connection speaks, for code handed only the Kysely instance. */
 export function dialectOf(db: PosDb): PosDialectName {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as tedious from 'tedious';
-import { isConnectionError, isDeadlock, PgShapedRequest, pgShapedRow } from '../../src/pos/db.js';
+import { isConnectionError, isDeadlock, PosRequest, pgShapedRow } from '../../src/pos/db.js';
 
 /** What tedious and pg report for SQL Server / PostgreSQL failures, without a server. */
 const requestError = (number: number, severity: number) => Object.assign(new tedious.RequestError('x', 'EREQUEST'), { number, class: severity });
@@ -42,8 +42,17 @@ describe('rows read from SQL Server take the shapes pg gives', () => {
     );
   });
 
+  it('sends ASCII text as varchar (index seeks on varchar keys) and other text as nvarchar', () => {
+    const request = new PosRequest('select 1', () => undefined);
+    request.addParameter('1', tedious.TYPES.NVarChar, '3004');
+    request.addParameter('2', tedious.TYPES.NVarChar, 'Café de olla');
+    request.addParameter('3', tedious.TYPES.NVarChar, null);
+    request.addParameter('4', tedious.TYPES.Int, 7);
+    expect(request.parameters.map((p) => p.type.name)).toEqual(['VarChar', 'NVarChar', 'NVarChar', 'Int']);
+  });
+
   it('reshapes the row before Kysely’s row listener sees it', () => {
-    const request = new PgShapedRequest('select 1', () => undefined);
+    const request = new PosRequest('select 1', () => undefined);
     const seen: unknown[] = [];
     request.on('row', (columns: Array<{ value: unknown }>) => seen.push(...columns.map((c) => c.value)));
     request.emit('row', [column('DecimalN', 89, 4), column('BigInt', '12')]);
