@@ -93,7 +93,9 @@ function postgresDialect(config: Extract<PosDbConfig, { dialect: 'postgres' }>):
 
 function mssqlDialect(config: Extract<PosDbConfig, { dialect: 'mssql' }>): Dialect {
   const base = new MssqlDialect({
-    tarn: { ...tarn, options: { min: 0, max: config.poolSize ?? 10, propagateCreateError: false } },
+    // A connection that cannot be made fails the request waiting for it at once (pos_unavailable),
+    // rather than being retried until tarn's acquire timeout outlasts the gateway's job timeout.
+    tarn: { ...tarn, options: { min: 0, max: config.poolSize ?? 10, propagateCreateError: true } },
     tedious: {
       ...tedious,
       Request: PosRequest,
