@@ -11,6 +11,8 @@ import { inject } from 'vitest';
 import { clusterAt, startEmbeddedPostgres, type EmbeddedCluster } from '../../src/demo/embedded-postgres.js';
 import { createPosDatabase, installPosDatabase } from '../../src/demo/pos-database.js';
 import { createPosDb, type PosConnection, type PosDbConfig } from '../../src/pos/db.js';
+import type { BranchSeed } from '../../src/demo/seed.js';
+import type { MssqlConfig } from './sqlserver-source.js';
 import { createSqlServerDatabase, setSqlServerDatabaseOnline } from './sqlserver.js';
 import { GATEWAY_TEMPLATE, POS_TEMPLATES, schemaFileOf, type PosSchemaVersion, type PosTemplate } from './templates.js';
 
@@ -41,6 +43,12 @@ async function clonePg(template: string): Promise<string> {
 /** A fresh, migrated gateway store; returns its URL. */
 export const newGatewayDatabase = () => clonePg(GATEWAY_TEMPLATE);
 
+async function newSqlServerPosDatabase(server: NonNullable<typeof sqlServer>, seed: BranchSeed | undefined, schemaFile: string): Promise<MssqlConfig> {
+  const config = await createSqlServerDatabase(server.config, uniqueName(server.prefix));
+  await installPosDatabase(config, seed, schemaFile);
+  return config;
+}
+
 /**
  * A fresh POS database built like `template`, on this project's server. `schema` asks for
  * another Soft Restaurant version than the project's.
@@ -48,11 +56,7 @@ export const newGatewayDatabase = () => clonePg(GATEWAY_TEMPLATE);
 export async function newPosDatabase(template: PosTemplate = 'branch', schema?: PosSchemaVersion): Promise<PosDbConfig> {
   const recipe = POS_TEMPLATES[template];
   const version = schema ?? inject('posSchema');
-  if (sqlServer) {
-    const config = await createSqlServerDatabase(sqlServer.config, uniqueName(sqlServer.prefix));
-    await installPosDatabase(config, recipe.seed, schemaFileOf(version));
-    return config;
-  }
+  if (sqlServer) return newSqlServerPosDatabase(sqlServer, recipe.seed, schemaFileOf(version));
   if (version !== inject('posSchema')) return { dialect: 'postgres', url: await createPosDatabase(cluster(), uniqueName('t_'), recipe.seed, schemaFileOf(version)) };
   return { dialect: 'postgres', url: await clonePg(recipe.database) };
 }
@@ -84,8 +88,7 @@ export async function newInterruptiblePosDatabase(): Promise<InterruptiblePosDat
   const seed = POS_TEMPLATES.branch.seed;
   const schemaFile = schemaFileOf(inject('posSchema'));
   if (sqlServer) {
-    const config = await createSqlServerDatabase(sqlServer.config, uniqueName(sqlServer.prefix));
-    await installPosDatabase(config, seed, schemaFile);
+    const config = await newSqlServerPosDatabase(sqlServer, seed, schemaFile);
     return {
       config,
       down: () => setSqlServerDatabaseOnline(sqlServer.config, config.database, false),
