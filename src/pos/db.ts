@@ -99,7 +99,7 @@ function mssqlDialect(config: Extract<PosDbConfig, { dialect: 'mssql' }>): Diale
     tedious: {
       ...tedious,
       Request: PosRequest,
-      connectionFactory: () => new tedious.Connection(tediousConfig(config)),
+      connectionFactory: () => new PosTediousConnection(tediousConfig(config)),
     },
   });
   return {
@@ -155,6 +155,19 @@ export function pgShapedRow(columns: TediousColumn[]): void {
     } else if (typeof value === 'string' && (metadata.type.name === 'BigInt' || metadata.type.name === 'IntN')) {
       column.value = Number(value);
     }
+  }
+}
+
+/**
+ * A tedious connection that skips a rollback the server has already done. SQL Server ends the
+ * transaction itself when it picks it as a deadlock victim (or on a severity 20+ error) and says
+ * so in an ENVCHANGE token, which clears `inTransaction`; Kysely still rolls back on the way out,
+ * and that second rollback would fail and replace the deadlock error the runner retries on.
+ */
+export class PosTediousConnection extends tedious.Connection {
+  override rollbackTransaction(...[callback, name]: Parameters<tedious.Connection['rollbackTransaction']>): void {
+    if (!this.inTransaction) return callback(undefined);
+    super.rollbackTransaction(callback, name);
   }
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as tedious from 'tedious';
-import { isConnectionError, isDeadlock, PosRequest, pgShapedRow } from '../../src/pos/db.js';
+import { isConnectionError, isDeadlock, PosRequest, PosTediousConnection, pgShapedRow, tediousConfig } from '../../src/pos/db.js';
 
 /** What tedious and pg report for SQL Server / PostgreSQL failures, without a server. */
 const requestError = (number: number, severity: number) => Object.assign(new tedious.RequestError('x', 'EREQUEST'), { number, class: severity });
@@ -88,5 +88,26 @@ describe('deadlock victims', () => {
     expect(isDeadlock(Object.assign(new Error('deadlock detected'), { code: '40P01' }))).toBe(true);
     expect(isDeadlock(requestError(2627, 14))).toBe(false);
     expect(isDeadlock(Object.assign(new Error('could not serialize'), { code: '40001' }))).toBe(false);
+  });
+});
+
+describe('rolling back after the server already did', () => {
+  const connection = () =>
+    new PosTediousConnection(tediousConfig({ dialect: 'mssql', server: '127.0.0.1', port: 1, database: 'pos', authentication: { type: 'sql', user: 'sa', password: 'x' } }));
+
+  it('is a no-op when the server has ended the transaction (a deadlock victim)', () => {
+    const c = connection();
+    c.inTransaction = false;
+    const errors: unknown[] = [];
+    c.rollbackTransaction((error) => errors.push(error));
+    expect(errors).toEqual([undefined]);
+  });
+
+  it('goes to the server while a transaction is open', async () => {
+    const c = connection();
+    c.inTransaction = true;
+    // Never connected: tedious itself refuses the request, which shows it was really sent on.
+    const error = await new Promise<Error | null | undefined>((resolve) => c.rollbackTransaction(resolve));
+    expect(String(error)).toMatch(/LoggedIn state/);
   });
 });
