@@ -20,9 +20,6 @@ export const cluster = () => clusterAt(inject('pgPort'));
 
 const sqlServer = inject('sqlServer');
 
-/** Which database server this project's POS databases live on. */
-export const POS_DIALECT: PosDbConfig['dialect'] = sqlServer ? 'mssql' : 'postgres';
-
 const uniqueName = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`;
 
 async function clonePg(template: string): Promise<string> {
