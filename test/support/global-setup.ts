@@ -50,7 +50,7 @@ export default async function setup(project: TestProject) {
   if (source) {
     const server = await startSqlServer(source.source).catch(async (error: unknown) => {
       await cluster.stop();
-      throw error;
+      throw new Error(`the mssql project found a SQL Server source (${source.source}) but could not start it: ${String(error)}`, { cause: error });
     });
     const prefix = `ba_t_${randomBytes(3).toString('hex')}_`;
     await gatewayTemplate;
