@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { PosError } from '../protocol/errors.js';
 import type { JobError, JobMessage, ResultMessage } from '../protocol/messages.js';
-import { isConnectionError, isDeadlock, isUniqueViolation, type PosDb } from '../pos/db.js';
+import { isConnectionError, isDeadlock, isStatementTimeout, isUniqueViolation, type PosDb } from '../pos/db.js';
 import { claim, recordResult } from '../pos/idempotency.js';
 import type { Implementation } from '../pos/operation.js';
 import type { PosRuntime } from '../pos/runtime.js';
@@ -109,7 +109,7 @@ export class JobRunner {
 
   #describe(job: JobMessage, error: unknown): JobError {
     if (error instanceof PosError) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
-    if (error instanceof Deadline) return { code: 'agent_timeout', message: 'The job passed its deadline before it could finish; nothing was written.' };
+    if (error instanceof Deadline || isStatementTimeout(error)) return { code: 'agent_timeout', message: 'The job passed its deadline before it could finish; nothing was written.' };
     if (isDeadlock(error)) {
       this.opts.log.warn({ jobId: job.jobId, op: job.op, err: error }, 'deadlocked on every attempt');
       return { code: 'pos_busy', message: 'Other point-of-sale transactions kept this write from finishing; nothing was written. Retry shortly.' };

@@ -103,7 +103,7 @@ function mssqlDialect(config: Extract<PosDbConfig, { dialect: 'mssql' }>): Diale
     },
   });
   return {
-    createAdapter: () => new MssqlAdapter(),
+    createAdapter: () => new PosMssqlAdapter(),
     createDriver: () => base.createDriver(),
     createIntrospector: (db) => new MssqlIntrospector(db),
     createQueryCompiler: () => new MssqlPosQueryCompiler(),
@@ -133,7 +133,7 @@ export function tediousConfig(config: Extract<PosDbConfig, { dialect: 'mssql' }>
   };
 }
 
-const DECIMAL_TYPES = new Set(['Decimal', 'DecimalN', 'Numeric', 'NumericN', 'Money', 'SmallMoney']);
+const DECIMAL_TYPES = new Set(['Decimal', 'DecimalN', 'Numeric', 'NumericN', 'Money', 'MoneyN', 'SmallMoney']);
 
 interface TediousColumn {
   value: unknown;
@@ -151,10 +151,20 @@ export function pgShapedRow(columns: TediousColumn[]): void {
   for (const column of columns) {
     const { value, metadata } = column;
     if (typeof value === 'number' && DECIMAL_TYPES.has(metadata.type.name)) {
-      column.value = value.toFixed(metadata.scale ?? (metadata.type.name.endsWith('Money') ? 4 : 0));
+      column.value = value.toFixed(metadata.scale ?? (metadata.type.name.includes('Money') ? 4 : 0));
     } else if (typeof value === 'string' && (metadata.type.name === 'BigInt' || metadata.type.name === 'IntN')) {
       column.value = Number(value);
     }
+  }
+}
+
+/**
+ * Kysely hands back the rows of an insert's `.returning()` only when the adapter says the
+ * dialect supports RETURNING; the compiler below answers it with `; select scope_identity()`.
+ */
+export class PosMssqlAdapter extends MssqlAdapter {
+  override get supportsReturning(): boolean {
+    return true;
   }
 }
 
@@ -296,16 +306,39 @@ export async function ping(db: PosDb): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
+interface DriverError {
+  code?: unknown;
+  name?: unknown;
+  number?: unknown;
+  class?: unknown;
+  message?: unknown;
+}
+
+/**
+ * The separate errors behind one failure. SQL Server often sends several for one statement (a
+ * duplicate key comes with "The statement has been terminated"); tedious gathers them in an
+ * AggregateError, which Kysely rejects with as a bare array.
+ */
+function driverErrors(error: unknown): DriverError[] {
+  const list = Array.isArray(error) ? error : error instanceof AggregateError ? error.errors : [error];
+  return list.filter((e): e is DriverError => typeof e === 'object' && e !== null);
+}
+
+const anyError = (error: unknown, test: (e: DriverError) => boolean) => driverErrors(error).some(test);
+
 /** This transaction was chosen to end a deadlock and was rolled back whole: PostgreSQL 40P01, SQL Server 1205. */
 export function isDeadlock(error: unknown): boolean {
-  const e = error as { code?: unknown; number?: unknown } | null;
-  return e?.code === '40P01' || e?.number === 1205;
+  return anyError(error, (e) => e.code === '40P01' || e.number === 1205);
 }
 
 /** A duplicate-key error: PostgreSQL 23505, SQL Server 2627 (constraint) or 2601 (unique index). */
 export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: unknown; number?: unknown } | null;
-  return e?.code === '23505' || e?.number === 2627 || e?.number === 2601;
+  return anyError(error, (e) => e.code === '23505' || e.number === 2627 || e.number === 2601);
+}
+
+/** A statement that ran past the driver's request timeout (tedious ETIMEOUT; PostgreSQL 57014, statement_timeout). */
+export function isStatementTimeout(error: unknown): boolean {
+  return anyError(error, (e) => (e instanceof tedious.RequestError && e.code === 'ETIMEOUT') || e.code === '57014');
 }
 
 /**
@@ -314,16 +347,17 @@ export function isUniqueViolation(error: unknown): boolean {
  * available, 596 session killed. Severity 20 and above always ends the connection.
  */
 const MSSQL_UNAVAILABLE = new Set([942, 4060, 40613, 596]);
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ESOCKET', 'ECONNCLOSED', 'ENOTOPEN', 'ELOGIN', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
 
 /** The database could not be reached or the connection broke, as opposed to a rejected statement. */
 export function isConnectionError(error: unknown): boolean {
-  const e = error as { code?: unknown; name?: unknown; number?: unknown; class?: unknown } | null;
-  const code = typeof e?.code === 'string' ? e.code : '';
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ESOCKET', 'ECONNCLOSED', 'ENOTOPEN', 'ELOGIN', '57P01', '57P02', '57P03', '08006', '08001', '08003'].includes(code) ||
-    e?.name === 'ConnectionError' ||
-    (typeof e?.number === 'number' && MSSQL_UNAVAILABLE.has(e.number)) ||
-    (typeof e?.class === 'number' && e.class >= 20) ||
-    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(String((error as Error)?.message ?? ''))
+  return anyError(
+    error,
+    (e) =>
+      (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) ||
+      e instanceof tedious.ConnectionError ||
+      (typeof e.number === 'number' && MSSQL_UNAVAILABLE.has(e.number)) ||
+      (typeof e.class === 'number' && e.class >= 20) ||
+      /Connection terminated|connection timeout|Client has encountered a connection error/i.test(String(e.message ?? '')),
   );
 }

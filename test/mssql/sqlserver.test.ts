@@ -34,8 +34,9 @@ describe.skipIf(!server)(`SQL Server${server ? '' : ' (skipped: no SQL Server; s
       schemas.postgres = await readInstalledSchema(postgres.db, 'postgres', POS_TABLES);
     }, 300_000);
 
-    // What the agent relies on: names, NOT NULL, identities, decimal places, text widths.
-    const shape = (c: ColumnInfo) => ({ name: c.name, nullable: c.nullable, identity: c.identity, scale: c.numericScale, width: c.dataType.includes('char') ? c.maxLength : null });
+    // What the agent relies on: names, NOT NULL, identities, decimal places, text widths
+    // (varchar(max) reports -1 where PostgreSQL's twin is an unlimited text).
+    const shape = (c: ColumnInfo) => ({ name: c.name, nullable: c.nullable, identity: c.identity, scale: c.numericScale, width: c.dataType.includes('char') && c.maxLength !== -1 ? c.maxLength : null });
 
     it('has the same columns as on PostgreSQL, table by table', () => {
       for (const table of POS_TABLES) {

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as tedious from 'tedious';
-import { isConnectionError, isDeadlock, PosRequest, PosTediousConnection, pgShapedRow, tediousConfig } from '../../src/pos/db.js';
+import { DummyDriver, Kysely, MssqlAdapter, MssqlIntrospector, type DatabaseConnection } from 'kysely';
+import { isConnectionError, isDeadlock, isStatementTimeout, isUniqueViolation, MssqlPosQueryCompiler, PosMssqlAdapter, PosRequest, PosTediousConnection, pgShapedRow, tediousConfig } from '../../src/pos/db.js';
+import type { PosDatabase } from '../../src/pos/schema.js';
 
 /** What tedious and pg report for SQL Server / PostgreSQL failures, without a server. */
 const requestError = (number: number, severity: number) => Object.assign(new tedious.RequestError('x', 'EREQUEST'), { number, class: severity });
@@ -15,6 +17,7 @@ describe('rows read from SQL Server take the shapes pg gives', () => {
       column('NumericN', 2, 6),
       column('Decimal', -0.5, 2),
       column('Money', 10.1),
+      column('MoneyN', 89),
       column('NumericN', null, 4),
       column('BigInt', '9007199254740'),
       column('IntN', '42'),
@@ -23,7 +26,7 @@ describe('rows read from SQL Server take the shapes pg gives', () => {
       column('VarChar', '0001'),
     ];
     pgShapedRow(row);
-    expect(row.map((c) => c.value)).toEqual(['36.9241', '2.000000', '-0.50', '10.1000', null, 9007199254740, 42, 7, true, '0001']);
+    expect(row.map((c) => c.value)).toEqual(['36.9241', '2.000000', '-0.50', '10.1000', '89.0000', null, 9007199254740, 42, 7, true, '0001']);
   });
 
   it('restores the exact digits of any amount tedious decoded as a double (15 significant digits)', () => {
@@ -109,5 +112,60 @@ describe('rolling back after the server already did', () => {
     // Never connected: tedious itself refuses the request, which shows it was really sent on.
     const error = await new Promise<Error | null | undefined>((resolve) => c.rollbackTransaction(resolve));
     expect(String(error)).toMatch(/LoggedIn state/);
+  });
+});
+
+/** SQL Server answering an insert's `; select scope_identity()` with one row. */
+class IdentityDriver extends DummyDriver {
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    return { executeQuery: async () => ({ rows: [{ folio: 41 }] }) as never, streamQuery: () => (async function* () {})() };
+  }
+}
+
+describe('an insert returning its identity', () => {
+  const insert = (adapter: MssqlAdapter) =>
+    new Kysely<PosDatabase>({
+      dialect: {
+        createAdapter: () => adapter,
+        createDriver: () => new IdentityDriver(),
+        createIntrospector: (k) => new MssqlIntrospector(k),
+        createQueryCompiler: () => new MssqlPosQueryCompiler(),
+      },
+    })
+      .insertInto('tempcheques')
+      .values({ numcheque: 1 } as never)
+      .returning('folio')
+      .executeTakeFirst();
+
+  it('hands back the row SQL Server sent', async () => {
+    expect(await insert(new PosMssqlAdapter())).toEqual({ folio: 41 });
+  });
+
+  it('which Kysely’s own SQL Server adapter would drop', async () => {
+    expect(await insert(new MssqlAdapter())).not.toEqual({ folio: 41 });
+  });
+});
+
+describe('several server errors for one statement (what Kysely rejects with as an array)', () => {
+  const terminated = requestError(3621, 0);
+
+  it('a duplicate key followed by "statement terminated" is still a duplicate key', () => {
+    expect(isUniqueViolation([requestError(2627, 14), terminated])).toBe(true);
+    expect(isUniqueViolation(new AggregateError([requestError(2601, 14), terminated]))).toBe(true);
+    expect(isUniqueViolation([requestError(207, 16), terminated])).toBe(false);
+  });
+
+  it('a killed session among them is unavailability; a deadlock among them is a deadlock', () => {
+    expect(isConnectionError([requestError(596, 21), requestError(0, 20)])).toBe(true);
+    expect(isDeadlock([requestError(1205, 13), terminated])).toBe(true);
+  });
+
+  it('a request timeout is a statement timeout, not a lost connection', () => {
+    const timeout = new tedious.RequestError('Timeout: Request failed to complete in 30000ms', 'ETIMEOUT');
+    expect(isStatementTimeout(timeout)).toBe(true);
+    expect(isConnectionError(timeout)).toBe(false);
+    const connectTimeout = new tedious.ConnectionError('Failed to connect in 15000ms', 'ETIMEOUT');
+    expect(isStatementTimeout(connectTimeout)).toBe(false);
+    expect(isConnectionError(connectTimeout)).toBe(true);
   });
 });
