@@ -6,6 +6,7 @@
  */
 import { Decimal } from 'decimal.js';
 import type { InstalledSchema } from '../pos/columns.js';
+import { insertRows } from '../pos/bulk-insert.js';
 import type { PosDb } from '../pos/db.js';
 import type { PosTable } from '../pos/schema.js';
 import { compositeMarks, detailRow } from '../pos/operations/new-lines.js';
@@ -72,10 +73,8 @@ const BUCKET_BY_TIPO = { 1: 'efectivo', 2: 'tarjeta', 3: 'vales', 4: 'otros' } a
 
 type Row = Record<string, unknown>;
 
-async function insert(db: PosDb, schema: InstalledSchema, table: PosTable, rows: Row[]): Promise<void> {
-  if (rows.length === 0) return;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are shaped by the installed schema
-  await db.insertInto(table as any).values(rows.map((r) => schema.completeRow(table, r)) as any).execute();
+function insert(db: PosDb, schema: InstalledSchema, table: PosTable, rows: Row[]): Promise<void> {
+  return insertRows(db, table, rows.map((r) => schema.completeRow(table, r)));
 }
 
 /**

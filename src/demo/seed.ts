@@ -6,6 +6,7 @@
  * installed schema exactly as the agent completes its own writes.
  */
 import type { InstalledSchema } from '../pos/columns.js';
+import { insertRows } from '../pos/bulk-insert.js';
 import type { PosDb } from '../pos/db.js';
 import type { PosTable } from '../pos/schema.js';
 import { precioSinImpuestos } from '../pos/totals.js';
@@ -26,11 +27,7 @@ export interface BranchSeed {
 
 export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: BranchSeed): Promise<void> {
   const now = seed.now ?? new Date();
-  const insert = async (table: PosTable, rows: Array<Record<string, unknown>>) => {
-    if (rows.length === 0) return;
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are shaped by the installed schema
-    await db.insertInto(table as any).values(rows.map((r) => schema.completeRow(table, r)) as any).execute();
-  };
+  const insert = (table: PosTable, rows: Array<Record<string, unknown>>) => insertRows(db, table, rows.map((r) => schema.completeRow(table, r)));
 
   await insert('configuracion', [{ versiondb: '11.0.0.0', forzarmotivocancela: seed.forceCancelReason, nopermitircerrarturnocuentasabiertas: false }]);
   await insert('parametros', [{ ultimoturno: 1, forzartipodescuento: seed.forceDiscountType, impuesto1: 16, impuesto2: 0, impuesto3: 0 }]);

@@ -6,6 +6,7 @@
 import { PosError } from '../../protocol/errors.js';
 import * as ops from '../../protocol/operations/orders.js';
 import { logEvent, SERVICE_NAMES } from '../audit.js';
+import { insertRows } from '../bulk-insert.js';
 import type { PosContext } from '../context.js';
 import { implement } from '../operation.js';
 import { readSettings } from '../settings.js';
@@ -36,25 +37,24 @@ export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
 
   await ctx.db.deleteFrom('tempcheqdet').where('foliodet', '=', account.folio).where('movimiento', 'in', gone).execute();
   const reason = `${razon} Mesa: ${account.mesa}`.trim();
-  await ctx.db
-    .insertInto('tempcancela')
-    .values(
-      cancelled.map((l) =>
-        ctx.schema.completeRow('tempcancela', {
-          foliocheque: account.folio,
-          comanda: '',
-          cantidad: l.cantidad.toDecimalPlaces(3).toFixed(),
-          clave: l.idproducto,
-          razon: reason,
-          fecha: ctx.now,
-          usuario,
-          precio: l.precio.toFixed(4),
-          idmotivocancela: '',
-          procesadosrx: false,
-        }),
-      ),
-    )
-    .execute();
+  await insertRows(
+    ctx.db,
+    'tempcancela',
+    cancelled.map((l) =>
+      ctx.schema.completeRow('tempcancela', {
+        foliocheque: account.folio,
+        comanda: '',
+        cantidad: l.cantidad.toDecimalPlaces(3).toFixed(),
+        clave: l.idproducto,
+        razon: reason,
+        fecha: ctx.now,
+        usuario,
+        precio: l.precio.toFixed(4),
+        idmotivocancela: '',
+        procesadosrx: false,
+      }),
+    ),
+  );
   await ctx.db
     .updateTable('productosenproduccion')
     .set({ cancelado: true })

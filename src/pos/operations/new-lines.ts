@@ -7,6 +7,7 @@
 import type { Decimal } from 'decimal.js';
 import { PosError } from '../../protocol/errors.js';
 import type { LineInput } from '../../protocol/operations/orders.js';
+import { insertRows } from '../bulk-insert.js';
 import type { PosContext } from '../context.js';
 import { precioSinImpuestos, Dec } from '../totals.js';
 import { dec, flag, text } from '../values.js';
@@ -187,29 +188,28 @@ export async function insertLines(
       detailRow({ ...l, comentario: l.input.comentario ?? '' }, marks[i]!, { folio: account.folio, movimiento: movimientos[i]!, hora: ctx.now, estacion: account.estacion, idmesero: account.idmesero }),
     ),
   );
-  await ctx.db.insertInto('tempcheqdet').values(detail).execute();
-  await ctx.db
-    .insertInto('productosenproduccion')
-    .values(
-      lines.map((l, i) =>
-        ctx.schema.completeRow('productosenproduccion', {
-          idproducto: l.idproducto,
-          folio: account.folio,
-          movimiento: movimientos[i],
-          cantidad: l.cantidad.toDecimalPlaces(3).toFixed(),
-          comentario: l.input.comentario ?? '',
-          tiempo: '',
-          hora: ctx.now,
-          horaproduccion: ctx.now,
-          modificador: l.modificador,
-          estadomonitor: 0,
-          ...marks[i],
-          cancelado: false,
-          enviadomonitor: false,
-          idestacion: account.estacion,
-        }),
-      ),
-    )
-    .execute();
+  await insertRows(ctx.db, 'tempcheqdet', detail);
+  await insertRows(
+    ctx.db,
+    'productosenproduccion',
+    lines.map((l, i) =>
+      ctx.schema.completeRow('productosenproduccion', {
+        idproducto: l.idproducto,
+        folio: account.folio,
+        movimiento: movimientos[i],
+        cantidad: l.cantidad.toDecimalPlaces(3).toFixed(),
+        comentario: l.input.comentario ?? '',
+        tiempo: '',
+        hora: ctx.now,
+        horaproduccion: ctx.now,
+        modificador: l.modificador,
+        estadomonitor: 0,
+        ...marks[i],
+        cancelado: false,
+        enviadomonitor: false,
+        idestacion: account.estacion,
+      }),
+    ),
+  );
   return movimientos;
 }
