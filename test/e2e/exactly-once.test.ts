@@ -45,6 +45,16 @@ async function lineIds(folio: number): Promise<Array<[number, string]>> {
 }
 
 describe('Idempotency-Key at the gateway', () => {
+  it('keys that differ only in letter case are different keys, down to the record in the POS database', async () => {
+    const folio = await newOrder();
+    const key = `Key-${randomUUID()}`;
+    const first = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key);
+    const second = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key.toUpperCase());
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    expect(await lineIds(folio)).toEqual([[1, '3001'], [2, '1005'], [3, '1005']]);
+  });
+
   it('replays a finished request with Idempotent-Replayed and does not write again', async () => {
     const folio = await newOrder();
     const key = randomUUID();
