@@ -70,7 +70,10 @@ export class JobRunner {
       });
     }
     const { pos, log } = this.opts;
-    const base = { dialect: pos.dialect, schema: pos.schema, log: log.child({ jobId: job.jobId, op: job.op }), now: new Date() };
+    // Whole seconds: SQL Server's datetime keeps 1/300 s and would round .999 up to the next
+    // second, so a time the API answers would differ from the one a later read shows.
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const base = { dialect: pos.dialect, schema: pos.schema, log: log.child({ jobId: job.jobId, op: job.op }), now };
     if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
 
     const attempt = () =>

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/db.js';
+import { localIso } from '../../src/pos/values.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
@@ -42,6 +43,10 @@ describe('open a shift', () => {
     expect(Number((await db.selectFrom('parametros').select('ultimoturno').executeTakeFirstOrThrow()).ultimoturno)).toBe(3);
     const row = await db.selectFrom('turnos').selectAll().where('idturno', '=', 3).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ idestacion: 'CAJA2', idempresa: company, cajero: 'CAJERO', fondo: '500.0000', cierre: null, idmesero: '02' });
+    // Written in whole seconds, so what the API answered is what the database keeps (SQL Server's
+    // datetime would round milliseconds).
+    expect(row.apertura!.getMilliseconds()).toBe(0);
+    expect(localIso(row.apertura)).toBe(res.body.apertura);
 
     const again = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 100 });
     expect(again.status).toBe(409);
