@@ -74,10 +74,14 @@ function shared(ctx: PosContext, from: PosTable, to: PosTable, except: readonly 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Loose = any;
 
-/** Copies the closing accounts' headers into `cheques`, tagged with the shift; returns how many. */
+/**
+ * Copies the closing accounts' headers into `cheques`, tagged with the shift; returns how many,
+ * counted in `cheques` rather than taken from the driver's row count, which on SQL Server also
+ * counts what triggers on the table write.
+ */
 async function copyHeaders(ctx: PosContext, shift: Shift): Promise<number> {
   const columns = shared(ctx, 'tempcheques', 'cheques', ['folio', 'idturno', 'foliotempcheques']);
-  const result = await ctx.db
+  await ctx.db
     .insertInto('cheques')
     .columns([...columns, 'idturno', 'foliotempcheques'] as Loose)
     .expression(
@@ -85,8 +89,9 @@ async function copyHeaders(ctx: PosContext, shift: Shift): Promise<number> {
         .select((eb: Loose) => [...columns.map((c) => eb.ref(`tempcheques.${c}`)), eb.cast(eb.val(shift.idTurno), 'bigint').as('idturno'), eb.ref('tempcheques.folio').as('foliotempcheques')])
         .where(closing(shift)),
     )
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0);
+    .execute();
+  const copied = await ctx.db.selectFrom('cheques').select((eb) => eb.fn.countAll().as('n')).where('idturno', '=', shift.idTurno).executeTakeFirstOrThrow();
+  return Number(copied.n);
 }
 
 /**
