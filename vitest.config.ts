@@ -18,6 +18,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The mssql project's teardown drops each of its databases; vitest's 10 s default would cut it short.
+    teardownTimeout: 180_000,
     pool: 'forks',
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-report.json' }]] : ['default'],
     projects: [
@@ -31,6 +33,7 @@ export default defineConfig({
           provide: { sqlServerSource: sqlServer },
           // Each SQL Server test database is created and filled afresh (no templates there).
           hookTimeout: 300_000,
+          testTimeout: 120_000,
         },
       },
     ],

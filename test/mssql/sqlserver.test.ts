@@ -16,9 +16,18 @@ import { schemaFileOf } from '../support/templates.js';
 
 const server = inject('sqlServer');
 const source = inject('sqlServerSource');
+const failure = inject('sqlServerFailure');
 if (!server && source && 'skip' in source) console.log(`SQL Server suite skipped: ${source.skip}.`);
 
-describe.skipIf(!server)(`SQL Server${server ? '' : ' (skipped: no SQL Server; see the line above)'}`, () => {
+if (failure) {
+  describe('SQL Server', () => {
+    it('starts', () => {
+      throw new Error(failure);
+    });
+  });
+}
+
+describe.skipIf(!server)(`SQL Server${server ? '' : failure ? ' (not started)' : ' (skipped: no SQL Server; see the line above)'}`, () => {
   const open: PosConnection[] = [];
   afterAll(async () => {
     await Promise.all(open.map((c) => c.close()));

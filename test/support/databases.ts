@@ -19,6 +19,7 @@ import { GATEWAY_TEMPLATE, POS_TEMPLATES, schemaFileOf, type PosSchemaVersion, t
 export const cluster = () => clusterAt(inject('pgPort'));
 
 const sqlServer = inject('sqlServer');
+const sqlServerFailure = inject('sqlServerFailure');
 
 const uniqueName = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`;
 
@@ -51,6 +52,7 @@ async function newSqlServerPosDatabase(server: NonNullable<typeof sqlServer>, se
  * another Soft Restaurant version than the project's.
  */
 export async function newPosDatabase(template: PosTemplate = 'branch', schema?: PosSchemaVersion): Promise<PosDbConfig> {
+  if (sqlServerFailure) throw new Error(sqlServerFailure);
   const recipe = POS_TEMPLATES[template];
   const version = schema ?? inject('posSchema');
   if (sqlServer) return newSqlServerPosDatabase(sqlServer, recipe.seed, schemaFileOf(version));
@@ -82,6 +84,7 @@ export interface InterruptiblePosDatabase {
 }
 
 export async function newInterruptiblePosDatabase(): Promise<InterruptiblePosDatabase> {
+  if (sqlServerFailure) throw new Error(sqlServerFailure);
   const seed = POS_TEMPLATES.branch.seed;
   const schemaFile = schemaFileOf(inject('posSchema'));
   if (sqlServer) {
@@ -90,7 +93,8 @@ export async function newInterruptiblePosDatabase(): Promise<InterruptiblePosDat
       config,
       down: () => setSqlServerDatabaseOnline(sqlServer.config, config.database, false),
       up: () => setSqlServerDatabaseOnline(sqlServer.config, config.database, true),
-      close: async () => undefined,
+      // Online again even after a test that failed mid-outage, so the run's drop removes its files.
+      close: () => setSqlServerDatabaseOnline(sqlServer.config, config.database, true).catch(() => undefined),
     };
   }
   // In the shared temp dir, world-writable: the postgres user must reach it when we run as root.

@@ -25,42 +25,63 @@ declare module 'vitest' {
     sqlServerSource: SqlServerSource;
     /** The `mssql` project's server (its master database) and the name prefix of this run's databases. */
     sqlServer: { config: MssqlConfig; prefix: string } | null;
+    /** Why the `mssql` project's SQL Server could not be started, when it had a source. */
+    sqlServerFailure: string | null;
   }
 }
 
 export default async function setup(project: TestProject) {
+  // vitest also runs global setups for the root project, which runs no tests.
+  if (project.isRootProject()) return;
   const posSchema: PosSchemaVersion = project.name === 'sr10' ? 'sr10' : 'sr11';
   const source = project.name === 'mssql' ? project.config.provide?.sqlServerSource : undefined;
   project.provide('posSchema', posSchema);
   project.provide('sqlServer', null);
+  project.provide('sqlServerFailure', null);
   if (source && 'skip' in source) {
     project.provide('pgPort', 0);
     return;
   }
 
   const cluster = await startEmbeddedPostgres();
-  const gatewayTemplate = (async () => {
+  try {
     await cluster.admin(`CREATE DATABASE ${GATEWAY_TEMPLATE}`);
     const store = new GatewayStore(cluster.url(GATEWAY_TEMPLATE));
     await store.migrate();
     await store.close();
-  })();
-  project.provide('pgPort', cluster.port);
-
-  if (source) {
-    const server = await startSqlServer(source.source).catch(async (error: unknown) => {
-      await cluster.stop();
-      throw new Error(`the mssql project found a SQL Server source (${source.source}) but could not start it: ${String(error)}`, { cause: error });
-    });
-    const prefix = `ba_t_${randomBytes(3).toString('hex')}_`;
-    await gatewayTemplate;
-    project.provide('sqlServer', { config: server.config, prefix });
-    return async () => {
-      await dropSqlServerDatabases(server.config, prefix).finally(() => Promise.all([server.stop(), cluster.stop()]));
-    };
+    if (!source) {
+      const schemaFile = schemaFileOf(posSchema);
+      await Promise.all(Object.values(POS_TEMPLATES).map((t) => createPosDatabase(cluster, t.database, t.seed, schemaFile)));
+    }
+  } catch (error) {
+    await cluster.stop();
+    throw error;
   }
+  project.provide('pgPort', cluster.port);
+  if (!source) return () => cluster.stop();
 
-  const schemaFile = schemaFileOf(posSchema);
-  await Promise.all([gatewayTemplate, ...Object.values(POS_TEMPLATES).map((t) => createPosDatabase(cluster, t.database, t.seed, schemaFile))]);
-  return () => cluster.stop();
+  // A server that cannot start fails the mssql project's tests (each says why), not the other projects.
+  const server = await startSqlServer(source.source).catch((error: unknown) => {
+    project.provide('sqlServerFailure', `the SQL Server from ${source.source} could not be started: ${String(error)}`);
+    return undefined;
+  });
+  if (!server) return () => cluster.stop();
+  if (source.source === 'MSSQL_URL') {
+    // Reaches the server once before any test, and clears what aborted runs left a day ago or more.
+    const reachable = await dropSqlServerDatabases(server.config, 'ba_t_', 24).then(
+      () => true,
+      (error: unknown) => {
+        project.provide('sqlServerFailure', `the SQL Server of MSSQL_URL could not be prepared: ${String(error)}`);
+        return false;
+      },
+    );
+    if (!reachable) return () => cluster.stop();
+  }
+  const prefix = `ba_t_${randomBytes(3).toString('hex')}_`;
+  project.provide('sqlServer', { config: server.config, prefix });
+  return async () => {
+    // A container goes away whole; a shared server keeps nothing of this run.
+    if (source.source === 'MSSQL_URL') await dropSqlServerDatabases(server.config, prefix).catch((error: unknown) => console.error(`could not drop the test databases ${prefix}*: ${String(error)}`));
+    await Promise.all([server.stop(), cluster.stop()]);
+  };
 }

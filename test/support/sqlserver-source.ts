@@ -39,8 +39,17 @@ function dockerRuns(): boolean {
   }
 }
 
+const CACHE = 'BRANCH_AGENT_TEST_SQLSERVER_SOURCE';
+
+/** Decided once per run: vitest loads the config again for every project. */
 export function sqlServerSource(): SqlServerSource {
-  if (process.env.MSSQL_URL) return { source: 'MSSQL_URL' };
-  if (dockerRuns()) return { source: 'testcontainers' };
-  return { skip: 'MSSQL_URL is not set and no Docker engine runs here (docker info failed)' };
+  const cached = process.env[CACHE];
+  if (cached) return JSON.parse(cached) as SqlServerSource;
+  const found: SqlServerSource = process.env.MSSQL_URL
+    ? { source: 'MSSQL_URL' }
+    : dockerRuns()
+      ? { source: 'testcontainers' }
+      : { skip: 'MSSQL_URL is not set and no Docker engine runs here (docker info failed)' };
+  process.env[CACHE] = JSON.stringify(found);
+  return found;
 }

@@ -49,19 +49,30 @@ export async function setSqlServerDatabaseOnline(server: MssqlConfig, name: stri
   await onMaster(server, `ALTER DATABASE ${identifier(name)} SET ${online ? 'ONLINE' : 'OFFLINE WITH ROLLBACK IMMEDIATE'}`);
 }
 
-export async function dropSqlServerDatabases(server: MssqlConfig, prefix: string): Promise<void> {
+/**
+ * Drops the databases whose names start with `prefix` (only those created more than
+ * `olderThanHours` ago, when given). Each is dropped on its own, so one that resists does not
+ * keep the others.
+ */
+export async function dropSqlServerDatabases(server: MssqlConfig, prefix: string, olderThanHours?: number): Promise<void> {
   const master = createPosDb({ ...server, database: 'master', poolSize: 1 });
+  const failed: string[] = [];
   try {
-    const { rows } = await sql<{ name: string }>`select name from sys.databases where name like ${`${prefix}%`}`.execute(master.db);
+    const pattern = `${prefix.replace(/[_%[]/g, (c) => `[${c}]`)}%`;
+    const age = olderThanHours === undefined ? sql`` : sql` and create_date < dateadd(hour, ${-olderThanHours}, getdate())`;
+    const { rows } = await sql<{ name: string }>`select name from sys.databases where name like ${pattern}${age}`.execute(master.db);
     for (const { name } of rows) {
-      // An offline database (a test that failed mid-outage) cannot go single-user but drops as it is.
-      await sql
-        .raw(`ALTER DATABASE ${identifier(name)} SET SINGLE_USER WITH ROLLBACK IMMEDIATE`)
-        .execute(master.db)
-        .catch(() => undefined);
-      await sql.raw(`DROP DATABASE ${identifier(name)}`).execute(master.db);
+      try {
+        // An offline database (a test that failed mid-outage) comes back first, so its files go too.
+        await sql.raw(`ALTER DATABASE ${identifier(name)} SET ONLINE`).execute(master.db).catch(() => undefined);
+        await sql.raw(`ALTER DATABASE ${identifier(name)} SET SINGLE_USER WITH ROLLBACK IMMEDIATE`).execute(master.db);
+        await sql.raw(`DROP DATABASE ${identifier(name)}`).execute(master.db);
+      } catch (error) {
+        failed.push(`${name}: ${String(error)}`);
+      }
     }
   } finally {
     await master.close();
   }
+  if (failed.length > 0) throw new Error(`could not drop ${failed.join('; ')}`);
 }
