@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { PosError } from '../protocol/errors.js';
 import type { JobError, JobMessage, ResultMessage } from '../protocol/messages.js';
-import { isConnectionError, isDeadlock, isStatementTimeout, isUniqueViolation, type PosDb } from '../pos/db.js';
+import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation, type PosDb } from '../pos/db.js';
 import { claim, recordResult } from '../pos/idempotency.js';
 import type { Implementation } from '../pos/operation.js';
 import type { PosRuntime } from '../pos/runtime.js';
@@ -116,6 +116,10 @@ export class JobRunner {
     if (isDeadlock(error)) {
       this.opts.log.warn({ jobId: job.jobId, op: job.op, err: error }, 'deadlocked on every attempt');
       return { code: 'pos_busy', message: 'Other point-of-sale transactions kept this write from finishing; nothing was written. Retry shortly.' };
+    }
+    if (isLockTimeout(error)) {
+      this.opts.log.warn({ jobId: job.jobId, op: job.op }, 'a terminal held the records this job needs past the lock timeout');
+      return { code: 'pos_busy', message: 'A point-of-sale terminal is holding the records this request needs; nothing was written. Retry shortly.' };
     }
     if (isConnectionError(error)) {
       this.opts.log.warn({ jobId: job.jobId, op: job.op, err: error }, 'POS database unavailable');

@@ -5,10 +5,19 @@
 import { z } from 'zod';
 import { licenseKey } from '../protocol/common.js';
 
+const lockTimeoutMs = z
+  .number()
+  .int()
+  .min(1)
+  .max(600_000)
+  .optional()
+  .describe('how long a statement waits for records a terminal holds before the job answers pos_busy; default 10000');
+
 const postgresDatabase = z.object({
   dialect: z.literal('postgres'),
   url: z.string().min(1),
   poolSize: z.number().int().min(1).max(100).optional(),
+  lockTimeoutMs,
 });
 
 const mssqlDatabase = z.object({
@@ -26,6 +35,7 @@ const mssqlDatabase = z.object({
   poolSize: z.number().int().min(1).max(100).default(10),
   connectTimeoutMs: z.number().int().positive().optional(),
   requestTimeoutMs: z.number().int().positive().optional(),
+  lockTimeoutMs,
 });
 
 export const agentConfigSchema = z.object({

@@ -48,9 +48,22 @@ import type { PosDatabase } from './schema.js';
 
 export type PosDialectName = 'postgres' | 'mssql';
 
+/** Settings both dialects share. */
+interface PosDbCommon {
+  poolSize?: number;
+  /**
+   * How long a statement waits for a row or table a terminal holds before it gives up
+   * (`pos_busy`), rather than holding the job until its deadline. Default 10 s: twice the
+   * interval of SQL Server's deadlock monitor, so a deadlock is still found and retried first.
+   */
+  lockTimeoutMs?: number;
+}
+
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
 export type PosDbConfig =
-  | { dialect: 'postgres'; url: string; poolSize?: number }
-  | {
+  | (PosDbCommon & { dialect: 'postgres'; url: string })
+  | (PosDbCommon & {
       dialect: 'mssql';
       server: string;
       /** Named instance (`SERVER\INSTANCE`), resolved through SQL Browser. */
@@ -62,10 +75,9 @@ export type PosDbConfig =
         | { type: 'ntlm'; domain: string; user: string; password: string };
       encrypt?: boolean;
       trustServerCertificate?: boolean;
-      poolSize?: number;
       connectTimeoutMs?: number;
       requestTimeoutMs?: number;
-    };
+    });
 
 export type PosDb = Kysely<PosDatabase>;
 
@@ -85,7 +97,11 @@ export function createPosDb(config: PosDbConfig): PosConnection {
 }
 
 function postgresDialect(config: Extract<PosDbConfig, { dialect: 'postgres' }>): Dialect {
-  const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize ?? 10 });
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolSize ?? 10,
+    options: `-c lock_timeout=${config.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS}`,
+  });
   // An idle client that loses its server (database restart) must not crash the process.
   pool.on('error', () => undefined);
   return new PostgresDialect({ pool });
@@ -99,7 +115,7 @@ function mssqlDialect(config: Extract<PosDbConfig, { dialect: 'mssql' }>): Diale
     tedious: {
       ...tedious,
       Request: PosRequest,
-      connectionFactory: () => new PosTediousConnection(tediousConfig(config)),
+      connectionFactory: () => new PosTediousConnection(tediousConfig(config), config.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS),
     },
   });
   return {
@@ -169,12 +185,30 @@ export class PosMssqlAdapter extends MssqlAdapter {
 }
 
 /**
- * A tedious connection that skips a rollback the server has already done. SQL Server ends the
- * transaction itself when it picks it as a deadlock victim (or on a severity 20+ error) and says
- * so in an ENVCHANGE token, which clears `inTransaction`; Kysely still rolls back on the way out,
- * and that second rollback would fail and replace the deadlock error the runner retries on.
+ * A tedious connection adapted to the POS:
+ * - each session starts with `SET LOCK_TIMEOUT`, which tedious has no login option for; SQL
+ *   Server's own default is to wait for ever;
+ * - it skips a rollback the server has already done. SQL Server ends the transaction itself when
+ *   it picks it as a deadlock victim (or on a severity 20+ error) and says so in an ENVCHANGE
+ *   token, which clears `inTransaction`; Kysely still rolls back on the way out, and that second
+ *   rollback would fail and replace the deadlock error the runner retries on.
  */
 export class PosTediousConnection extends tedious.Connection {
+  constructor(
+    config: tedious.ConnectionConfiguration,
+    private readonly lockTimeoutMs: number,
+  ) {
+    super(config);
+  }
+
+  override connect(connectListener?: (err?: Error) => void): void {
+    super.connect((error) => {
+      if (error) return connectListener?.(error);
+      const setup = new tedious.Request(`set lock_timeout ${Math.trunc(this.lockTimeoutMs)}`, (e) => connectListener?.(e ?? undefined));
+      this.execSqlBatch(setup);
+    });
+  }
+
   override rollbackTransaction(...[callback, name]: Parameters<tedious.Connection['rollbackTransaction']>): void {
     if (!this.inTransaction) return callback(undefined);
     super.rollbackTransaction(callback, name);
@@ -329,6 +363,14 @@ const anyError = (error: unknown, test: (e: DriverError) => boolean) => driverEr
 /** This transaction was chosen to end a deadlock and was rolled back whole: PostgreSQL 40P01, SQL Server 1205. */
 export function isDeadlock(error: unknown): boolean {
   return anyError(error, (e) => e.code === '40P01' || e.number === 1205);
+}
+
+/**
+ * A statement gave up waiting for a lock another session holds (PostgreSQL 55P03 after
+ * lock_timeout, SQL Server 1222 after LOCK_TIMEOUT). The transaction is rolled back on the way out.
+ */
+export function isLockTimeout(error: unknown): boolean {
+  return anyError(error, (e) => e.code === '55P03' || e.number === 1222);
 }
 
 /** A duplicate-key error: PostgreSQL 23505, SQL Server 2627 (constraint) or 2601 (unique index). */

@@ -31,9 +31,16 @@ export interface ApiResponse {
 }
 
 export async function startTestStack(
-  opts: { agent?: StackOptions['agent']; gateway?: StackOptions['gateway']; agentHooks?: StackOptions['agentHooks'] } = {},
+  opts: {
+    agent?: StackOptions['agent'];
+    gateway?: StackOptions['gateway'];
+    agentHooks?: StackOptions['agentHooks'];
+    /** The agents' lock timeout (`database.lockTimeoutMs`). */
+    lockTimeoutMs?: number;
+  } = {},
 ): Promise<TestStack> {
-  const [gatewayUrl, branch, strict, other] = await Promise.all([newGatewayDatabase(), newPosDatabase('branch'), newPosDatabase('strictBranch'), newPosDatabase('branch')]);
+  const withLockTimeout = async (template: 'branch' | 'strictBranch'): Promise<PosDbConfig> => ({ ...(await newPosDatabase(template)), lockTimeoutMs: opts.lockTimeoutMs });
+  const [gatewayUrl, branch, strict, other] = await Promise.all([newGatewayDatabase(), withLockTimeout('branch'), withLockTimeout('strictBranch'), withLockTimeout('branch')]);
   const branches = [
     { licenseKey: BRANCH, name: 'Centro', owner: 'tester', database: branch },
     { licenseKey: STRICT_BRANCH, name: 'Norte', owner: 'tester', database: strict },

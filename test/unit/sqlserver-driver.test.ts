@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as tedious from 'tedious';
 import { DummyDriver, Kysely, MssqlAdapter, MssqlIntrospector, type DatabaseConnection } from 'kysely';
-import { isConnectionError, isDeadlock, isStatementTimeout, isUniqueViolation, MssqlPosQueryCompiler, PosMssqlAdapter, PosRequest, PosTediousConnection, pgShapedRow, tediousConfig } from '../../src/pos/db.js';
+import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation, MssqlPosQueryCompiler, PosMssqlAdapter, PosRequest, PosTediousConnection, pgShapedRow, tediousConfig } from '../../src/pos/db.js';
 import type { PosDatabase } from '../../src/pos/schema.js';
 
 /** What tedious and pg report for SQL Server / PostgreSQL failures, without a server. */
@@ -94,9 +94,32 @@ describe('deadlock victims', () => {
   });
 });
 
+describe('lock timeouts', () => {
+  it('are recognised on both servers, and nothing else is', () => {
+    expect(isLockTimeout(requestError(1222, 16))).toBe(true);
+    expect(isLockTimeout([requestError(1222, 16), requestError(3621, 0)])).toBe(true);
+    expect(isLockTimeout(Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }))).toBe(true);
+    expect(isLockTimeout(requestError(1205, 13))).toBe(false);
+    expect(isLockTimeout(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(false);
+  });
+});
+
+const connection = () =>
+  new PosTediousConnection(
+    tediousConfig({ dialect: 'mssql', server: '127.0.0.1', port: 1, database: 'pos', authentication: { type: 'sql', user: 'sa', password: 'x' }, connectTimeoutMs: 2_000 }),
+    5_000,
+  );
+
+describe('opening a session', () => {
+  it('hands a connection failure to the caller instead of setting the lock timeout', async () => {
+    const c = connection();
+    const error = await new Promise<Error | undefined>((resolve) => c.connect(resolve));
+    expect(error).toBeInstanceOf(tedious.ConnectionError);
+    expect(isConnectionError(error)).toBe(true);
+  });
+});
+
 describe('rolling back after the server already did', () => {
-  const connection = () =>
-    new PosTediousConnection(tediousConfig({ dialect: 'mssql', server: '127.0.0.1', port: 1, database: 'pos', authentication: { type: 'sql', user: 'sa', password: 'x' } }));
 
   it('is a no-op when the server has ended the transaction (a deadlock victim)', () => {
     const c = connection();
