@@ -39,22 +39,33 @@ function neutralValue(column: ColumnInfo): unknown {
   return 0;
 }
 
+/**
+ * Names are matched the way the server matches them: exactly on PostgreSQL, whatever the letter
+ * case on SQL Server, whose Soft Restaurant databases use case-insensitive collations, so an
+ * installation spelling a column `IdTurno` or `WorkspaceID` still has `idturno` and `WorkspaceId`.
+ */
 export class InstalledSchema {
   readonly #tables: Map<string, Map<string, ColumnInfo>>;
+  readonly #key: (name: string) => string;
   readonly #log: Logger | undefined;
   readonly #reportedCuts = new Set<string>();
 
-  constructor(tables: Map<string, Map<string, ColumnInfo>>, log?: Logger) {
-    this.#tables = tables;
-    this.#log = log;
+  constructor(tables: Iterable<[string, Iterable<ColumnInfo>]>, options: { caseInsensitive: boolean; log?: Logger | undefined }) {
+    this.#key = options.caseInsensitive ? (name) => name.toLowerCase() : (name) => name;
+    this.#tables = new Map([...tables].map(([table, columns]) => [this.#key(table), new Map([...columns].map((c) => [this.#key(c.name), c]))]));
+    this.#log = options.log;
+  }
+
+  hasTable(table: string): boolean {
+    return this.#tables.has(this.#key(table));
   }
 
   has(table: PosTable, column: string): boolean {
-    return this.#tables.get(table)?.has(column) ?? false;
+    return this.column(table, column) !== undefined;
   }
 
   column(table: PosTable, column: string): ColumnInfo | undefined {
-    return this.#tables.get(table)?.get(column);
+    return this.#tables.get(this.#key(table))?.get(this.#key(column));
   }
 
   /** Decimal places the installation keeps for a numeric column (SR 10 line discounts: 2). */
@@ -62,9 +73,18 @@ export class InstalledSchema {
     return this.column(table, column)?.numericScale ?? fallback;
   }
 
-  /** Installed column names of a table, in table order. */
+  /** Installed column names of a table, in table order, spelled as installed. */
   columnNames(table: PosTable): string[] {
-    return [...(this.#tables.get(table)?.keys() ?? [])];
+    return [...(this.#tables.get(this.#key(table))?.values() ?? [])].map((c) => c.name);
+  }
+
+  /** Columns of `from` that `to` also has, except those listed and `to`'s identity. */
+  sharedColumns(from: PosTable, to: PosTable, except: readonly string[]): string[] {
+    const excluded = new Set(except.map(this.#key));
+    return this.columnNames(from).filter((c) => {
+      const target = this.column(to, c);
+      return target !== undefined && !target.identity && !excluded.has(this.#key(c));
+    });
   }
 
   missingColumns(table: PosTable, expected: readonly string[]): string[] {
@@ -73,11 +93,11 @@ export class InstalledSchema {
 
   /** Shapes a row for an UPDATE: only installed columns, text cut to width. */
   fitRow<T extends PosTable>(table: T, row: ColumnValues<T>): Updateable<PosDatabase[T]> {
-    const columns = this.#tables.get(table);
+    const columns = this.#tables.get(this.#key(table));
     if (!columns) throw new Error(`table ${table} is not installed`);
     const out: Row = {};
     for (const [name, value] of Object.entries(row)) {
-      const info = columns.get(name);
+      const info = columns.get(this.#key(name));
       if (!info || value === undefined) continue;
       out[name] = this.#cut(table, info, value);
     }
@@ -87,8 +107,9 @@ export class InstalledSchema {
   /** Shapes a row for an INSERT: `fitRow` plus a neutral value for each required column left out. */
   completeRow<T extends PosTable>(table: T, row: ColumnValues<T>): Insertable<PosDatabase[T]> {
     const out: Row = this.fitRow(table, row);
-    for (const info of this.#tables.get(table)!.values()) {
-      if (info.nullable || info.hasDefault || info.identity || out[info.name] !== undefined) continue;
+    const given = new Set(Object.keys(out).map(this.#key));
+    for (const info of this.#tables.get(this.#key(table))!.values()) {
+      if (info.nullable || info.hasDefault || info.identity || given.has(this.#key(info.name))) continue;
       out[info.name] = neutralValue(info);
     }
     return out as Insertable<PosDatabase[T]>;
@@ -129,11 +150,11 @@ export async function readInstalledSchema(
      where table_schema = ${currentSchema} and table_name in (${sql.join(tables)})
      order by table_name, ordinal_position`.execute(db);
 
-  const map = new Map<string, Map<string, ColumnInfo>>();
+  const map = new Map<string, ColumnInfo[]>();
   for (const r of result.rows) {
-    const columns = map.get(r.table_name) ?? new Map<string, ColumnInfo>();
+    const columns = map.get(r.table_name) ?? [];
     map.set(r.table_name, columns);
-    columns.set(r.column_name, {
+    columns.push({
       name: r.column_name,
       dataType: r.data_type,
       maxLength: r.character_maximum_length === null ? null : Number(r.character_maximum_length),
@@ -143,15 +164,18 @@ export async function readInstalledSchema(
       identity: Number(r.is_identity) === 1,
     });
   }
-  const missing = tables.filter((t) => !map.has(t));
+  const schema = new InstalledSchema(map, { caseInsensitive: dialect === 'mssql', log });
+  const missing = tables.filter((t) => !schema.hasTable(t));
   if (missing.length > 0) throw new Error(`POS tables not found: ${missing.join(', ')}`);
-  return new InstalledSchema(map, log);
+  return schema;
 }
 
-/** Which of these tables exist in the database (the doctor reports the missing ones). */
+/** Which of these tables exist in the database, by the names asked for (the doctor reports the missing ones). */
 export async function installedTables(db: PosDb, dialect: PosDialectName, tables: readonly string[]): Promise<Set<string>> {
   const { currentSchema } = introspection(dialect);
   const result = await sql<{ table_name: string }>`select table_name from information_schema.tables
     where table_schema = ${currentSchema} and table_name in (${sql.join(tables)})`.execute(db);
-  return new Set(result.rows.map((r) => r.table_name));
+  const key = (name: string) => (dialect === 'mssql' ? name.toLowerCase() : name);
+  const found = new Set(result.rows.map((r) => key(r.table_name)));
+  return new Set(tables.filter((t) => found.has(key(t))));
 }

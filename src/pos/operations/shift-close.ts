@@ -64,12 +64,6 @@ function closing(shift: Shift) {
     ]);
 }
 
-/** Columns both tables have, except those the copy sets itself. */
-function shared(ctx: PosContext, from: PosTable, to: PosTable, except: readonly string[]): string[] {
-  const target = new Set(ctx.schema.columnNames(to));
-  return ctx.schema.columnNames(from).filter((c) => target.has(c) && !except.includes(c) && !ctx.schema.column(to, c)!.identity);
-}
-
 // Kysely cannot type column lists known only at run time; the names come from the installed schema.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Loose = any;
@@ -80,7 +74,7 @@ type Loose = any;
  * counts what triggers on the table write.
  */
 async function copyHeaders(ctx: PosContext, shift: Shift): Promise<number> {
-  const columns = shared(ctx, 'tempcheques', 'cheques', ['folio', 'idturno', 'foliotempcheques']);
+  const columns = ctx.schema.sharedColumns('tempcheques', 'cheques', ['folio', 'idturno', 'foliotempcheques']);
   await ctx.db
     .insertInto('cheques')
     .columns([...columns, 'idturno', 'foliotempcheques'] as Loose)
@@ -100,7 +94,7 @@ async function copyHeaders(ctx: PosContext, shift: Shift): Promise<number> {
  */
 async function copyChildren(ctx: PosContext, shift: Shift, from: PosTable, to: PosTable, folioColumn: string): Promise<void> {
   const closeColumn = ctx.schema.has(to, 'idturno_cierre') ? ['idturno_cierre'] : [];
-  const columns = shared(ctx, from, to, [folioColumn, ...closeColumn]);
+  const columns = ctx.schema.sharedColumns(from, to, [folioColumn, ...closeColumn]);
   await ctx.db
     .insertInto(to as Loose)
     .columns([...columns, folioColumn, ...closeColumn])

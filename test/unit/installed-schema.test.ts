@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { InstalledSchema, type ColumnInfo } from '../../src/pos/columns.js';
+
+const col = (name: string, more: Partial<ColumnInfo> = {}): ColumnInfo => ({
+  name,
+  dataType: 'int',
+  maxLength: null,
+  numericScale: null,
+  nullable: true,
+  hasDefault: false,
+  identity: false,
+  ...more,
+});
+
+/** An installation that spells some names differently from the reference schema. */
+const tables: Array<[string, ColumnInfo[]]> = [
+  ['Tempcheques', [col('Folio', { identity: true }), col('IdTurno'), col('Observaciones', { dataType: 'varchar', maxLength: 5 }), col('WorkspaceID', { dataType: 'uniqueidentifier', nullable: false })]],
+  ['cheques', [col('folio'), col('idturno', { nullable: false }), col('observaciones', { dataType: 'varchar', maxLength: 50 }), col('numcheque', { identity: true })]],
+];
+
+describe('the installed schema on SQL Server (case-insensitive names)', () => {
+  const schema = new InstalledSchema(tables, { caseInsensitive: true });
+
+  it('finds tables and columns whatever their letter case', () => {
+    expect(schema.hasTable('tempcheques')).toBe(true);
+    expect(schema.has('tempcheques', 'idturno')).toBe(true);
+    expect(schema.has('tempcheques', 'WorkspaceId')).toBe(true);
+    expect(schema.column('tempcheques', 'observaciones')?.maxLength).toBe(5);
+    expect(schema.missingColumns('tempcheques', ['idturno', 'propina'])).toEqual(['propina']);
+    expect(schema.columnNames('tempcheques')).toEqual(['Folio', 'IdTurno', 'Observaciones', 'WorkspaceID']);
+  });
+
+  it('shapes rows by the reference names and does not fill a column it was given under another spelling', () => {
+    const row = schema.completeRow('tempcheques', { idturno: 7, observaciones: 'mesa junto a la ventana', WorkspaceId: 'a0000000-0000-0000-0000-000000000001' } as never);
+    expect(row).toEqual({ idturno: 7, observaciones: 'mesa ', WorkspaceId: 'a0000000-0000-0000-0000-000000000001' });
+  });
+
+  it('lists the columns two tables share, leaving out the excluded ones and the target identity', () => {
+    expect(schema.sharedColumns('tempcheques', 'cheques', ['folio'])).toEqual(['IdTurno', 'Observaciones']);
+    expect(schema.sharedColumns('cheques', 'tempcheques', ['IDTURNO'])).toEqual(['observaciones']);
+  });
+});
+
+describe('the installed schema on PostgreSQL (exact names)', () => {
+  const schema = new InstalledSchema(tables, { caseInsensitive: false });
+
+  it('matches names only as spelled, as PostgreSQL does for quoted identifiers', () => {
+    expect(schema.hasTable('tempcheques')).toBe(false);
+    expect(schema.has('cheques', 'idturno')).toBe(true);
+    expect(schema.has('cheques', 'IdTurno')).toBe(false);
+    expect(() => schema.fitRow('tempcheques', {})).toThrow(/not installed/);
+  });
+});
