@@ -119,6 +119,17 @@ program
 
 const keys = program.command('keys').description('manage users, API keys and branches in the gateway store');
 
+/** Runs `use` with the gateway store of the config, also while the gateway itself is running. */
+async function withGatewayStore(configPath: string, use: (store: import('./gateway/store.js').GatewayStore) => Promise<void>): Promise<void> {
+  const { openGatewayStore } = await import('./gateway/open-store.js');
+  const { store, close } = await openGatewayStore(gatewaySection(configPath), createLogger({ level: 'warn' }));
+  try {
+    await use(store);
+  } finally {
+    await close();
+  }
+}
+
 keys
   .command('add-api-key')
   .description('create an API key for a user (created if new); prints the key once')
@@ -126,21 +137,42 @@ keys
   .option('-l, --label <text>', 'a note to recognise the key', '')
   .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
   .action(async (opts: { user: string; label: string; config: string }) => {
-    const { openGatewayStore } = await import('./gateway/server.js');
     const { newSecret } = await import('./gateway/store.js');
-    const { store, close } = await openGatewayStore(gatewaySection(opts.config), createLogger({ level: 'warn' }));
-    try {
+    await withGatewayStore(opts.config, async (store) => {
       const key = newSecret('key');
-      await store.addApiKey(await store.ensureUser(opts.user), key, opts.label);
-      console.log(`API key for ${opts.user} (shown once, stored hashed):\n${key}`);
-    } finally {
-      await close();
-    }
+      const id = await store.addApiKey(await store.ensureUser(opts.user), key, opts.label);
+      console.log(`API key ${id} for ${opts.user} (shown once, stored hashed; revoke with \`keys revoke-api-key --id ${id}\`):\n${key}`);
+    });
+  });
+
+keys
+  .command('revoke-api-key')
+  .description('revoke an API key at once, on every running gateway')
+  .requiredOption('--id <n>', 'the id `keys list` shows')
+  .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
+  .action(async (opts: { id: string; config: string }) => {
+    const id = Number(opts.id);
+    if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`--id must be a key id from \`keys list\`, not "${opts.id}"`);
+    await withGatewayStore(opts.config, async (store) => {
+      if (!(await store.revokeApiKey(id))) throw new Error(`No active API key has id ${id} (see \`keys list\`).`);
+      console.log(`API key ${id} revoked.`);
+    });
+  });
+
+keys
+  .command('list')
+  .description('list API keys (without the keys, which are not kept) and branches')
+  .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
+  .action(async (opts: { config: string }) => {
+    await withGatewayStore(opts.config, async (store) => {
+      const { formatAccessListing } = await import('./gateway/access-listing.js');
+      console.log(formatAccessListing(await store.listApiKeys(), await store.listBranches()));
+    });
   });
 
 keys
   .command('add-branch')
-  .description("register a branch (licenseKey) for a user and print its agent's token")
+  .description("register a branch (licenseKey) for a user and print its agent's token; an existing branch gets a new token and its old one stops working")
   .requiredOption('-u, --user <name>', 'user that owns the branch')
   .requiredOption('-k, --license-key <key>', '16-character Soft Restaurant license key')
   .option('-n, --name <text>', 'branch name', '')
@@ -148,16 +180,12 @@ keys
   .action(async (opts: { user: string; licenseKey: string; name: string; config: string }) => {
     const { licenseKey } = await import('./protocol/common.js');
     const key = licenseKey.parse(opts.licenseKey);
-    const { openGatewayStore } = await import('./gateway/server.js');
     const { newSecret } = await import('./gateway/store.js');
-    const { store, close } = await openGatewayStore(gatewaySection(opts.config), createLogger({ level: 'warn' }));
-    try {
+    await withGatewayStore(opts.config, async (store) => {
       const token = newSecret('agt');
       await store.upsertBranch(await store.ensureUser(opts.user), key, token, opts.name);
       console.log(`Agent token for branch ${key} (shown once, stored hashed; put it in the agent's config):\n${token}`);
-    } finally {
-      await close();
-    }
+    });
   });
 
 program.parseAsync().catch((error: unknown) => {

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { ERROR_STATUS, ERROR_TITLES, isErrorCode } from '../protocol/errors.js';
 import { VERSION } from '../version.js';
 import { apiPlugin } from './api.js';
+import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
 import { sendProblem, toApiError } from './problems.js';
 import type { GatewayStore } from './store.js';
@@ -85,5 +86,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     rateLimit: opts.rateLimit ?? { perSecond: 20, burst: 40 },
     idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? 24) * 3_600_000,
   });
+  const access = await watchAccessChanges(opts.store, (licenseKey) => void hub.revalidate(licenseKey), opts.log);
+  app.addHook('onClose', () => access.stop());
   return { app, hub };
 }

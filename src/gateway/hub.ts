@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AGENT_PATH, CLOSE, agentMessage, helloMessage, resultMessage, type JobError, type JobMessage } from '../protocol/messages.js';
-import type { GatewayStore } from './store.js';
+import { sha256, type GatewayStore } from './store.js';
 
 export class AgentOfflineError extends Error {}
 export class AgentTimeoutError extends Error {}
@@ -26,6 +26,8 @@ export interface DispatchOutcome {
 interface ConnectedAgent {
   ws: WebSocket;
   licenseKey: string;
+  /** Hash of the token it connected with, checked again when its branch changes. */
+  tokenHash: string;
   workerId: string;
   agentVersion: string;
   posVersion: string | null;
@@ -118,6 +120,26 @@ export class AgentHub {
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
   }
 
+  /**
+   * Disconnects the agent of a branch (of every branch when undefined) whose token is no longer
+   * the branch's: `keys add-branch` issued a new one. An agent holding the new token reconnects.
+   */
+  async revalidate(licenseKey?: string): Promise<void> {
+    const agents = licenseKey === undefined ? [...this.#agents.values()] : [this.#agents.get(licenseKey)].filter((a) => a !== undefined);
+    for (const agent of agents) {
+      let owner: string | null;
+      try {
+        owner = await this.opts.store.branchForAgentTokenHash(agent.tokenHash);
+      } catch (error) {
+        this.opts.log.error({ err: error, licenseKey: agent.licenseKey }, 'could not check an agent token again');
+        continue;
+      }
+      if (owner === agent.licenseKey) continue;
+      this.opts.log.warn({ licenseKey: agent.licenseKey, workerId: agent.workerId }, 'agent disconnected: its token was replaced');
+      agent.ws.close(CLOSE.unauthorized, 'agent token replaced');
+    }
+  }
+
   async #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://gateway').pathname;
     if (path !== AGENT_PATH) {
@@ -139,10 +161,11 @@ export class AgentHub {
       return;
     }
     const branch = licenseKey;
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, branch));
+    const tokenHash = sha256(token!);
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, branch, tokenHash));
   }
 
-  #accept(ws: WebSocket, licenseKey: string): void {
+  #accept(ws: WebSocket, licenseKey: string, tokenHash: string): void {
     let agent: ConnectedAgent | undefined;
     const helloTimer = setTimeout(() => ws.close(CLOSE.badHello, 'no hello'), this.opts.helloTimeoutMs ?? 10_000);
     const touch = () => {
@@ -167,7 +190,7 @@ export class AgentHub {
         }
         clearTimeout(helloTimer);
         const { workerId, agentVersion, posVersion } = hello.data;
-        agent = { ws, licenseKey, workerId, agentVersion, posVersion, connectedAt: new Date(), lastSeen: Date.now() };
+        agent = { ws, licenseKey, tokenHash, workerId, agentVersion, posVersion, connectedAt: new Date(), lastSeen: Date.now() };
         const previous = this.#agents.get(licenseKey);
         this.#agents.set(licenseKey, agent);
         if (previous) previous.ws.close(CLOSE.replaced, 'replaced by a newer connection');

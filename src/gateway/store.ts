@@ -1,7 +1,8 @@
 /**
  * The gateway's own PostgreSQL: users, hashed API keys, branches with hashed agent tokens,
  * idempotency records, printers and the job log. Lookups on the request path are cached briefly
- * so a request costs no store round trip.
+ * so a request costs no store round trip; every change to keys and branches is announced on
+ * ACCESS_CHANNEL, so running gateways forget those lookups at once (./access-changes.ts).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Kysely, PostgresDialect, sql, type ColumnType, type Generated } from 'kysely';
@@ -45,6 +46,11 @@ export interface IdempotencyRecord {
   job_id: string | null;
 }
 
+/** Tells every listening gateway, when this transaction commits, that keys or a branch changed. */
+async function announce(trx: Kysely<GatewayDatabase>, payload: string): Promise<void> {
+  await sql`select pg_notify(${ACCESS_CHANNEL}, ${payload})`.execute(trx);
+}
+
 export function sha256(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
@@ -54,6 +60,24 @@ export function newSecret(prefix: string): string {
 }
 
 const CACHE_MS = 30_000;
+
+/** Payloads: `keys` (an API key was added or revoked) or `branch:<licenseKey>` (new token or owner). */
+export const ACCESS_CHANNEL = 'gw_access_changed';
+
+export interface ApiKeyListing {
+  id: number;
+  user: string;
+  label: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface BranchListing {
+  licenseKey: string;
+  user: string;
+  name: string;
+  createdAt: Date;
+}
 
 interface Cached<T> {
   value: T;
@@ -67,7 +91,7 @@ export class GatewayStore {
   readonly #jobLog: Array<GatewayDatabase['gw_job_log']> = [];
   #jobLogTimer: NodeJS.Timeout | undefined;
 
-  constructor(url: string) {
+  constructor(readonly url: string) {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     pool.on('error', () => undefined);
     this.db = new Kysely<GatewayDatabase>({ dialect: new PostgresDialect({ pool }) });
@@ -112,9 +136,24 @@ export class GatewayStore {
     return value;
   }
 
+  /** Forgets cached API-key lookups: a key was added or revoked (by any process). */
+  forgetApiKeys(): void {
+    this.#keys.clear();
+  }
+
+  /** Forgets the cached owner of a branch, or of every branch. */
+  forgetBranch(licenseKey?: string): void {
+    if (licenseKey === undefined) this.#owners.clear();
+    else this.#owners.delete(licenseKey);
+  }
+
   /** The branch an agent token was issued for, or null. */
   async branchForAgentToken(token: string): Promise<string | null> {
-    const hash = sha256(token);
+    return this.branchForAgentTokenHash(sha256(token));
+  }
+
+  /** Same, by the token's hash: a connected agent is checked again when its branch changes. */
+  async branchForAgentTokenHash(hash: string): Promise<string | null> {
     const row = await this.db.selectFrom('gw_branches').select(['license_key', 'agent_token_hash']).where('agent_token_hash', '=', hash).executeTakeFirst();
     return row && timingSafeEqual(Buffer.from(row.agent_token_hash), Buffer.from(hash)) ? row.license_key : null;
   }
@@ -126,19 +165,62 @@ export class GatewayStore {
     return Number(row.id);
   }
 
-  /** Registers an API key for a user; the caller shows the plain key once. */
-  async addApiKey(userId: number, apiKey: string, label = ''): Promise<void> {
-    await this.db.insertInto('gw_api_keys').values({ user_id: userId, key_hash: sha256(apiKey), label }).execute();
+  /** Registers an API key for a user and returns its id; the caller shows the plain key once. */
+  async addApiKey(userId: number, apiKey: string, label = ''): Promise<number> {
+    const row = await this.db.transaction().execute(async (trx) => {
+      const inserted = await trx.insertInto('gw_api_keys').values({ user_id: userId, key_hash: sha256(apiKey), label }).returning('id').executeTakeFirstOrThrow();
+      await announce(trx, 'keys');
+      return inserted;
+    });
+    this.forgetApiKeys();
+    return Number(row.id);
   }
 
-  /** Registers (or re-keys) a branch for a user with a new agent token. */
-  async upsertBranch(userId: number, licenseKey: string, agentToken: string, name = ''): Promise<void> {
-    await this.db
-      .insertInto('gw_branches')
-      .values({ license_key: licenseKey, user_id: userId, name, agent_token_hash: sha256(agentToken) })
-      .onConflict((oc) => oc.column('license_key').doUpdateSet({ user_id: userId, name, agent_token_hash: sha256(agentToken) }))
+  /** Revokes an API key by id; false when there is no such key or it was already revoked. */
+  async revokeApiKey(id: number): Promise<boolean> {
+    const revoked = await this.db.transaction().execute(async (trx) => {
+      const r = await trx.updateTable('gw_api_keys').set({ revoked_at: new Date() }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+      if (r.numUpdatedRows === 0n) return false;
+      await announce(trx, 'keys');
+      return true;
+    });
+    this.forgetApiKeys();
+    return revoked;
+  }
+
+  /** Every API key (never the key itself, which is not kept), oldest first. */
+  async listApiKeys(): Promise<ApiKeyListing[]> {
+    const rows = await this.db
+      .selectFrom('gw_api_keys')
+      .innerJoin('gw_users', 'gw_users.id', 'gw_api_keys.user_id')
+      .select(['gw_api_keys.id', 'gw_users.name as user', 'gw_api_keys.label', 'gw_api_keys.created_at', 'gw_api_keys.revoked_at'])
+      .orderBy('gw_api_keys.id')
       .execute();
-    this.#owners.delete(licenseKey);
+    return rows.map((r) => ({ id: Number(r.id), user: r.user, label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at }));
+  }
+
+  /** Every registered branch, by license key. */
+  async listBranches(): Promise<BranchListing[]> {
+    const rows = await this.db
+      .selectFrom('gw_branches')
+      .innerJoin('gw_users', 'gw_users.id', 'gw_branches.user_id')
+      .select(['gw_branches.license_key', 'gw_users.name as user', 'gw_branches.name', 'gw_branches.created_at'])
+      .orderBy('gw_branches.license_key')
+      .execute();
+    return rows.map((r) => ({ licenseKey: r.license_key, user: r.user, name: r.name, createdAt: r.created_at }));
+  }
+
+  /** Registers (or re-keys) a branch for a user with a new agent token; the old token stops working. */
+  async upsertBranch(userId: number, licenseKey: string, agentToken: string, name = ''): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('gw_branches')
+        .values({ license_key: licenseKey, user_id: userId, name, agent_token_hash: sha256(agentToken) })
+        .onConflict((oc) => oc.column('license_key').doUpdateSet({ user_id: userId, name, agent_token_hash: sha256(agentToken) }))
+        .execute();
+      await announce(trx, `branch:${licenseKey}`);
+    });
+    this.forgetBranch(licenseKey);
   }
 
   /**

@@ -1,0 +1,70 @@
+/**
+ * The listener that keeps a gateway's cached key lookups true to the store, with two real
+ * connections to one store: one plays the running gateway, the other `branch-agent keys`.
+ */
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { watchAccessChanges, type AccessWatch } from '../../src/gateway/access-changes.js';
+import { GatewayStore } from '../../src/gateway/store.js';
+import { newGatewayDatabase } from '../support/databases.js';
+
+let gateway: GatewayStore;
+let operator: GatewayStore;
+let watch: AccessWatch;
+const changedBranches: Array<string | undefined> = [];
+
+beforeAll(async () => {
+  const url = await newGatewayDatabase();
+  gateway = new GatewayStore(url);
+  operator = new GatewayStore(url);
+  watch = await watchAccessChanges(gateway, (licenseKey) => changedBranches.push(licenseKey), pino({ level: 'silent' }), 50);
+});
+afterAll(async () => {
+  await watch?.stop();
+  await Promise.all([gateway?.close(), operator?.close()]);
+});
+
+async function until(check: () => Promise<boolean> | boolean, ms = 2_000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('watching key and branch changes', () => {
+  it('forgets a cached refusal when another process adds that key, and a cached acceptance when it revokes it', async () => {
+    const user = await operator.ensureUser('acme');
+    expect(await gateway.userForApiKey('key_chosen-before-it-existed')).toBeNull();
+    const id = await operator.addApiKey(user, 'key_chosen-before-it-existed');
+    await until(async () => (await gateway.userForApiKey('key_chosen-before-it-existed')) === user);
+    await operator.revokeApiKey(id);
+    await until(async () => (await gateway.userForApiKey('key_chosen-before-it-existed')) === null);
+  });
+
+  it('reports the branch whose token changed', async () => {
+    const user = await operator.ensureUser('acme');
+    await operator.upsertBranch(user, 'ACME000000000001', 'agt_first');
+    await until(() => changedBranches.includes('ACME000000000001'));
+    expect(await gateway.branchOwner('ACME000000000001')).toBe(user);
+  });
+
+  it('listens again after losing its connection, and then checks every branch', async () => {
+    const admin = new pg.Client({ connectionString: gateway.url });
+    await admin.connect();
+    try {
+      const killed = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen %'`);
+      expect(killed.rowCount).toBe(1);
+    } finally {
+      await admin.end();
+    }
+    // Once listening again it cannot know what it missed: every branch is to be checked.
+    await until(() => changedBranches.includes(undefined));
+
+    const user = await operator.ensureUser('acme');
+    expect(await gateway.userForApiKey('key_after-the-reconnect')).toBeNull();
+    await operator.addApiKey(user, 'key_after-the-reconnect');
+    await until(async () => (await gateway.userForApiKey('key_after-the-reconnect')) === user);
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * `branch-agent keys` run as a command next to a running gateway that keeps its store in an
+ * embedded PostgreSQL: the commands use that same server, and what they change takes effect on
+ * the running gateway at once (a revoked key stops, a replaced agent token is disconnected).
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAgent, type Agent } from '../../src/agent/agent.js';
+import { gatewayConfigSchema } from '../../src/config/schema.js';
+import { clusterAt, freePort, runningClusterPort } from '../../src/demo/embedded-postgres.js';
+import { runGateway } from '../../src/gateway/server.js';
+import type { PosDbConfig } from '../../src/pos/db.js';
+import { newPosDatabase } from '../support/databases.js';
+import { BRANCH } from '../support/stack.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+let dir: string;
+let configFile: string;
+let storeDir: string;
+let baseUrl: string;
+let stopGateway: (() => Promise<void>) | undefined;
+let posDatabase: PosDbConfig;
+const agents: Agent[] = [];
+
+beforeAll(async () => {
+  // World-readable: as root the embedded PostgreSQL runs as the postgres user.
+  dir = mkdtempSync(path.join(tmpdir(), 'branch-agent-keys-'));
+  chmodSync(dir, 0o777);
+  storeDir = path.join(dir, 'gateway-data');
+  const port = await freePort();
+  const gateway = { host: '127.0.0.1', port, dataDir: storeDir };
+  configFile = path.join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ gateway }));
+  [stopGateway, posDatabase] = await Promise.all([runGateway(gatewayConfigSchema.parse(gateway), log), newPosDatabase('branch')]);
+  baseUrl = `http://127.0.0.1:${port}`;
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(agents.map((a) => a.stop(0)));
+  await stopGateway?.();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `branch-agent keys …` as an operator would, with this test's config. */
+function keys(...args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const env = { ...process.env };
+    delete env.GATEWAY_DATABASE_URL;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'keys', ...args, '-c', configFile], { cwd: ROOT, env });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+/** The last line a command printed: the key or token it shows once. */
+const secretOf = (out: string) => out.trim().split('\n').at(-1)!;
+
+const shifts = (key: string) => fetch(`${baseUrl}/turnos/${BRANCH}`, { headers: { 'x-api-key': key } });
+
+async function until(check: () => Promise<boolean>, ms: number): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return Date.now() - started;
+}
+
+async function connectAgent(token: string): Promise<Agent> {
+  const agent = await startAgent(
+    { licenseKey: BRANCH, gatewayUrl: baseUrl, token, database: posDatabase, connection: { backoffBaseMs: 20, backoffMaxMs: 200 } },
+    log,
+  );
+  agents.push(agent);
+  return agent;
+}
+
+describe('branch-agent keys beside a running gateway', () => {
+  let apiKey: string;
+  let keyId: number;
+  let agentToken: string;
+
+  it('uses the embedded store the gateway runs, which keeps PostgreSQL durable', async () => {
+    const port = runningClusterPort(storeDir);
+    expect(port).toBeGreaterThan(0);
+    const client = new pg.Client({ connectionString: clusterAt(port!).url('gateway') });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ fsync: string }>('show fsync');
+      expect(rows[0]!.fsync).toBe('on');
+      const { rows: commit } = await client.query<{ synchronous_commit: string }>('show synchronous_commit');
+      expect(commit[0]!.synchronous_commit).toBe('on');
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('registers a branch and an API key that work at once', async () => {
+    const branch = await keys('add-branch', '-u', 'acme', '-k', BRANCH, '-n', 'Centro');
+    expect(branch.code, branch.out).toBe(0);
+    agentToken = secretOf(branch.out);
+    expect(agentToken).toMatch(/^agt_/);
+
+    const added = await keys('add-api-key', '-u', 'acme', '-l', 'kiosk');
+    expect(added.code, added.out).toBe(0);
+    apiKey = secretOf(added.out);
+    keyId = Number(/API key (\d+) for acme/.exec(added.out)?.[1]);
+    expect(keyId).toBeGreaterThan(0);
+
+    await connectAgent(agentToken);
+    await until(async () => (await shifts(apiKey)).status === 200, 10_000);
+  }, 30_000);
+
+  it('lists keys and branches without ever showing a key, a token or their hashes', async () => {
+    const listed = await keys('list');
+    expect(listed.code, listed.out).toBe(0);
+    expect(listed.out).toMatch(new RegExp(`^${keyId}\\s+acme\\s+kiosk\\s+\\S+ \\S+\\s+active$`, 'm'));
+    expect(listed.out).toMatch(new RegExp(`^${BRANCH}\\s+acme\\s+Centro\\s`, 'm'));
+    expect(listed.out).not.toContain(apiKey);
+    expect(listed.out).not.toContain(agentToken);
+    expect(listed.out).not.toMatch(/[0-9a-f]{64}/);
+  }, 30_000);
+
+  it('revokes a key on the running gateway at once, though it had just been accepted', async () => {
+    expect((await shifts(apiKey)).status).toBe(200);
+    const revoked = await keys('revoke-api-key', '--id', String(keyId));
+    expect(revoked.code, revoked.out).toBe(0);
+    expect(revoked.out).toMatch(new RegExp(`API key ${keyId} revoked`));
+    // The gateway's cache would have kept accepting it for 30 s.
+    await until(async () => (await shifts(apiKey)).status === 401, 2_000);
+    expect((await keys('list')).out).toMatch(new RegExp(`^${keyId}\\s+acme\\s+kiosk\\s+\\S+ \\S+\\s+revoked `, 'm'));
+  }, 30_000);
+
+  it('refuses to revoke a key that does not exist or is already revoked, and changes nothing', async () => {
+    const before = await keys('list');
+    const [again, bad] = await Promise.all([keys('revoke-api-key', '--id', String(keyId)), keys('revoke-api-key', '--id', 'kiosk')]);
+    expect(again.code).toBe(1);
+    expect(again.out).toMatch(new RegExp(`No active API key has id ${keyId}`));
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/--id must be a key id/);
+    expect((await keys('list')).out).toBe(before.out);
+  }, 30_000);
+
+  it('disconnects an agent whose branch got a new token; the old token is refused and the new one works', async () => {
+    const added = await keys('add-api-key', '-u', 'acme');
+    const key = secretOf(added.out);
+    await until(async () => (await shifts(key)).status === 200, 5_000);
+
+    const rekeyed = await keys('add-branch', '-u', 'acme', '-k', BRANCH, '-n', 'Centro');
+    expect(rekeyed.code, rekeyed.out).toBe(0);
+    const newToken = secretOf(rekeyed.out);
+    expect(newToken).not.toBe(agentToken);
+    await until(async () => (await shifts(key)).status === 503, 2_000);
+    const offline = await shifts(key);
+    expect(((await offline.json()) as { code: string }).code).toBe('agent_offline');
+    // The old agent keeps retrying with its old token and stays out.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await shifts(key)).status).toBe(503);
+
+    await connectAgent(newToken);
+    await until(async () => (await shifts(key)).status === 200, 10_000);
+  }, 30_000);
+});
