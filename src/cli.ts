@@ -122,7 +122,7 @@ const keys = program.command('keys').description('manage users, API keys and bra
 /** Runs `use` with the gateway store of the config, also while the gateway itself is running. */
 async function withGatewayStore(configPath: string, use: (store: import('./gateway/store.js').GatewayStore) => Promise<void>): Promise<void> {
   const { openGatewayStore } = await import('./gateway/open-store.js');
-  const { store, close } = await openGatewayStore(gatewaySection(configPath), createLogger({ level: 'warn' }));
+  const { store, close } = await openGatewayStore(gatewaySection(configPath), createLogger({ level: 'warn' }), { shareRunning: true });
   try {
     await use(store);
   } finally {

@@ -3,7 +3,7 @@
  * kept in a data directory for a gateway started without GATEWAY_DATABASE_URL. PostgreSQL refuses
  * to run as root, so as root the cluster runs as the `postgres` system user (created if missing).
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -33,12 +33,23 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startEmbeddedPostgres(
-  opts: { onLog?: (line: unknown) => void; dataDir?: string; port?: number } = {},
+  opts: {
+    onLog?: (line: unknown) => void;
+    dataDir?: string;
+    port?: number;
+    /**
+     * When another process already serves `dataDir` (the gateway, while an operator runs
+     * `keys`): use its server and leave it running. Otherwise that is an error, since the other
+     * process could stop the server under this one.
+     */
+    shareRunning?: boolean;
+  } = {},
 ): Promise<EmbeddedCluster> {
-  // A kept data dir may already be served by another process (the gateway, while an operator
-  // runs `keys`): use that server, and leave it running.
-  const running = opts.dataDir ? runningClusterPort(path.resolve(opts.dataDir)) : undefined;
-  if (running !== undefined) return { ...clusterAt(running), stop: async () => undefined };
+  const running = opts.dataDir ? await runningClusterPort(path.resolve(opts.dataDir)) : undefined;
+  if (running !== undefined) {
+    if (opts.shareRunning) return { ...clusterAt(running), stop: async () => undefined };
+    throw new Error(`the PostgreSQL data in ${opts.dataDir} is already in use by another process (port ${running}); stop it first`);
+  }
 
   const port = opts.port ?? (await freePort());
   // Without a data dir: a throw-away one in the shared temp dir, which the postgres user can
@@ -68,14 +79,16 @@ export async function startEmbeddedPostgres(
 
 /**
  * The port of the server running on a data dir, from its postmaster.pid (line 1 the process id,
- * line 4 the port), or undefined when none runs there (no file, or one left by a crash).
+ * line 4 the port), confirmed by asking that server for its data directory; undefined when none
+ * runs there (no file, or one left by a crash whose process id was reused since).
  */
-export function runningClusterPort(databaseDir: string): number | undefined {
+export async function runningClusterPort(databaseDir: string): Promise<number | undefined> {
   let lines: string[];
   try {
     lines = readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n');
-  } catch {
-    return undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
@@ -86,7 +99,16 @@ export function runningClusterPort(databaseDir: string): number | undefined {
     // EPERM: alive, but another user's (the postgres user, when we are not root).
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
-  return port;
+  const client = new pg.Client({ connectionString: clusterAt(port).url('postgres'), connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ dir: string }>(`select current_setting('data_directory') as dir`);
+    return realpathSync(rows[0]!.dir) === realpathSync(databaseDir) ? port : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** A cluster already running on `port` (tests reach the one their global setup started). */

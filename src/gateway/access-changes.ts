@@ -18,8 +18,10 @@ export async function watchAccessChanges(
   /** A branch's token or owner changed; undefined: any branch may have (missed while reconnecting). */
   onBranchChanged: (licenseKey?: string) => void,
   log: Logger,
-  reconnectMs = 5_000,
+  timing: { reconnectMs?: number; heartbeatMs?: number } = {},
 ): Promise<AccessWatch> {
+  const reconnectMs = timing.reconnectMs ?? 5_000;
+  const heartbeatMs = timing.heartbeatMs ?? 30_000;
   let stopped = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -33,23 +35,34 @@ export async function watchAccessChanges(
     }
   };
 
+  // Once per connection, from its end, an error or a missed heartbeat, whichever comes first.
+  const lost = (c: pg.Client) => {
+    if (client !== c) return;
+    client = undefined;
+    void c.end().catch(() => undefined);
+    if (stopped) return;
+    log.warn('lost the store connection that announces key and branch changes; reconnecting');
+    schedule();
+  };
+
   const listen = async (reconnecting: boolean) => {
-    const c = new pg.Client({ connectionString: store.url });
+    // A half-open link (a NAT or firewall dropping it) raises no error: the heartbeat's own
+    // timeout is what notices it.
+    const c = new pg.Client({ connectionString: store.url, keepAlive: true, query_timeout: Math.max(1_000, heartbeatMs / 3) });
     c.on('notification', (n) => onNotice(n.payload ?? ''));
-    c.on('error', () => undefined);
-    await c.connect();
+    c.on('error', () => lost(c));
+    c.on('end', () => lost(c));
     try {
+      await c.connect();
       await c.query(`listen ${ACCESS_CHANNEL}`);
     } catch (error) {
       await c.end().catch(() => undefined);
       throw error;
     }
-    c.on('end', () => {
-      client = undefined;
-      if (stopped) return;
-      log.warn('lost the store connection that announces key and branch changes; reconnecting');
-      schedule();
-    });
+    if (stopped) {
+      await c.end().catch(() => undefined);
+      return;
+    }
     client = c;
     // Changes made while nobody listened are not replayed: start from a clean cache.
     store.forgetApiKeys();
@@ -65,12 +78,26 @@ export async function watchAccessChanges(
     }, reconnectMs);
   };
 
-  await listen(false);
+  const heartbeat = setInterval(() => {
+    const c = client;
+    c?.query('select 1').catch(() => lost(c));
+  }, heartbeatMs);
+  heartbeat.unref();
+
+  try {
+    await listen(false);
+  } catch (error) {
+    clearInterval(heartbeat);
+    throw error;
+  }
   return {
     async stop() {
       stopped = true;
+      clearInterval(heartbeat);
       clearTimeout(retry);
-      await client?.end().catch(() => undefined);
+      const c = client;
+      client = undefined;
+      await c?.end().catch(() => undefined);
     },
   };
 }

@@ -86,7 +86,13 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     rateLimit: opts.rateLimit ?? { perSecond: 20, burst: 40 },
     idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? 24) * 3_600_000,
   });
-  const access = await watchAccessChanges(opts.store, (licenseKey) => void hub.revalidate(licenseKey), opts.log);
-  app.addHook('onClose', () => access.stop());
+  try {
+    const access = await watchAccessChanges(opts.store, (licenseKey) => void hub.revalidate(licenseKey), opts.log);
+    app.addHook('onClose', () => access.stop());
+  } catch (error) {
+    // The hub is attached and pinging already: close it with the app.
+    await app.close();
+    throw error;
+  }
   return { app, hub };
 }

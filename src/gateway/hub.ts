@@ -55,6 +55,10 @@ export interface HubOptions {
 export class AgentHub {
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
   readonly #agents = new Map<string, ConnectedAgent>();
+  /** Sockets past the token check that have not said hello yet: `revalidate` covers them too. */
+  readonly #greeting = new Set<{ ws: WebSocket; licenseKey: string; tokenHash: string }>();
+  /** Bumped by every `revalidate`: a token check that straddles one is run again. */
+  #tokenGeneration = 0;
   readonly #pending = new Map<string, PendingJob>();
   readonly #pinger: NodeJS.Timeout;
 
@@ -125,18 +129,28 @@ export class AgentHub {
    * the branch's: `keys add-branch` issued a new one. An agent holding the new token reconnects.
    */
   async revalidate(licenseKey?: string): Promise<void> {
-    const agents = licenseKey === undefined ? [...this.#agents.values()] : [this.#agents.get(licenseKey)].filter((a) => a !== undefined);
-    for (const agent of agents) {
+    this.#tokenGeneration++;
+    const connections = [...this.#agents.values(), ...this.#greeting].filter((c) => licenseKey === undefined || c.licenseKey === licenseKey);
+    for (const connection of connections) {
       let owner: string | null;
       try {
-        owner = await this.opts.store.branchForAgentTokenHash(agent.tokenHash);
+        owner = await this.opts.store.branchForAgentTokenHash(connection.tokenHash);
       } catch (error) {
-        this.opts.log.error({ err: error, licenseKey: agent.licenseKey }, 'could not check an agent token again');
+        this.opts.log.error({ err: error, licenseKey: connection.licenseKey }, 'could not check an agent token again');
         continue;
       }
-      if (owner === agent.licenseKey) continue;
-      this.opts.log.warn({ licenseKey: agent.licenseKey, workerId: agent.workerId }, 'agent disconnected: its token was replaced');
-      agent.ws.close(CLOSE.unauthorized, 'agent token replaced');
+      if (owner === connection.licenseKey) continue;
+      this.opts.log.warn({ licenseKey: connection.licenseKey }, 'agent disconnected: its token was replaced');
+      connection.ws.close(CLOSE.unauthorized, 'agent token replaced');
+    }
+  }
+
+  /** The branch of a token hash, checked again if a `revalidate` ran while the store answered. */
+  async #branchForTokenHash(tokenHash: string): Promise<string | null> {
+    for (;;) {
+      const generation = this.#tokenGeneration;
+      const licenseKey = await this.opts.store.branchForAgentTokenHash(tokenHash);
+      if (generation === this.#tokenGeneration) return licenseKey;
     }
   }
 
@@ -147,26 +161,28 @@ export class AgentHub {
       return;
     }
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const tokenHash = token ? sha256(token) : undefined;
     let licenseKey: string | null = null;
     try {
-      licenseKey = token ? await this.opts.store.branchForAgentToken(token) : null;
+      licenseKey = tokenHash ? await this.#branchForTokenHash(tokenHash) : null;
     } catch (error) {
       this.opts.log.error({ err: error }, 'agent token check failed');
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
       return;
     }
-    if (!licenseKey) {
+    if (!licenseKey || !tokenHash) {
       this.opts.log.warn({ remote: req.socket.remoteAddress }, 'agent refused: unknown token');
       socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
       return;
     }
     const branch = licenseKey;
-    const tokenHash = sha256(token!);
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, branch, tokenHash));
   }
 
   #accept(ws: WebSocket, licenseKey: string, tokenHash: string): void {
     let agent: ConnectedAgent | undefined;
+    const greeting = { ws, licenseKey, tokenHash };
+    this.#greeting.add(greeting);
     const helloTimer = setTimeout(() => ws.close(CLOSE.badHello, 'no hello'), this.opts.helloTimeoutMs ?? 10_000);
     const touch = () => {
       if (agent) agent.lastSeen = Date.now();
@@ -189,6 +205,7 @@ export class AgentHub {
           return;
         }
         clearTimeout(helloTimer);
+        this.#greeting.delete(greeting);
         const { workerId, agentVersion, posVersion } = hello.data;
         agent = { ws, licenseKey, tokenHash, workerId, agentVersion, posVersion, connectedAt: new Date(), lastSeen: Date.now() };
         const previous = this.#agents.get(licenseKey);
@@ -215,6 +232,7 @@ export class AgentHub {
     });
     ws.on('close', () => {
       clearTimeout(helloTimer);
+      this.#greeting.delete(greeting);
       if (!agent) return;
       if (this.#agents.get(licenseKey) === agent) {
         this.#agents.delete(licenseKey);

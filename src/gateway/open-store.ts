@@ -12,15 +12,18 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-/** The configured store, migrated; an embedded PostgreSQL already serving `dataDir` (a running gateway's) is shared. */
-export async function openGatewayStore(config: GatewayFileConfig, log: Logger): Promise<OpenedStore> {
+/**
+ * The configured store, migrated. `shareRunning`: an embedded PostgreSQL that already serves
+ * `dataDir` (a running gateway's) is used as it is; `keys` commands ask for that, the gateway not.
+ */
+export async function openGatewayStore(config: GatewayFileConfig, log: Logger, opts: { shareRunning?: boolean } = {}): Promise<OpenedStore> {
   if (config.databaseUrl) {
     const store = new GatewayStore(config.databaseUrl);
     await store.migrate();
     return { store, close: () => store.close() };
   }
   log.info({ dataDir: config.dataDir }, 'using an embedded PostgreSQL for the gateway store');
-  const cluster = await startEmbeddedPostgres({ dataDir: config.dataDir });
+  const cluster = await startEmbeddedPostgres({ dataDir: config.dataDir, shareRunning: opts.shareRunning ?? false });
   await cluster.admin('CREATE DATABASE gateway').catch((error: unknown) => {
     if (!/already exists/.test(String(error))) throw error;
   });

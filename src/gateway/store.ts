@@ -88,6 +88,9 @@ export class GatewayStore {
   readonly db: Kysely<GatewayDatabase>;
   readonly #keys = new Map<string, Cached<number | null>>();
   readonly #owners = new Map<string, Cached<number | null>>();
+  // Bumped whenever cached lookups are forgotten: an answer read before a change committed must
+  // not be cached after the change was announced.
+  #accessGeneration = 0;
   readonly #jobLog: Array<GatewayDatabase['gw_job_log']> = [];
   #jobLogTimer: NodeJS.Timeout | undefined;
 
@@ -115,6 +118,7 @@ export class GatewayStore {
     const hash = sha256(apiKey);
     const cached = this.#keys.get(hash);
     if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+    const generation = this.#accessGeneration;
     const row = await this.db
       .selectFrom('gw_api_keys')
       .select(['user_id', 'key_hash'])
@@ -122,7 +126,7 @@ export class GatewayStore {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     const value = row && timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash)) ? Number(row.user_id) : null;
-    this.#keys.set(hash, { value, at: Date.now() });
+    if (generation === this.#accessGeneration) this.#keys.set(hash, { value, at: Date.now() });
     return value;
   }
 
@@ -130,29 +134,27 @@ export class GatewayStore {
   async branchOwner(licenseKey: string): Promise<number | null> {
     const cached = this.#owners.get(licenseKey);
     if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+    const generation = this.#accessGeneration;
     const row = await this.db.selectFrom('gw_branches').select('user_id').where('license_key', '=', licenseKey).executeTakeFirst();
     const value = row ? Number(row.user_id) : null;
-    this.#owners.set(licenseKey, { value, at: Date.now() });
+    if (generation === this.#accessGeneration) this.#owners.set(licenseKey, { value, at: Date.now() });
     return value;
   }
 
   /** Forgets cached API-key lookups: a key was added or revoked (by any process). */
   forgetApiKeys(): void {
+    this.#accessGeneration++;
     this.#keys.clear();
   }
 
   /** Forgets the cached owner of a branch, or of every branch. */
   forgetBranch(licenseKey?: string): void {
+    this.#accessGeneration++;
     if (licenseKey === undefined) this.#owners.clear();
     else this.#owners.delete(licenseKey);
   }
 
-  /** The branch an agent token was issued for, or null. */
-  async branchForAgentToken(token: string): Promise<string | null> {
-    return this.branchForAgentTokenHash(sha256(token));
-  }
-
-  /** Same, by the token's hash: a connected agent is checked again when its branch changes. */
+  /** The branch an agent token was issued for, by the token's hash (SHA-256 hex), or null. */
   async branchForAgentTokenHash(hash: string): Promise<string | null> {
     const row = await this.db.selectFrom('gw_branches').select(['license_key', 'agent_token_hash']).where('agent_token_hash', '=', hash).executeTakeFirst();
     return row && timingSafeEqual(Buffer.from(row.agent_token_hash), Buffer.from(hash)) ? row.license_key : null;

@@ -97,14 +97,27 @@ export function createPosDb(config: PosDbConfig): PosConnection {
 }
 
 function postgresDialect(config: Extract<PosDbConfig, { dialect: 'postgres' }>): Dialect {
-  const pool = new pg.Pool({
-    connectionString: config.url,
-    max: config.poolSize ?? 10,
-    options: `-c lock_timeout=${config.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS}`,
-  });
+  const pool = new pg.Pool({ ...withLockTimeout(config.url, config.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), max: config.poolSize ?? 10 });
   // An idle client that loses its server (database restart) must not crash the process.
   pool.on('error', () => undefined);
   return new PostgresDialect({ pool });
+}
+
+/**
+ * The connection settings with `-c lock_timeout` in `options`. pg lets a URL's own `options`
+ * replace a separate setting, so they are joined in the URL; a URL the WHATWG parser rejects
+ * (a socket path: `postgresql://user@/db?host=/run/postgresql`) cannot carry them anyway.
+ */
+export function withLockTimeout(url: string, ms: number): { connectionString: string; options?: string } {
+  const setting = `-c lock_timeout=${Math.trunc(ms)}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { connectionString: url, options: setting };
+  }
+  parsed.searchParams.set('options', [parsed.searchParams.get('options'), setting].filter(Boolean).join(' '));
+  return { connectionString: parsed.toString() };
 }
 
 function mssqlDialect(config: Extract<PosDbConfig, { dialect: 'mssql' }>): Dialect {
@@ -186,8 +199,8 @@ export class PosMssqlAdapter extends MssqlAdapter {
 
 /**
  * A tedious connection adapted to the POS:
- * - each session starts with `SET LOCK_TIMEOUT`, which tedious has no login option for; SQL
- *   Server's own default is to wait for ever;
+ * - each session starts with `SET LOCK_TIMEOUT` (SQL Server's own default is to wait for ever),
+ *   sent with tedious's own session options, so it costs no round trip;
  * - it skips a rollback the server has already done. SQL Server ends the transaction itself when
  *   it picks it as a deadlock victim (or on a severity 20+ error) and says so in an ENVCHANGE
  *   token, which clears `inTransaction`; Kysely still rolls back on the way out, and that second
@@ -201,12 +214,9 @@ export class PosTediousConnection extends tedious.Connection {
     super(config);
   }
 
-  override connect(connectListener?: (err?: Error) => void): void {
-    super.connect((error) => {
-      if (error) return connectListener?.(error);
-      const setup = new tedious.Request(`set lock_timeout ${Math.trunc(this.lockTimeoutMs)}`, (e) => connectListener?.(e ?? undefined));
-      this.execSqlBatch(setup);
-    });
+  /** The batch tedious sends after login and again on every reset: its SET options, and ours. */
+  override getInitialSql(): string {
+    return `${super.getInitialSql()}\nset lock_timeout ${Math.trunc(this.lockTimeoutMs)}`;
   }
 
   override rollbackTransaction(...[callback, name]: Parameters<tedious.Connection['rollbackTransaction']>): void {

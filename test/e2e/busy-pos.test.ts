@@ -62,9 +62,13 @@ describe('a terminal holding an account past the lock timeout', () => {
     const path = `/temp_ordenes/{lk}/${folio}/productos`;
     const body = { productos: [line('1005')] };
 
-    const started = Date.now();
-    const busy = await whileATerminalHolds(folio, () => write(path, body, key));
-    const waited = Date.now() - started;
+    let waited = 0;
+    const busy = await whileATerminalHolds(folio, async () => {
+      const started = Date.now();
+      const res = await write(path, body, key);
+      waited = Date.now() - started;
+      return res;
+    });
     expect(busy.status, JSON.stringify(busy.body)).toBe(503);
     expect(busy.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(busy.headers.get('retry-after')).toBe('1');

@@ -18,7 +18,7 @@ beforeAll(async () => {
   const url = await newGatewayDatabase();
   gateway = new GatewayStore(url);
   operator = new GatewayStore(url);
-  watch = await watchAccessChanges(gateway, (licenseKey) => changedBranches.push(licenseKey), pino({ level: 'silent' }), 50);
+  watch = await watchAccessChanges(gateway, (licenseKey) => changedBranches.push(licenseKey), pino({ level: 'silent' }), { reconnectMs: 50, heartbeatMs: 200 });
 });
 afterAll(async () => {
   await watch?.stop();
@@ -45,6 +45,7 @@ describe('watching key and branch changes', () => {
 
   it('reports the branch whose token changed', async () => {
     const user = await operator.ensureUser('acme');
+    expect(await gateway.branchOwner('ACME000000000001')).toBeNull();
     await operator.upsertBranch(user, 'ACME000000000001', 'agt_first');
     await until(() => changedBranches.includes('ACME000000000001'));
     expect(await gateway.branchOwner('ACME000000000001')).toBe(user);

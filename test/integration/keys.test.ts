@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { AGENT_PATH, CLOSE } from '../../src/protocol/messages.js';
 import { startAgent, type Agent } from '../../src/agent/agent.js';
 import { gatewayConfigSchema } from '../../src/config/schema.js';
 import { clusterAt, freePort, runningClusterPort } from '../../src/demo/embedded-postgres.js';
@@ -91,7 +93,7 @@ describe('branch-agent keys beside a running gateway', () => {
   let agentToken: string;
 
   it('uses the embedded store the gateway runs, which keeps PostgreSQL durable', async () => {
-    const port = runningClusterPort(storeDir);
+    const port = await runningClusterPort(storeDir);
     expect(port).toBeGreaterThan(0);
     const client = new pg.Client({ connectionString: clusterAt(port!).url('gateway') });
     await client.connect();
@@ -103,6 +105,12 @@ describe('branch-agent keys beside a running gateway', () => {
     } finally {
       await client.end();
     }
+  });
+
+  it('a second gateway on the same data refuses to start, and the first keeps running', async () => {
+    const second = gatewayConfigSchema.parse({ host: '127.0.0.1', port: await freePort(), dataDir: storeDir });
+    await expect(runGateway(second, log)).rejects.toThrow(/already in use by another process/);
+    expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
   });
 
   it('registers a branch and an API key that work at once', async () => {
@@ -169,5 +177,17 @@ describe('branch-agent keys beside a running gateway', () => {
 
     await connectAgent(newToken);
     await until(async () => (await shifts(key)).status === 200, 10_000);
+  }, 30_000);
+
+  it('closes a connection made with the replaced token even before it said hello', async () => {
+    const first = await keys('add-branch', '-u', 'acme', '-k', 'TEST000000000009');
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}${AGENT_PATH}`, { headers: { authorization: `Bearer ${secretOf(first.out)}` } });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    const started = Date.now();
+    expect((await keys('add-branch', '-u', 'acme', '-k', 'TEST000000000009')).code).toBe(0);
+    // Not the hello timeout (10 s, code 4400): the replaced token.
+    expect(await closed).toBe(CLOSE.unauthorized);
+    expect(Date.now() - started).toBeLessThan(8_000);
   }, 30_000);
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as tedious from 'tedious';
 import { DummyDriver, Kysely, MssqlAdapter, MssqlIntrospector, type DatabaseConnection } from 'kysely';
-import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation, MssqlPosQueryCompiler, PosMssqlAdapter, PosRequest, PosTediousConnection, pgShapedRow, tediousConfig } from '../../src/pos/db.js';
+import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation, MssqlPosQueryCompiler, PosMssqlAdapter, PosRequest, PosTediousConnection, pgShapedRow, tediousConfig, withLockTimeout } from '../../src/pos/db.js';
 import type { PosDatabase } from '../../src/pos/schema.js';
 
 /** What tedious and pg report for SQL Server / PostgreSQL failures, without a server. */
@@ -111,11 +111,26 @@ const connection = () =>
   );
 
 describe('opening a session', () => {
-  it('hands a connection failure to the caller instead of setting the lock timeout', async () => {
-    const c = connection();
-    const error = await new Promise<Error | undefined>((resolve) => c.connect(resolve));
-    expect(error).toBeInstanceOf(tedious.ConnectionError);
-    expect(isConnectionError(error)).toBe(true);
+  it('sets the lock timeout with the session options tedious sends at login and on every reset', () => {
+    const batch = connection().getInitialSql().split('\n');
+    expect(batch.at(-1)).toBe('set lock_timeout 5000');
+    expect(batch).toContain('set ansi_nulls on');
+  });
+});
+
+describe('the PostgreSQL lock timeout', () => {
+  it('joins the options a URL already carries instead of being replaced by them', () => {
+    const joined = withLockTimeout('postgres://u:p%40x@127.0.0.1:5432/pos?options=-c%20search_path%3Dsr&sslmode=disable', 2_500);
+    const url = new URL(joined.connectionString);
+    expect(url.searchParams.get('options')).toBe('-c search_path=sr -c lock_timeout=2500');
+    expect(url.searchParams.get('sslmode')).toBe('disable');
+    expect(url.password).toBe('p%40x');
+    expect(joined.options).toBeUndefined();
+    expect(new URL(withLockTimeout('postgres://u:p@127.0.0.1/pos', 10_000).connectionString).searchParams.get('options')).toBe('-c lock_timeout=10000');
+  });
+
+  it('goes as a separate setting with a socket-path URL, which carries no options', () => {
+    expect(withLockTimeout('postgresql://user@/pos?host=/run/postgresql', 1_000)).toEqual({ connectionString: 'postgresql://user@/pos?host=/run/postgresql', options: '-c lock_timeout=1000' });
   });
 });
 
