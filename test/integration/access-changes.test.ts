@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchAccessChanges, type AccessWatch } from '../../src/gateway/access-changes.js';
 import { GatewayStore } from '../../src/gateway/store.js';
 import { newGatewayDatabase } from '../support/databases.js';
+import { until } from '../support/until.js';
 
 let gateway: GatewayStore;
 let operator: GatewayStore;
@@ -25,29 +26,21 @@ afterAll(async () => {
   await Promise.all([gateway?.close(), operator?.close()]);
 });
 
-async function until(check: () => Promise<boolean> | boolean, ms = 2_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('watching key and branch changes', () => {
   it('forgets a cached refusal when another process adds that key, and a cached acceptance when it revokes it', async () => {
     const user = await operator.ensureUser('acme');
     expect(await gateway.userForApiKey('key_chosen-before-it-existed')).toBeNull();
     const id = await operator.addApiKey(user, 'key_chosen-before-it-existed');
-    await until(async () => (await gateway.userForApiKey('key_chosen-before-it-existed')) === user);
+    await until(async () => (await gateway.userForApiKey('key_chosen-before-it-existed')) === user, 2_000);
     await operator.revokeApiKey(id);
-    await until(async () => (await gateway.userForApiKey('key_chosen-before-it-existed')) === null);
+    await until(async () => (await gateway.userForApiKey('key_chosen-before-it-existed')) === null, 2_000);
   });
 
   it('reports the branch whose token changed', async () => {
     const user = await operator.ensureUser('acme');
     expect(await gateway.branchOwner('ACME000000000001')).toBeNull();
     await operator.upsertBranch(user, 'ACME000000000001', 'agt_first');
-    await until(() => changedBranches.includes('ACME000000000001'));
+    await until(() => changedBranches.includes('ACME000000000001'), 2_000);
     expect(await gateway.branchOwner('ACME000000000001')).toBe(user);
   });
 
@@ -61,11 +54,11 @@ describe('watching key and branch changes', () => {
       await admin.end();
     }
     // Once listening again it cannot know what it missed: every branch is to be checked.
-    await until(() => changedBranches.includes(undefined));
+    await until(() => changedBranches.includes(undefined), 2_000);
 
     const user = await operator.ensureUser('acme');
     expect(await gateway.userForApiKey('key_after-the-reconnect')).toBeNull();
     await operator.addApiKey(user, 'key_after-the-reconnect');
-    await until(async () => (await gateway.userForApiKey('key_after-the-reconnect')) === user);
+    await until(async () => (await gateway.userForApiKey('key_after-the-reconnect')) === user, 2_000);
   });
 });

@@ -20,6 +20,7 @@ import { runGateway } from '../../src/gateway/server.js';
 import type { PosDbConfig } from '../../src/pos/db.js';
 import { newPosDatabase } from '../support/databases.js';
 import { BRANCH } from '../support/stack.js';
+import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -68,15 +69,6 @@ function keys(...args: string[]): Promise<{ code: number | null; out: string }> 
 const secretOf = (out: string) => out.trim().split('\n').at(-1)!;
 
 const shifts = (key: string) => fetch(`${baseUrl}/turnos/${BRANCH}`, { headers: { 'x-api-key': key } });
-
-async function until(check: () => Promise<boolean>, ms: number): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return Date.now() - started;
-}
 
 async function connectAgent(token: string): Promise<Agent> {
   const agent = await startAgent(

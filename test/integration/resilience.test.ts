@@ -11,14 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, waitForAgents, type Stack } from '../../src/demo/stack.js';
 import { newGatewayDatabase, newInterruptiblePosDatabase, openPosDb, type InterruptiblePosDatabase } from '../support/databases.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { until } from '../support/until.js';
 
 describe('connection drops', () => {
   let stack: TestStack;
