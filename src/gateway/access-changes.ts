@@ -40,9 +40,7 @@ export async function watchAccessChanges(
     if (client !== c) return;
     client = undefined;
     void c.end().catch(() => undefined);
-    if (stopped) return;
-    log.warn('lost the store connection that announces key and branch changes; reconnecting');
-    schedule();
+    if (!stopped) schedule();
   };
 
   const listen = async (reconnecting: boolean) => {
@@ -70,11 +68,23 @@ export async function watchAccessChanges(
     if (reconnecting) onBranchChanged();
   };
 
+  // A reconnect that works at once is not worth a warning (nor is the store stopping with the
+  // process); one that fails is, once per outage.
+  let warned = false;
   const schedule = () => {
     retry = setTimeout(() => {
-      listen(true).catch(() => {
-        if (!stopped) schedule();
-      });
+      listen(true).then(
+        () => {
+          if (warned) log.info('listening for key and branch changes again');
+          warned = false;
+        },
+        (error: unknown) => {
+          if (stopped) return;
+          if (!warned) log.warn({ err: error }, 'cannot listen for key and branch changes; cached keys may be up to 30 s stale until the store answers');
+          warned = true;
+          schedule();
+        },
+      );
     }, reconnectMs);
   };
 
