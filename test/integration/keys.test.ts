@@ -3,11 +3,9 @@
  * embedded PostgreSQL: the commands use that same server, and what they change takes effect on
  * the running gateway at once (a revoked key stops, a replaced agent token is disconnected).
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,8 +19,8 @@ import type { PosDbConfig } from '../../src/pos/db.js';
 import { newPosDatabase } from '../support/databases.js';
 import { BRANCH } from '../support/stack.js';
 import { until } from '../support/until.js';
+import { lastLine, runCli } from '../support/cli.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 let dir: string;
@@ -52,21 +50,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs `branch-agent keys …` as an operator would, with this test's config. */
-function keys(...args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const env = { ...process.env };
-    delete env.GATEWAY_DATABASE_URL;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'keys', ...args, '-c', configFile], { cwd: ROOT, env });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
+/** Runs `branch-agent keys …` with this test's config. */
+const keys = (...args: string[]) => runCli(['keys', ...args, '-c', configFile]);
 
-/** The last line a command printed: the key or token it shows once. */
-const secretOf = (out: string) => out.trim().split('\n').at(-1)!;
 
 const shifts = (key: string) => fetch(`${baseUrl}/turnos/${BRANCH}`, { headers: { 'x-api-key': key } });
 
@@ -108,12 +94,12 @@ describe('branch-agent keys beside a running gateway', () => {
   it('registers a branch and an API key that work at once', async () => {
     const branch = await keys('add-branch', '-u', 'acme', '-k', BRANCH, '-n', 'Centro');
     expect(branch.code, branch.out).toBe(0);
-    agentToken = secretOf(branch.out);
+    agentToken = lastLine(branch.out);
     expect(agentToken).toMatch(/^agt_/);
 
     const added = await keys('add-api-key', '-u', 'acme', '-l', 'kiosk');
     expect(added.code, added.out).toBe(0);
-    apiKey = secretOf(added.out);
+    apiKey = lastLine(added.out);
     keyId = Number(/API key (\d+) for acme/.exec(added.out)?.[1]);
     expect(keyId).toBeGreaterThan(0);
 
@@ -153,12 +139,12 @@ describe('branch-agent keys beside a running gateway', () => {
 
   it('disconnects an agent whose branch got a new token; the old token is refused and the new one works', async () => {
     const added = await keys('add-api-key', '-u', 'acme');
-    const key = secretOf(added.out);
+    const key = lastLine(added.out);
     await until(async () => (await shifts(key)).status === 200, 5_000);
 
     const rekeyed = await keys('add-branch', '-u', 'acme', '-k', BRANCH, '-n', 'Centro');
     expect(rekeyed.code, rekeyed.out).toBe(0);
-    const newToken = secretOf(rekeyed.out);
+    const newToken = lastLine(rekeyed.out);
     expect(newToken).not.toBe(agentToken);
     await until(async () => (await shifts(key)).status === 503, 2_000);
     const offline = await shifts(key);
@@ -173,7 +159,7 @@ describe('branch-agent keys beside a running gateway', () => {
 
   it('closes a connection made with the replaced token even before it said hello', async () => {
     const first = await keys('add-branch', '-u', 'acme', '-k', 'TEST000000000009');
-    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}${AGENT_PATH}`, { headers: { authorization: `Bearer ${secretOf(first.out)}` } });
+    const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}${AGENT_PATH}`, { headers: { authorization: `Bearer ${lastLine(first.out)}` } });
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     const started = Date.now();

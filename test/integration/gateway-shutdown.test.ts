@@ -1,0 +1,78 @@
+/**
+ * `branch-agent gateway` with its embedded store, stopped with SIGTERM while a request is in
+ * flight: the request is answered, the store is stopped, and the process exits 0, because the
+ * gateway's own shutdown runs to its end rather than racing the store library's exit hook.
+ */
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, expect, it } from 'vitest';
+import { startAgent, type Agent } from '../../src/agent/agent.js';
+import { freePort, runningClusterPort } from '../../src/demo/embedded-postgres.js';
+import { lastLine, runCli, startCli } from '../support/cli.js';
+import { newPosDatabase, openPosDb } from '../support/databases.js';
+import { BRANCH } from '../support/stack.js';
+import { until } from '../support/until.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'branch-agent-shutdown-'));
+// World-readable: as root the embedded PostgreSQL runs as the postgres user.
+chmodSync(dir, 0o777);
+const cleanups: Array<() => Promise<unknown>> = [];
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('SIGTERM answers the request in flight, stops the store and exits 0', async () => {
+  const storeDir = path.join(dir, 'gateway-data');
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const configFile = path.join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ gateway: { host: '127.0.0.1', port, dataDir: storeDir, log: { level: 'warn' } } }));
+
+  const gateway = startCli(['gateway', '-c', configFile]);
+  let output = '';
+  gateway.stdout!.on('data', (d) => (output += d));
+  gateway.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => gateway.on('exit', (code) => resolve(code)));
+  cleanups.push(async () => {
+    if (gateway.exitCode === null) gateway.kill('SIGKILL');
+  });
+  await until(async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status === 200, 60_000);
+
+  const token = lastLine((await runCli(['keys', 'add-branch', '-u', 'acme', '-k', BRANCH, '-c', configFile])).out);
+  const apiKey = lastLine((await runCli(['keys', 'add-api-key', '-u', 'acme', '-c', configFile])).out);
+  const database = { ...(await newPosDatabase('branch')), lockTimeoutMs: 30_000 };
+  const log = pino({ level: 'silent' });
+  const agent: Agent = await startAgent({ licenseKey: BRANCH, gatewayUrl: baseUrl, token, database, connection: { backoffBaseMs: 20, backoffMaxMs: 200 } }, log);
+  cleanups.push(() => agent.stop(0));
+
+  const call = (method: string, url: string, body?: unknown) =>
+    fetch(`${baseUrl}${url}`, {
+      method,
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  await until(async () => (await call('GET', `/turnos/${BRANCH}`)).status === 200, 10_000);
+  const created = await call('POST', `/temp_ordenes/${BRANCH}`, { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', mesa: '', idMesero: '01', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] });
+  expect(created.status).toBe(201);
+  const { folio } = (await created.json()) as { folio: number };
+
+  // A terminal holds the account, so the next write stays in flight until the gateway stops.
+  const terminal = openPosDb(database);
+  cleanups.push(() => terminal.close());
+  const trx = await terminal.db.startTransaction().execute();
+  cleanups.push(() => trx.rollback().execute());
+  await trx.updateTable('tempcheques').set({ observaciones: 'en caja' }).where('folio', '=', folio).execute();
+  const inFlight = call('POST', `/temp_ordenes/${BRANCH}/${folio}/productos`, { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] });
+  await new Promise((r) => setTimeout(r, 300));
+
+  gateway.kill('SIGTERM');
+  const answer = await inFlight;
+  expect(answer.status).toBe(503);
+  expect(((await answer.json()) as { code: string }).code).toBe('agent_offline');
+  expect(await exited, output).toBe(0);
+  expect(await runningClusterPort(storeDir)).toBeUndefined();
+}, 120_000);
