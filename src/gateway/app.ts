@@ -42,7 +42,16 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
   const hub = new AgentHub({ store: opts.store, log: opts.log, jobTimeoutMs, ...opts.hub });
   hub.attach(app.server);
   // Before the server closes: open agent sockets would otherwise keep it from closing.
-  app.addHook('preClose', () => hub.close());
+  let closing = false;
+  app.addHook('preClose', () => {
+    closing = true;
+    return hub.close();
+  });
+  // Node closes the keep-alive connections that are idle when closing starts; one still answering
+  // then would stay open for the whole keep-alive timeout (72 s) and hold the shutdown with it.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   // Results were validated by the agent's own schemas; serialising needs no second pass.

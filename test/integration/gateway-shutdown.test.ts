@@ -1,7 +1,8 @@
 /**
  * `branch-agent gateway` with its embedded store, stopped with SIGTERM while a request is in
- * flight: the request is answered, the store is stopped, and the process exits 0, because the
- * gateway's own shutdown runs to its end rather than racing the store library's exit hook.
+ * flight: the request is answered, the store is stopped, and the process exits 0 and promptly,
+ * because the gateway's own shutdown runs to its end rather than racing the store library's exit
+ * hook, and tells the clients it answers meanwhile to close their keep-alive connections.
  */
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,10 +70,13 @@ it('SIGTERM answers the request in flight, stops the store and exits 0', async (
   const inFlight = call('POST', `/temp_ordenes/${BRANCH}/${folio}/productos`, { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] });
   await new Promise((r) => setTimeout(r, 300));
 
+  const stopping = Date.now();
   gateway.kill('SIGTERM');
   const answer = await inFlight;
   expect(answer.status).toBe(503);
   expect(((await answer.json()) as { code: string }).code).toBe('agent_offline');
   expect(await exited, output).toBe(0);
+  // The client connections still open at SIGTERM do not hold it for their keep-alive time (72 s).
+  expect(Date.now() - stopping).toBeLessThan(15_000);
   expect(await runningClusterPort(storeDir)).toBeUndefined();
 }, 120_000);
