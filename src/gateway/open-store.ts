@@ -37,4 +37,3 @@ export async function openGatewayStore(config: GatewayFileConfig, log: Logger, o
     },
   };
 }
-

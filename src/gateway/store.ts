@@ -214,11 +214,12 @@ export class GatewayStore {
 
   /** Registers (or re-keys) a branch for a user with a new agent token; the old token stops working. */
   async upsertBranch(userId: number, licenseKey: string, agentToken: string, name = ''): Promise<void> {
+    const branch = { user_id: userId, name, agent_token_hash: sha256(agentToken) };
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('gw_branches')
-        .values({ license_key: licenseKey, user_id: userId, name, agent_token_hash: sha256(agentToken) })
-        .onConflict((oc) => oc.column('license_key').doUpdateSet({ user_id: userId, name, agent_token_hash: sha256(agentToken) }))
+        .values({ license_key: licenseKey, ...branch })
+        .onConflict((oc) => oc.column('license_key').doUpdateSet(branch))
         .execute();
       await announce(trx, `branch:${licenseKey}`);
     });

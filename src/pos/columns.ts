@@ -39,6 +39,11 @@ function neutralValue(column: ColumnInfo): unknown {
   return 0;
 }
 
+/** The form under which a table or column name is looked up: lower case where the server ignores case. */
+function nameKey(ignoreCase: boolean): (name: string) => string {
+  return ignoreCase ? (name) => name.toLowerCase() : (name) => name;
+}
+
 /**
  * Names are matched the way the server matches them: exactly on PostgreSQL, whatever the letter
  * case on SQL Server, whose Soft Restaurant databases use case-insensitive collations, so an
@@ -51,7 +56,7 @@ export class InstalledSchema {
   readonly #reportedCuts = new Set<string>();
 
   constructor(tables: Iterable<[string, Iterable<ColumnInfo>]>, options: { caseInsensitive: boolean; log?: Logger | undefined }) {
-    this.#key = options.caseInsensitive ? (name) => name.toLowerCase() : (name) => name;
+    this.#key = nameKey(options.caseInsensitive);
     this.#tables = new Map([...tables].map(([table, columns]) => [this.#key(table), new Map([...columns].map((c) => [this.#key(c.name), c]))]));
     this.#log = options.log;
   }
@@ -134,7 +139,7 @@ export async function readInstalledSchema(
   tables: readonly string[],
   log?: Logger,
 ): Promise<InstalledSchema> {
-  const { isIdentity, currentSchema } = introspection(dialect);
+  const { isIdentity, currentSchema, namesIgnoreCase } = introspection(dialect);
   const result = await sql<{
     table_name: string;
     column_name: string;
@@ -164,7 +169,7 @@ export async function readInstalledSchema(
       identity: Number(r.is_identity) === 1,
     });
   }
-  const schema = new InstalledSchema(map, { caseInsensitive: dialect === 'mssql', log });
+  const schema = new InstalledSchema(map, { caseInsensitive: namesIgnoreCase, log });
   const missing = tables.filter((t) => !schema.hasTable(t));
   if (missing.length > 0) throw new Error(`POS tables not found: ${missing.join(', ')}`);
   return schema;
@@ -172,10 +177,10 @@ export async function readInstalledSchema(
 
 /** Which of these tables exist in the database, by the names asked for (the doctor reports the missing ones). */
 export async function installedTables(db: PosDb, dialect: PosDialectName, tables: readonly string[]): Promise<Set<string>> {
-  const { currentSchema } = introspection(dialect);
+  const { currentSchema, namesIgnoreCase } = introspection(dialect);
   const result = await sql<{ table_name: string }>`select table_name from information_schema.tables
     where table_schema = ${currentSchema} and table_name in (${sql.join(tables)})`.execute(db);
-  const key = (name: string) => (dialect === 'mssql' ? name.toLowerCase() : name);
+  const key = nameKey(namesIgnoreCase);
   const found = new Set(result.rows.map((r) => key(r.table_name)));
   return new Set(tables.filter((t) => found.has(key(t))));
 }

@@ -295,16 +295,19 @@ export class MssqlPosQueryCompiler extends MssqlQueryCompiler {
   }
 }
 
-/** Catalog expressions that have no common spelling. */
+/** Catalog expressions that have no common spelling, and whether the server compares names ignoring case. */
 export function introspection(dialect: PosDialectName) {
   return dialect === 'mssql'
     ? {
         isIdentity: sql<number>`columnproperty(object_id(quotename(table_schema) + '.' + quotename(table_name)), column_name, 'IsIdentity')`,
         currentSchema: sql<string>`schema_name()`,
+        // Soft Restaurant databases use case-insensitive collations, which cover identifiers too.
+        namesIgnoreCase: true,
       }
     : {
         isIdentity: sql<number>`case when is_identity = 'YES' then 1 else 0 end`,
         currentSchema: sql<string>`current_schema()`,
+        namesIgnoreCase: false,
       };
 }
 

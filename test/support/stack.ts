@@ -6,6 +6,7 @@
 import pino from 'pino';
 import { startStack, waitForAgents, type Stack, type StackOptions } from '../../src/demo/stack.js';
 import { newGatewayDatabase, newPosDatabase, openPosDb } from './databases.js';
+import type { PosTemplate } from './templates.js';
 import type { PosConnection, PosDbConfig } from '../../src/pos/db.js';
 
 export const BRANCH = 'TEST000000000001';
@@ -39,8 +40,8 @@ export async function startTestStack(
     lockTimeoutMs?: number;
   } = {},
 ): Promise<TestStack> {
-  const withLockTimeout = async (template: 'branch' | 'strictBranch'): Promise<PosDbConfig> => ({ ...(await newPosDatabase(template)), lockTimeoutMs: opts.lockTimeoutMs });
-  const [gatewayUrl, branch, strict, other] = await Promise.all([newGatewayDatabase(), withLockTimeout('branch'), withLockTimeout('strictBranch'), withLockTimeout('branch')]);
+  const posDatabase = async (template: PosTemplate): Promise<PosDbConfig> => ({ ...(await newPosDatabase(template)), lockTimeoutMs: opts.lockTimeoutMs });
+  const [gatewayUrl, branch, strict, other] = await Promise.all([newGatewayDatabase(), posDatabase('branch'), posDatabase('strictBranch'), posDatabase('branch')]);
   const branches = [
     { licenseKey: BRANCH, name: 'Centro', owner: 'tester', database: branch },
     { licenseKey: STRICT_BRANCH, name: 'Norte', owner: 'tester', database: strict },
