@@ -4,7 +4,7 @@
  * in this run (absolute times vary too much between machines to compare).
  */
 import pino from 'pino';
-import { startEmbeddedPostgres, type EmbeddedCluster } from '../src/demo/embedded-postgres.js';
+import { startEmbeddedPostgres, type EmbeddedCluster } from '../src/embedded-postgres/cluster.js';
 import { createPosDatabase } from '../src/demo/pos-database.js';
 import { startStack, waitForAgents, type Stack } from '../src/demo/stack.js';
 import { openPos, type PosRuntime } from '../src/pos/runtime.js';

@@ -72,7 +72,7 @@ program
     const log = createLogger({ level: config.log.level, name: 'gateway' });
     const { runGateway } = await import('./gateway/server.js');
     const stop = await runGateway(config, log);
-    const { leaveStopSignalsToCaller } = await import('./demo/embedded-postgres.js');
+    const { leaveStopSignalsToCaller } = await import('./embedded-postgres/exit-hooks.js');
     leaveStopSignalsToCaller();
     onSignals(stop);
   });

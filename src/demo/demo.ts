@@ -4,7 +4,8 @@
  * (default 127.0.0.1:8080) and one agent per branch connects to it. Ctrl-C stops it all.
  */
 import pino, { type Logger } from 'pino';
-import { leaveStopSignalsToCaller, startEmbeddedPostgres, type EmbeddedCluster } from './embedded-postgres.js';
+import { startEmbeddedPostgres, type EmbeddedCluster } from '../embedded-postgres/cluster.js';
+import { leaveStopSignalsToCaller } from '../embedded-postgres/exit-hooks.js';
 import { createPosDatabase } from './pos-database.js';
 import { startDemoPrinters, type DemoPrinters } from './printers.js';
 import { startStack, waitForAgents, type Stack } from './stack.js';

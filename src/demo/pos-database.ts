@@ -5,7 +5,7 @@ import { createPosDb, type PosDbConfig } from '../pos/db.js';
 import { agentMigrationsDir, runMigrations } from '../pos/migrations.js';
 import { installReferenceSchema } from '../pos/reference-schema.js';
 import { POS_TABLES } from '../pos/runtime.js';
-import type { EmbeddedCluster } from './embedded-postgres.js';
+import type { EmbeddedCluster } from '../embedded-postgres/cluster.js';
 import { seedBranch, type BranchSeed } from './seed.js';
 
 /** Fills an empty database (PostgreSQL or SQL Server) the way a branch's would look. */

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { GatewayFileConfig } from '../config/schema.js';
-import { startEmbeddedPostgres } from '../demo/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../embedded-postgres/cluster.js';
 import { GatewayStore } from './store.js';
 
 export interface OpenedStore {

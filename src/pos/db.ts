@@ -233,9 +233,16 @@ export class PosTediousConnection extends tedious.Connection {
  *   under a SQL collation turns the index seek behind `WITH (UPDLOCK, ROWLOCK)` into a scan that
  *   locks far more than the one row. ASCII reads the same in every code page; other text stays
  *   nvarchar so nothing is lost on the way.
+ * - Dates go as datetime2(7), not Kysely's datetime. tedious rounds a datetime parameter to
+ *   SQL Server's 1/300 s grid in the client, so a date filter's exclusive end one millisecond
+ *   after its start (`< 21:30:00.001`) arrived as `< 21:30:00.000` and the window matched
+ *   nothing. A datetime2 keeps the millisecond; the server compares Soft Restaurant's datetime
+ *   columns with it exactly (converted to datetime2, as it does from compatibility level 130),
+ *   and rounds it to the column's grid itself when it is written.
  */
 export class PosRequest extends tedious.Request {
   override addParameter(...[name, type, value, options]: Parameters<tedious.Request['addParameter']>): void {
+    if (type === tedious.TYPES.DateTime && value instanceof Date) return super.addParameter(name, tedious.TYPES.DateTime2, value, { ...options, scale: 7 });
     const ascii = type === tedious.TYPES.NVarChar && typeof value === 'string' && ASCII.test(value);
     super.addParameter(name, ascii ? tedious.TYPES.VarChar : type, value, options);
   }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyDatabaseError, formatDoctorReport, migrateAgentTables, parsePrinterOption, runDoctor, type DoctorReport } from '../../src/agent/doctor.js';
-import { freePort } from '../../src/demo/embedded-postgres.js';
+import { freePort } from '../../src/embedded-postgres/cluster.js';
 import { newPosDatabase, openPosDb, pgUrlOf } from '../support/databases.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, expect, it } from 'vitest';
 import { startAgent, type Agent } from '../../src/agent/agent.js';
-import { freePort, runningClusterPort } from '../../src/demo/embedded-postgres.js';
+import { freePort, runningClusterPort } from '../../src/embedded-postgres/cluster.js';
 import { lastLine, runCli, startCli } from '../support/cli.js';
 import { newPosDatabase, openPosDb } from '../support/databases.js';
 import { BRANCH } from '../support/stack.js';

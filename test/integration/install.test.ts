@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/demo/embedded-postgres.js';
+import { freePort } from '../../src/embedded-postgres/cluster.js';
 import { newPosDatabase } from '../support/databases.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

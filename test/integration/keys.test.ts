@@ -13,7 +13,7 @@ import WebSocket from 'ws';
 import { AGENT_PATH, CLOSE } from '../../src/protocol/messages.js';
 import { startAgent, type Agent } from '../../src/agent/agent.js';
 import { gatewayConfigSchema } from '../../src/config/schema.js';
-import { clusterAt, freePort, runningClusterPort } from '../../src/demo/embedded-postgres.js';
+import { clusterAt, freePort, runningClusterPort } from '../../src/embedded-postgres/cluster.js';
 import { runGateway } from '../../src/gateway/server.js';
 import type { PosDbConfig } from '../../src/pos/db.js';
 import { newPosDatabase } from '../support/databases.js';

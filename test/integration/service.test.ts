@@ -9,7 +9,7 @@ import { GatewayConnection } from '../../src/agent/connection.js';
 import { runService, type RunningService } from '../../src/agent/service.js';
 import { AlreadyRunningError } from '../../src/agent/single-instance.js';
 import { agentConfigSchema } from '../../src/config/schema.js';
-import { freePort } from '../../src/demo/embedded-postgres.js';
+import { freePort } from '../../src/embedded-postgres/cluster.js';
 import { newPosDatabase } from '../support/databases.js';
 
 function capture(): { log: pino.Logger; lines: Array<{ msg: string; level: number }> } {

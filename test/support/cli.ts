@@ -5,22 +5,29 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Starts the command; `GATEWAY_DATABASE_URL` is left out so the config file decides. */
-export function startCli(args: string[]): ChildProcess {
-  const env = { ...process.env };
-  delete env.GATEWAY_DATABASE_URL;
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env });
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const childEnv = { ...process.env, ...env };
+  delete childEnv.GATEWAY_DATABASE_URL;
+  return startNode(['--import', 'tsx', 'src/cli.ts', ...args], childEnv);
 }
 
-/** Runs the command to its end. */
-export function runCli(args: string[]): Promise<{ code: number | null; out: string }> {
+/** Starts node in the project's root with these arguments and this whole environment. */
+export function startNode(args: string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+  return spawn(process.execPath, args, { cwd: ROOT, env });
+}
+
+/** Runs the child to its end and collects what it printed. */
+export function collect(child: ChildProcess): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = startCli(args);
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
     child.on('close', (code) => resolve({ code, out }));
   });
 }
+
+/** Runs the command to its end. */
+export const runCli = (args: string[], env: NodeJS.ProcessEnv = {}) => collect(startCli(args, env));
 
 /** The last line a command printed: the key or token `keys` shows once. */
 export const lastLine = (out: string): string => out.trim().split('\n').at(-1)!;

@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { clusterAt, startEmbeddedPostgres, type EmbeddedCluster } from '../../src/demo/embedded-postgres.js';
+import { clusterAt, startEmbeddedPostgres, type EmbeddedCluster } from '../../src/embedded-postgres/cluster.js';
 import { createPosDatabase, installPosDatabase } from '../../src/demo/pos-database.js';
 import { createPosDb, type PosConnection, type PosDbConfig } from '../../src/pos/db.js';
 import type { BranchSeed } from '../../src/demo/seed.js';

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres } from '../../src/demo/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../src/embedded-postgres/cluster.js';
 import { createPosDatabase } from '../../src/demo/pos-database.js';
 import { GatewayStore } from '../../src/gateway/store.js';
 import type { MssqlConfig, SqlServerSource } from './sqlserver-source.js';

