@@ -30,6 +30,11 @@ export const booleanQuery = z
 
 export const integerQuery = intFromQuery.pipe(z.number().int());
 
+/** The seed's operational day: 06:00 to 05:59:59 of the next day unless `dayStartHour` says otherwise. */
+export const DEFAULT_DAY_START_HOUR = 6;
+
+export const dayStartHour = integerQuery.pipe(z.number().int().min(0).max(23)).default(DEFAULT_DAY_START_HOUR);
+
 export function pageResult<T extends z.ZodType>(record: T) {
   return z.object({
     page: z.number().int(),

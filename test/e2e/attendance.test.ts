@@ -34,6 +34,9 @@ interface Row {
   salida: Date | null;
 }
 
+/** The seed's default operational day: 06:00 to 05:59:59 of the next day. */
+const seedDay = operationalDay(now, 6);
+
 const today: Row[] = [
   { idmovto: 'd1', idempleado: '01', tipo: 1, entrada: dayStart, salida: null },
   { idmovto: 'd2', idempleado: 'CAJERO', tipo: 2, entrada: dayStart, salida: new Date(dayStart.getTime() + 90 * MINUTE) },
@@ -41,6 +44,10 @@ const today: Row[] = [
   { idmovto: 'd4', idempleado: 'NADIE', tipo: 2, entrada: dayStart, salida: null },
   // One minute before the day starts: yesterday's.
   { idmovto: 'd0', idempleado: '02', tipo: 1, entrada: new Date(dayStart.getTime() - MINUTE), salida: new Date(dayStart.getTime() + 30 * MINUTE) },
+  // 04:00 on the calendar day the seed's operational day starts: the night of the day before.
+  { idmovto: 'n1', idempleado: '01', tipo: 1, entrada: new Date(seedDay.start.getTime() - 120 * MINUTE), salida: new Date(seedDay.start.getTime() - 60 * MINUTE) },
+  // 06:01: the seed's operational day.
+  { idmovto: 'n2', idempleado: '02', tipo: 1, entrada: new Date(seedDay.start.getTime() + MINUTE), salida: null },
 ];
 
 const march: Row[] = [
@@ -62,19 +69,30 @@ afterAll(async () => {
 
 const get = (query = '', branch = BRANCH) => stack.api('GET', `/asistencias/${branch}${query}`);
 const ids = (body: { data: Array<{ idMovto: string }> }) => body.data.map((r) => r.idMovto);
+const lastSecond = (end: Date) => new Date(end.getTime() - 1000);
+
+/** The rows the seed's rule gives for [start, end): by employee id, then clock-in (then idmovto). */
+function expectedIds(start: Date, end: Date): string[] {
+  return [...today, ...march]
+    .filter((r) => r.entrada >= start && r.entrada < end)
+    .sort((a, b) => (a.idempleado < b.idempleado ? -1 : a.idempleado > b.idempleado ? 1 : a.entrada.getTime() - b.entrada.getTime() || (a.idmovto < b.idmovto ? -1 : 1)))
+    .map((r) => r.idmovto);
+}
 
 describe('GET /asistencias: the operational day', () => {
   it('lists the current operational day with names, durations and the applied window', async () => {
     const res = await get(`?dayStartHour=${hour}`);
     expect(res.status).toBe(200);
     expect(res.body.jobId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(res.body).toMatchObject({ workerId: `agent-${BRANCH}`, page: 1, pageSize: 50, totalResults: 4, totalPages: 1, hasNextPage: false });
     const day = operationalDay(new Date(), hour);
+    const expected = expectedIds(day.start, day.end);
+    expect(res.body).toMatchObject({ workerId: `agent-${BRANCH}`, page: 1, pageSize: 50, totalResults: expected.length, hasNextPage: false });
+    // The seed's inclusive end: the last second of the day.
     expect(res.body.entradaStart).toBe(localIso(day.start));
-    expect(res.body.entradaEnd).toBe(localIso(day.end));
+    expect(res.body.entradaEnd).toBe(localIso(lastSecond(day.end)));
+    expect(ids(res.body)).toEqual(expected);
 
     const byId = Object.fromEntries(res.body.data.map((r: { idMovto: string }) => [r.idMovto, r]));
-    expect(Object.keys(byId).sort()).toEqual(['d1', 'd2', 'd3', 'd4']);
     expect(byId.d2).toEqual({
       idMovto: 'd2',
       idEmpleado: 'CAJERO',
@@ -85,54 +103,60 @@ describe('GET /asistencias: the operational day', () => {
       abierta: false,
       duracionMinutos: 90,
     });
-    expect(byId.d1).toMatchObject({ idEmpleado: '01', nombre: 'Juan Pérez', tipo: 1, salida: null, abierta: true });
-    // Open: minutes from entrada to the agent's now.
-    const openFor = Math.floor((Date.now() - dayStart.getTime()) / MINUTE);
-    expect(byId.d1.duracionMinutos).toBeGreaterThanOrEqual(openFor - 1);
-    expect(byId.d1.duracionMinutos).toBeLessThanOrEqual(openFor);
+    // Open: no clock-out, so no duration (seed).
+    expect(byId.d1).toMatchObject({ idEmpleado: '01', nombre: 'Juan Pérez', tipo: 1, salida: null, abierta: true, duracionMinutos: null });
     expect(byId.d3.nombre).toBeNull();
     expect(byId.d4.nombre).toBeNull();
   });
 
-  it('defaults dayStartHour to 0: today from midnight', async () => {
+  it('defaults to the seed operational day, 06:00 to 05:59:59: a clock-in at 04:00 is the night before', async () => {
     const res = await get();
     expect(res.status).toBe(200);
-    const day = operationalDay(new Date(), 0);
-    expect([res.body.entradaStart, res.body.entradaEnd]).toEqual([localIso(day.start), localIso(day.end)]);
-    const expected = today.filter((r) => r.entrada >= day.start && r.entrada < day.end).map((r) => r.idmovto);
-    expect(ids(res.body).sort()).toEqual(expected.sort());
+    expect([res.body.entradaStart, res.body.entradaEnd]).toEqual([localIso(seedDay.start), localIso(lastSecond(seedDay.end))]);
+    expect(res.body.entradaStart).toMatch(/T06:00:00/);
+    expect(res.body.entradaEnd).toMatch(/T05:59:59/);
+    expect(ids(res.body)).toEqual(expectedIds(seedDay.start, seedDay.end));
+    expect(ids(res.body)).toContain('n2');
+    expect(ids(res.body)).not.toContain('n1');
   });
 
   it('starts yesterday when now is before dayStartHour', async () => {
     if (hour === 23) return; // no later hour today to test with
     const res = await get(`?dayStartHour=${hour + 1}`);
     const yesterday = new Date(now.getFullYear(), now.getMonth(), now.getDate() - 1, hour + 1);
+    const end = new Date(now.getFullYear(), now.getMonth(), now.getDate(), hour + 1);
     expect(res.body.entradaStart).toBe(localIso(yesterday));
-    expect(res.body.entradaEnd).toBe(localIso(new Date(now.getFullYear(), now.getMonth(), now.getDate(), hour + 1)));
-    // Every row of today, and the one a minute before this hour: all after yesterday at hour + 1.
-    expect(ids(res.body).sort()).toEqual(['d0', 'd1', 'd2', 'd3', 'd4']);
+    expect(res.body.entradaEnd).toBe(localIso(lastSecond(end)));
+    expect(ids(res.body)).toEqual(expectedIds(yesterday, end));
+    expect(ids(res.body)).toEqual(expect.arrayContaining(['d0', 'd1', 'd2', 'd3', 'd4']));
   });
 });
 
 describe('GET /asistencias: explicit windows', () => {
-  it('a date alone as entradaEnd takes in that whole day, reported as the next midnight (exclusive)', async () => {
+  it('a date alone as entradaEnd takes in that whole day; both bounds are echoed as received', async () => {
     const res = await get('?entradaStart=2024-03-10&entradaEnd=2024-03-10');
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual(['m1', 'm2']);
-    expect(res.body.entradaStart).toBe(localIso(local(2024, 3, 10)));
-    expect(res.body.entradaEnd).toBe(localIso(local(2024, 3, 11)));
+    expect(res.body.entradaStart).toBe('2024-03-10');
+    expect(res.body.entradaEnd).toBe('2024-03-10');
     expect(res.body.data[0]).toMatchObject({ idEmpleado: '01', nombre: 'Juan Pérez', duracionMinutos: 510, abierta: false });
     expect(res.body.data[1]).toMatchObject({ idEmpleado: '02', nombre: 'María López', duracionMinutos: 480 });
   });
 
-  it('an entradaEnd with a time takes in that whole second or minute, reported as the instant after it', async () => {
+  it('an entradaEnd with a time takes in that whole second or minute, echoed as sent', async () => {
     const res = await get('?entradaStart=2024-03-10T00:00:00&entradaEnd=2024-03-11T09:00:00');
     expect(ids(res.body)).toEqual(['m1', 'm2', 'm3']);
-    expect(res.body.entradaEnd).toBe(localIso(new Date(local(2024, 3, 11, 9).getTime() + 1000)));
+    expect([res.body.entradaStart, res.body.entradaEnd]).toEqual(['2024-03-10T00:00:00', '2024-03-11T09:00:00']);
     const toTheMinute = await get('?entradaStart=2024-03-10T00:00&entradaEnd=2024-03-11T08:59');
     expect(ids(toTheMinute.body)).toEqual(['m1', 'm2']);
-    expect(toTheMinute.body.entradaEnd).toBe(localIso(local(2024, 3, 11, 9)));
+    expect(toTheMinute.body.entradaEnd).toBe('2024-03-11T08:59');
     expect(res.body.data[2]).toMatchObject({ idEmpleado: 'ADMIN', nombre: 'Administrador', tipo: 2, duracionMinutos: 0 });
+  });
+
+  it('echoes a far date and a time exactly, never as the next day or minute', async () => {
+    const res = await get('?entradaStart=2030-01-01&entradaEnd=2030-01-01T10:00');
+    expect(res.status).toBe(200);
+    expect([res.body.entradaStart, res.body.entradaEnd]).toEqual(['2030-01-01', '2030-01-01T10:00']);
   });
 
   it('converts a value with an offset to the branch wall clock', async () => {
@@ -144,24 +168,27 @@ describe('GET /asistencias: explicit windows', () => {
       const res = await get(`?entradaStart=${encodeURIComponent(value)}&entradaEnd=${encodeURIComponent(value)}`);
       expect(res.status).toBe(200);
       expect(ids(res.body)).toEqual(['m3']);
-      expect(res.body.entradaStart).toBe(localIso(instant));
-      expect(res.body.entradaEnd).toBe(localIso(new Date(instant.getTime() + 1000)));
+      expect([res.body.entradaStart, res.body.entradaEnd]).toEqual([value, value]);
     }
   });
 
-  it('only entradaStart: open-ended after it, entradaEnd null', async () => {
-    const res = await get('?entradaStart=2024-03-11T09:00:00');
+  it('only entradaStart: the end is the end of the seed operational day', async () => {
+    const res = await get('?entradaStart=2024-03-11T09:00:00&dayStartHour=3');
     expect(res.status).toBe(200);
-    expect(res.body.entradaEnd).toBeNull();
-    // By entrada, then idEmpleado: d0 a minute before the others, then '01' < '99' < 'CAJERO' < 'NADIE'.
-    expect(ids(res.body)).toEqual(['m3', 'm4', 'd0', 'd1', 'd3', 'd2', 'd4']);
+    // dayStartHour only applies when neither bound is sent.
+    expect(res.body.entradaEnd).toBe(localIso(lastSecond(seedDay.end)));
+    expect(ids(res.body)).toEqual(expectedIds(local(2024, 3, 11, 9), seedDay.end));
   });
 
-  it('only entradaEnd: open-ended before it, entradaStart null', async () => {
+  it('only entradaEnd: the start is the start of the seed operational day', async () => {
     const res = await get('?entradaEnd=2024-03-11');
-    expect(res.body.entradaStart).toBeNull();
-    expect(res.body.entradaEnd).toBe(localIso(local(2024, 3, 12)));
-    expect(ids(res.body)).toEqual(['m1', 'm2', 'm3']);
+    expect(res.body.entradaStart).toBe(localIso(seedDay.start));
+    expect(res.body.entradaEnd).toBe('2024-03-11');
+    expect(ids(res.body)).toEqual([]);
+    const later = new Date(seedDay.end.getTime() + 60 * MINUTE);
+    const toLater = await get(`?entradaEnd=${encodeURIComponent(localIso(later)!)}`);
+    expect(toLater.body.entradaStart).toBe(localIso(seedDay.start));
+    expect(ids(toLater.body)).toEqual(expectedIds(seedDay.start, new Date(later.getTime() + 1000)));
   });
 });
 
@@ -170,15 +197,14 @@ describe('GET /asistencias: filters and paging', () => {
 
   it('tipo picks waiters or users', async () => {
     expect(ids((await get(`${march1}&tipo=1`)).body)).toEqual(['m1', 'm2']);
+    // By employee id: ADMIN before CAJERO.
     expect(ids((await get(`${march1}&tipo=2`)).body)).toEqual(['m3', 'm4']);
   });
 
   it('abiertas: true only records without salida, false only with', async () => {
     const open = await get(`${march1}&abiertas=true`);
     expect(ids(open.body)).toEqual(['m4']);
-    expect(open.body.data[0]).toMatchObject({ abierta: true, salida: null, nombre: 'Cajero de turno' });
-    // Open since 2024: minutes up to now.
-    expect(open.body.data[0].duracionMinutos).toBeGreaterThan(Math.floor((now.getTime() - local(2024, 3, 12, 10).getTime()) / MINUTE) - 1);
+    expect(open.body.data[0]).toMatchObject({ abierta: true, salida: null, nombre: 'Cajero de turno', duracionMinutos: null });
     expect(ids((await get(`${march1}&abiertas=false`)).body)).toEqual(['m1', 'm2', 'm3']);
   });
 

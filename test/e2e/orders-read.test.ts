@@ -6,7 +6,8 @@ import * as ops from '../../src/protocol/operations/orders-read.js';
 import { readInstalledSchema } from '../../src/pos/columns.js';
 import type { PosContext } from '../../src/pos/context.js';
 import { dialectOf, TsqlRecorder, type PosDb } from '../../src/pos/db.js';
-import { listClosedOrders, listOpenOrders, operationalDay, searchClosedOrdersByShifts, SHIFT_IDS_PER_STATEMENT } from '../../src/pos/operations/orders-read.js';
+import { listClosedOrders, listOpenOrders, searchClosedOrdersByShifts, SHIFT_IDS_PER_STATEMENT } from '../../src/pos/operations/orders-read.js';
+import { operationalDay } from '../../src/pos/operational-day.js';
 import { POS_TABLES } from '../../src/pos/runtime.js';
 import { totalsToApi } from '../../src/pos/totals.js';
 import { localIso } from '../../src/pos/values.js';
@@ -18,7 +19,7 @@ let stack: TestStack;
 let f: PosFixtures;
 
 const local = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => new Date(y, mo - 1, d, h, mi, s);
-const day = operationalDay(new Date(), 0);
+const day = operationalDay(new Date(), 6);
 const today = (minutes: number) => new Date(day.start.getTime() + minutes * 60_000);
 
 /** Closed: C1..C5 from January shifts, C7 and C6 of today's closed shift (C6 still has its temporary twin TP5). */
@@ -76,6 +77,20 @@ const get = (path: string) => stack.api('GET', path);
 const folios = (res: ApiResponse): number[] => res.body.data.map((o: { folio: number }) => o.folio);
 const of = (group: Record<string, WrittenAccount>, ...names: string[]) => names.map((n) => group[n]!.folio);
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+
+/**
+ * `search` against a model of the seed's rule: an order matches when one of `fields`, as the API
+ * shows it (the total with 2 decimals), contains the text, whatever the letter case.
+ */
+async function expectSearchModel(list: string, fields: Array<'folio' | 'numcheque' | 'mesa' | 'total'>, samples: string[]) {
+  const all = (await get(`${list}/${BRANCH}?pageSize=500`)).body.data as Array<{ folio: number; numcheque: number | null; mesa: string | null; totales: { total: number } }>;
+  const shown = (o: (typeof all)[number], field: (typeof fields)[number]) =>
+    field === 'total' ? o.totales.total.toFixed(2) : field === 'mesa' ? (o.mesa ?? '').toLowerCase() : String(o[field] ?? '');
+  for (const sample of samples) {
+    const expected = all.filter((o) => fields.some((field) => shown(o, field).includes(sample.toLowerCase()))).map((o) => o.folio);
+    expect(folios(await get(`${list}/${BRANCH}?pageSize=500&search=${encodeURIComponent(sample)}`)), sample).toEqual(expected);
+  }
+}
 
 function expectValidationError(res: ApiResponse, path: string) {
   expect(res.status).toBe(400);
@@ -160,11 +175,14 @@ describe('GET /temp_ordenes', () => {
     expect(none.body).toMatchObject({ totalResults: 0, totalPages: 0, hasNextPage: false, data: [] });
   });
 
-  it('searches folio and numcheque as text, mesa and estacion, case-insensitively', async () => {
-    expect(folios(await get(`/temp_ordenes/${BRANCH}?search=caja2`))).toEqual(of(T, 'TP2', 'TP5'));
+  it('searches folio, numcheque, mesa and total as text, case-insensitively; not the station (seed)', async () => {
     expect(folios(await get(`/temp_ordenes/${BRANCH}?search=t2`))).toEqual(of(T, 'TP2'));
     expect(folios(await get(`/temp_ordenes/${BRANCH}?search=1002`))).toEqual(of(T, 'TP5'));
     expect(folios(await get(`/temp_ordenes/${BRANCH}?search=${T.TP4!.folio}`))).toContain(T.TP4!.folio);
+    expect(folios(await get(`/temp_ordenes/${BRANCH}?search=caja2`))).toEqual([]);
+    // TP2: 135 + 15 + 45, shown and searched with 2 decimals.
+    expect(folios(await get(`/temp_ordenes/${BRANCH}?search=195.00`))).toEqual(of(T, 'TP2'));
+    await expectSearchModel('/temp_ordenes', ['folio', 'numcheque', 'mesa', 'total'], ['1', '5', '.5', '00', '2']);
   });
 
   it('pages: a middle page, a page past the end, pageSize cut to 500', async () => {
@@ -354,10 +372,16 @@ describe('GET /ordenes', () => {
   it('filters by invoiced and searches', async () => {
     expect(folios(await get(`/ordenes/${BRANCH}?facturado=true`))).toEqual(of(C, 'C2'));
     expect(folios(await get(`/ordenes/${BRANCH}?facturado=false`))).toEqual(of(C, 'C1', 'C3', 'C4', 'C5', 'C7', 'C6'));
-    expect(folios(await get(`/ordenes/${BRANCH}?search=CAJA2`))).toEqual(of(C, 'C2', 'C6'));
-    expect(folios(await get(`/ordenes/${BRANCH}?search=${encodeURIComponent('50%')}`))).toEqual(of(C, 'C4'));
-    expect(folios(await get(`/ordenes/${BRANCH}?search=${encodeURIComponent('%')}`))).toEqual(of(C, 'C4'));
-    expect(folios(await get(`/ordenes/${BRANCH}?search=caja2&facturado=false&turnoAperturaStart=2026-01-12`))).toEqual(of(C, 'C6'));
+    // The seed's closed-order search: folio, check number or total; neither station nor table.
+    expect(folios(await get(`/ordenes/${BRANCH}?search=CAJA2`))).toEqual([]);
+    expect(folios(await get(`/ordenes/${BRANCH}?search=${encodeURIComponent('50%')}`))).toEqual([]);
+    expect(folios(await get(`/ordenes/${BRANCH}?search=5001`))).toEqual(of(C, 'C2'));
+    const c4 = (await get(`/ordenes/${BRANCH}?search=503`)).body.data[0];
+    expect(c4.folio).toBe(C.C4!.folio);
+    expect(folios(await get(`/ordenes/${BRANCH}?search=${c4.totales.total.toFixed(2)}`))).toContain(C.C4!.folio);
+    expect(folios(await get(`/ordenes/${BRANCH}?search=1002&facturado=false&turnoAperturaStart=2026-01-12`))).toEqual(of(C, 'C6'));
+    expect(folios(await get(`/ordenes/${BRANCH}?search=1002&facturado=true`))).toEqual([]);
+    await expectSearchModel('/ordenes', ['folio', 'numcheque', 'total'], ['1', '5', '.5', '00', '50']);
   });
 
   it.each([
@@ -389,7 +413,7 @@ describe('POST /ordenes/buscar', () => {
   it('applies the same filters', async () => {
     expect(folios(await search({ idTurnos: [10, 9000], facturado: true }))).toEqual(of(C, 'C2'));
     expect(folios(await search({ idTurnos: [9000], cierreStart: '2026-01-13' }))).toEqual(of(C, 'C5'));
-    expect(folios(await search({ idTurnos: [10, 1500, 9000], search: '50%', fechaStart: '2026-01-12', turnoAperturaEnd: '2026-01-12T08:00:00' }))).toEqual(of(C, 'C4'));
+    expect(folios(await search({ idTurnos: [10, 1500, 9000], search: '503', fechaStart: '2026-01-12', turnoAperturaEnd: '2026-01-12T08:00:00' }))).toEqual(of(C, 'C4'));
   });
 
   it('takes 10,000 shift numbers and pages across them exactly', async () => {
@@ -413,7 +437,7 @@ describe('POST /ordenes/buscar', () => {
     const recorder = new TsqlRecorder();
     const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: dialectOf(f.db), schema: f.schema, log: pino({ level: 'silent' }), now: new Date() };
     const ids = Array.from({ length: 10_000 }, (_, i) => i + 1);
-    const page = await searchClosedOrdersByShifts.run(ctx, ops.searchClosedOrdersByShifts.input.parse({ idTurnos: ids, page: 2, pageSize: 3, search: 'caja' }));
+    const page = await searchClosedOrdersByShifts.run(ctx, ops.searchClosedOrdersByShifts.input.parse({ idTurnos: ids, page: 2, pageSize: 3 }));
     expect(page.data.map((o) => o.folio)).toEqual(of(C, 'C4', 'C5', 'C7'));
     const parameters = recorder.statements.map((s) => Math.max(0, ...[...s.matchAll(/@(\d+)/g)].map((m) => Number(m[1]))));
     expect(recorder.statements.filter((s) => s.startsWith('select count(*)'))).toHaveLength(10_000 / SHIFT_IDS_PER_STATEMENT);
@@ -421,8 +445,13 @@ describe('POST /ordenes/buscar', () => {
     expect(Math.max(...parameters)).toBeGreaterThan(SHIFT_IDS_PER_STATEMENT);
   });
 
+  it('answers an empty page for an empty list (seed: up to 10,000 ids)', async () => {
+    const res = await search({ idTurnos: [] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ page: 1, totalResults: 0, totalPages: 0, hasNextPage: false, data: [] });
+  });
+
   it.each([
-    ['an empty list', { idTurnos: [] }],
     ['10,001 numbers', { idTurnos: Array.from({ length: 10_001 }, (_, i) => i + 1) }],
     ['text', { idTurnos: ['x'] }],
     ['fractions', { idTurnos: [1.5] }],
@@ -491,7 +520,8 @@ describe('GET /ordenes_dia', () => {
 
   it('filters by invoiced and searches both parts', async () => {
     expect(folios(await get(`/ordenes_dia/${BRANCH}?facturado=true`))).toEqual(of(T, 'TP3'));
-    expect(folios(await get(`/ordenes_dia/${BRANCH}?search=caja2`))).toEqual([...of(C, 'C6'), ...of(T, 'TP2')]);
+    expect(folios(await get(`/ordenes_dia/${BRANCH}?search=t2`))).toEqual(of(T, 'TP2'));
+    expect(folios(await get(`/ordenes_dia/${BRANCH}?search=1002`))).toEqual(of(C, 'C6'));
     expect(folios(await get(`/ordenes_dia/${BRANCH}?search=zzz`))).toEqual([]);
   });
 
@@ -510,20 +540,21 @@ describe('GET /ordenes_dia', () => {
   it('documents the default of dayStartHour', async () => {
     const spec = await stack.api('GET', '/openapi.json', { key: null });
     const param = spec.body.paths['/ordenes_dia/{licenseKey}'].get.parameters.find((p: { name: string }) => p.name === 'dayStartHour');
-    expect(param.description ?? param.schema?.description).toMatch(/default 0/);
+    expect(param.description ?? param.schema?.description).toMatch(/default 6/);
   });
 });
 
 describe('GET /temp_ordenes/{licenseKey}/abiertas', () => {
-  it('lists the accounts neither paid nor cancelled, whatever their date, with the open shifts', async () => {
+  it("lists the operational day's accounts not cancelled, paid ones included, with the open shifts (seed)", async () => {
     const res = await get(`/temp_ordenes/${BRANCH}/abiertas`);
     expect(res.status).toBe(200);
     expect(res.body).not.toHaveProperty('jobId');
     expect(res.body).not.toHaveProperty('page');
+    // Not TY (opened before the day began), TP4 (cancelled) nor TP5 (paid in shift 9400, which has closed).
     expect(res.body).toMatchObject({ workerId: `agent-${BRANCH}`, totalResults: 3, turnosAbiertos: [9500] });
-    expect(folios(res)).toEqual(of(T, 'TY', 'TP1', 'TP2'));
-    expect(res.body.data[1].productos.map((l: { idProducto: string }) => l.idProducto)).toEqual(['2001', '1102']);
-    expect(res.body.data.every((o: { pagado: boolean; cancelado: boolean }) => !o.pagado && !o.cancelado)).toBe(true);
+    expect(folios(res)).toEqual(of(T, 'TP1', 'TP2', 'TP3'));
+    expect(res.body.data[0].productos.map((l: { idProducto: string }) => l.idProducto)).toEqual(['2001', '1102']);
+    expect(res.body.data[2]).toMatchObject({ pagado: true, cancelado: false, idTurno: 9500 });
   });
 
   it('still lists them when no shift is open', async () => {
@@ -531,7 +562,7 @@ describe('GET /temp_ordenes/{licenseKey}/abiertas', () => {
     try {
       const res = await get(`/temp_ordenes/${BRANCH}/abiertas`);
       expect(res.body.turnosAbiertos).toEqual([]);
-      expect(folios(res)).toEqual(of(T, 'TY', 'TP1', 'TP2'));
+      expect(folios(res)).toEqual(of(T, 'TP1', 'TP2'));
     } finally {
       await f.db.updateTable('turnos').set({ cierre: null }).where('idturno', '=', 9500).execute();
     }

@@ -1,7 +1,7 @@
 /** Pure date handling of filters: ISO 8601 parsing, inclusive bounds, the operational day. */
 import { describe, expect, it } from 'vitest';
 import { dateFilterBound, parseDateFilter } from '../../src/protocol/common.js';
-import { operationalDay } from '../../src/pos/operations/orders-read.js';
+import { operationalDay } from '../../src/pos/operational-day.js';
 
 const local = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => new Date(y, mo - 1, d, h, mi, s);
 

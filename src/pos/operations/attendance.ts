@@ -1,6 +1,6 @@
 /** Attendance reads. Each function is one operation of protocol/operations/attendance.ts. */
 import type { ExpressionBuilder } from 'kysely';
-import { dateFilterBound } from '../../protocol/common.js';
+import { dateFilterBound, DEFAULT_DAY_START_HOUR } from '../../protocol/common.js';
 import * as ops from '../../protocol/operations/attendance.js';
 import { TIPO_MESERO, TIPO_USUARIO } from '../../protocol/operations/attendance.js';
 import { likeContains } from '../db.js';
@@ -9,7 +9,7 @@ import { selectPage } from '../paging.js';
 import type { PosDatabase } from '../schema.js';
 import type { Registroasistencias } from '../schema-softrestaurant.js';
 import { int, localIso, text } from '../values.js';
-import { operationalDay } from './orders-read.js';
+import { lastSecondOf, operationalDay } from '../operational-day.js';
 
 type Attendance = ExpressionBuilder<PosDatabase & { r: Registroasistencias }, 'r'>;
 
@@ -30,19 +30,27 @@ function employeeName(eb: Attendance) {
 type Bound = ReturnType<typeof dateFilterBound>;
 
 interface Window {
-  start?: Bound;
-  end?: Bound;
+  start: Bound;
+  end: Bound;
+  /** What the response says was applied: a bound as received, or the operational day's. */
+  applied: { entradaStart: string; entradaEnd: string };
 }
 
-/** The bounds sent, or the operational day when none is; a bound left out is open-ended. */
+/**
+ * The seed's window: the bounds sent, each echoed exactly as received; a bound not sent is the
+ * current operational day's. `dayStartHour` only applies when neither is sent; with one bound
+ * sent, the other comes from the default operational day.
+ */
 function entradaWindow(now: Date, input: { entradaStart?: string; entradaEnd?: string; dayStartHour: number }): Window {
-  if (input.entradaStart === undefined && input.entradaEnd === undefined) {
-    const day = operationalDay(now, input.dayStartHour);
-    return { start: { op: '>=', at: day.start }, end: { op: '<', at: day.end } };
-  }
+  const neither = input.entradaStart === undefined && input.entradaEnd === undefined;
+  const day = operationalDay(now, neither ? input.dayStartHour : DEFAULT_DAY_START_HOUR);
   return {
-    ...(input.entradaStart === undefined ? {} : { start: dateFilterBound(input.entradaStart, 'start') }),
-    ...(input.entradaEnd === undefined ? {} : { end: dateFilterBound(input.entradaEnd, 'end') }),
+    start: input.entradaStart === undefined ? { op: '>=', at: day.start } : dateFilterBound(input.entradaStart, 'start'),
+    end: input.entradaEnd === undefined ? { op: '<', at: day.end } : dateFilterBound(input.entradaEnd, 'end'),
+    applied: {
+      entradaStart: input.entradaStart ?? localIso(day.start)!,
+      entradaEnd: input.entradaEnd ?? localIso(lastSecondOf(day))!,
+    },
   };
 }
 
@@ -57,18 +65,18 @@ export const listAttendance = implement(ops.listAttendance, async (ctx, input) =
   let query = ctx.db
     .selectFrom('registroasistencias as r')
     .select((eb) => ['r.idmovto', 'r.idempleado', 'r.tipo', 'r.entrada', 'r.salida', employeeName(eb).as('nombre')])
-    .orderBy('r.entrada')
+    .where('r.entrada', window.start.op, window.start.at)
+    .where('r.entrada', window.end.op, window.end.at)
     .orderBy('r.idempleado')
+    .orderBy('r.entrada')
     .orderBy('r.idmovto');
-  if (window.start) query = query.where('r.entrada', window.start.op, window.start.at);
-  if (window.end) query = query.where('r.entrada', window.end.op, window.end.at);
   if (input.tipo !== undefined) query = query.where('r.tipo', '=', input.tipo);
   if (input.abiertas !== undefined) query = query.where('r.salida', input.abiertas ? 'is' : 'is not', null);
   const { search } = input;
   if (search) query = query.where((eb) => eb.or([likeContains(eb.ref('r.idempleado'), search), likeContains(employeeName(eb), search)]));
 
   const page = await selectPage(query, input, (r) => {
-    // Every window has at least one bound on entrada, so rows without one never get here.
+    // The window bounds entrada, so rows without one never get here.
     const entrada = r.entrada as Date;
     return {
       idEmpleado: text(r.idempleado) ?? '',
@@ -77,13 +85,9 @@ export const listAttendance = implement(ops.listAttendance, async (ctx, input) =
       entrada: localIso(entrada)!,
       salida: localIso(r.salida),
       abierta: r.salida === null,
-      duracionMinutos: minutesBetween(entrada, r.salida ?? ctx.now),
+      duracionMinutos: r.salida === null ? null : minutesBetween(entrada, r.salida),
       idMovto: text(r.idmovto),
     };
   });
-  return {
-    ...page,
-    entradaStart: localIso(window.start?.at),
-    entradaEnd: localIso(window.end?.at),
-  };
+  return { ...page, ...window.applied };
 });

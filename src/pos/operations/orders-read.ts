@@ -1,10 +1,11 @@
 /** Reads of accounts. Each function is one operation of protocol/operations/orders-read.ts. */
-import { dateFilterBound } from '../../protocol/common.js';
+import { dateFilterBound, DEFAULT_DAY_START_HOUR, toPage } from '../../protocol/common.js';
 import type { OpInput } from '../../protocol/operation.js';
 import * as ops from '../../protocol/operations/orders-read.js';
 import type { PosContext } from '../context.js';
 import { likeContains } from '../db.js';
 import { implement } from '../operation.js';
+import { operationalDay, type OperationalDay } from '../operational-day.js';
 import { selectPage } from '../paging.js';
 import { querySegment, selectPageAcross } from '../segmented-paging.js';
 import { localIso } from '../values.js';
@@ -31,21 +32,28 @@ function whereFlag(q: HeaderQuery, column: 'h.facturado' | 'h.pagado' | 'h.cance
   return value ? q.where(column, '=', true) : q.where((eb) => eb.or([eb(column, '=', false), eb(column, 'is', null)]));
 }
 
-/** folio and numcheque are numbers: cast to text (spelled alike in T-SQL and PostgreSQL) they match partially too. */
-function whereSearch(q: HeaderQuery, search: string | undefined): HeaderQuery {
+/** What `search` matches: the seed's fields, with the table for accounts that have one (temporary and operational-day lists). */
+type SearchFields = 'withMesa' | 'withoutMesa';
+
+/**
+ * folio, numcheque and the total are numbers: cast to text (spelled alike in T-SQL and
+ * PostgreSQL) they match partially too. The total is cast at 2 decimals, as the API shows it and
+ * whatever scale the column keeps (money on SQL Server prints 2 decimals, numeric(19,4) 4).
+ */
+function whereSearch(q: HeaderQuery, search: string | undefined, fields: SearchFields): HeaderQuery {
   if (!search) return q;
   return q.where((eb) =>
     eb.or([
       likeContains(eb.cast(eb.ref('h.folio'), 'varchar(20)'), search),
       likeContains(eb.cast(eb.ref('h.numcheque'), 'varchar(20)'), search),
-      likeContains(eb.ref('h.mesa'), search),
-      likeContains(eb.ref('h.estacion'), search),
+      likeContains(eb.cast(eb.cast(eb.ref('h.total'), 'decimal(19, 2)'), 'varchar(30)'), search),
+      ...(fields === 'withMesa' ? [likeContains(eb.ref('h.mesa'), search)] : []),
     ]),
   );
 }
 
-function orderFilters(q: HeaderQuery, f: { search?: string; facturado?: boolean }): HeaderQuery {
-  const searched = whereSearch(q, f.search);
+function orderFilters(q: HeaderQuery, f: { search?: string; facturado?: boolean }, fields: SearchFields): HeaderQuery {
+  const searched = whereSearch(q, f.search, fields);
   return f.facturado === undefined ? searched : whereFlag(searched, 'h.facturado', f.facturado);
 }
 
@@ -57,7 +65,7 @@ type ClosedFilters = Omit<OpInput<typeof ops.listClosedOrders>, 'page' | 'pageSi
 
 /** Closed orders matching the filters, not ordered. */
 function closedOrders(ctx: PosContext, f: ClosedFilters): HeaderQuery {
-  let q = orderFilters(headers(ctx, CLOSED_TABLES), f);
+  let q = orderFilters(headers(ctx, CLOSED_TABLES), f, 'withoutMesa');
   for (const b of bounds(f.fechaStart, f.fechaEnd)) q = q.where('h.fecha', b.op, b.at);
   for (const b of bounds(f.cierreStart, f.cierreEnd)) q = q.where('h.cierre', b.op, b.at);
   const apertura = bounds(f.turnoAperturaStart, f.turnoAperturaEnd);
@@ -77,7 +85,7 @@ async function withOrders<P extends { data: HeaderRow[] }>(ctx: PosContext, tabl
 }
 
 export const listTempOrders = implement(ops.listTempOrders, async (ctx, input) => {
-  let q = orderFilters(headers(ctx, TEMP_TABLES), input);
+  let q = orderFilters(headers(ctx, TEMP_TABLES), input, 'withMesa');
   if (input.folio !== undefined) q = q.where('h.folio', '=', input.folio);
   return withOrders(ctx, TEMP_TABLES, await selectPage(q.orderBy('h.folio'), input, (r) => r));
 });
@@ -94,6 +102,7 @@ export const listClosedOrders = implement(ops.listClosedOrders, async (ctx, inpu
 export const searchClosedOrdersByShifts = implement(ops.searchClosedOrdersByShifts, async (ctx, input) => {
   const { idTurnos, page, pageSize, ...filters } = input;
   const ids = [...new Set(idTurnos)].sort((a, b) => a - b);
+  if (ids.length === 0) return toPage([], 0, page, pageSize);
   const segments = [];
   for (let i = 0; i < ids.length; i += SHIFT_IDS_PER_STATEMENT) {
     const chunk = ids.slice(i, i + SHIFT_IDS_PER_STATEMENT);
@@ -116,34 +125,38 @@ export const listTempOrderLines = implement(ops.listTempOrderLines, (ctx, input)
 
 export const listClosedOrderLines = implement(ops.listClosedOrderLines, (ctx, input) => linesPage(ctx, CLOSED_TABLES, input));
 
-/** [today at dayStartHour, tomorrow at dayStartHour), or from yesterday when `now` is before that hour. */
-export function operationalDay(now: Date, dayStartHour: number): { start: Date; end: Date } {
-  const start = new Date(now.getFullYear(), now.getMonth(), now.getDate(), dayStartHour);
-  if (now < start) start.setDate(start.getDate() - 1);
-  const end = new Date(start);
-  end.setDate(end.getDate() + 1);
-  return { start, end };
+/** The shifts an operational day started: a shift belongs to the one day it opened in. */
+function shiftsOf(ctx: PosContext, day: OperationalDay) {
+  return ctx.db.selectFrom('turnos as tu').select('tu.idturno').where('tu.apertura', '>=', day.start).where('tu.apertura', '<', day.end);
 }
 
+/**
+ * The day's accounts still in the temporary tables: those paid or cancelled in one of its shifts
+ * (not yet closed), and those no shift holds yet (idturno 0: open accounts, quick sales waiting
+ * for a close) opened in the day.
+ */
+function dayTempOrders(ctx: PosContext, day: OperationalDay, q: HeaderQuery): HeaderQuery {
+  return q.where((eb) =>
+    eb.or([
+      eb.and([
+        eb('h.idturno', 'in', shiftsOf(ctx, day)),
+        // A temporary account already copied to the history tables (SR can keep it after the close) is the same sale.
+        eb.not(eb.exists(eb.selectFrom('cheques as c').select('c.folio').whereRef('c.foliotempcheques', '=', 'h.folio').whereRef('c.idturno', '=', 'h.idturno'))),
+      ]),
+      eb.and([eb.or([eb('h.idturno', '=', 0), eb('h.idturno', 'is', null)]), eb('h.fecha', '>=', day.start), eb('h.fecha', '<', day.end)]),
+    ]),
+  );
+}
+
+/**
+ * The operational day's orders, as Soft Restaurant's day reports gather them: from the shifts the
+ * day started, closed or still open (see `shiftsOf` and `dayTempOrders`). A sale is never in two
+ * days nor in none.
+ */
 export const listDayOrders = implement(ops.listDayOrders, async (ctx, input) => {
-  const { start, end } = operationalDay(ctx.now, input.dayStartHour);
-  const inDay = (q: HeaderQuery) => orderFilters(q, input).where('h.fecha', '>=', start).where('h.fecha', '<', end);
-  const closed = inDay(headers(ctx, CLOSED_TABLES)).orderBy('h.folio');
-  // A temporary account already copied to the history tables (SR can keep it after the close) is the same sale.
-  const temp = inDay(headers(ctx, TEMP_TABLES))
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('cheques as c')
-            .select('c.folio')
-            .whereRef('c.foliotempcheques', '=', 'h.folio')
-            .where('c.fecha', '>=', start)
-            .where('c.fecha', '<', end),
-        ),
-      ),
-    )
-    .orderBy('h.folio');
+  const day = operationalDay(ctx.now, input.dayStartHour);
+  const closed = orderFilters(headers(ctx, CLOSED_TABLES), input, 'withMesa').where('h.idturno', 'in', shiftsOf(ctx, day)).orderBy('h.folio');
+  const temp = dayTempOrders(ctx, day, orderFilters(headers(ctx, TEMP_TABLES), input, 'withMesa')).orderBy('h.folio');
   const from = (q: HeaderQuery, origen: 'cerrada' | 'temporal') => {
     const s = querySegment(q);
     return { count: s.count, read: async (offset: number, fetch: number) => (await s.read(offset, fetch)).map((row) => ({ row, origen })) };
@@ -154,14 +167,21 @@ export const listDayOrders = implement(ops.listDayOrders, async (ctx, input) => 
   return {
     ...page,
     data: [...closedOrders.map((o) => ({ ...o, origen: 'cerrada' as const })), ...tempOrders.map((o) => ({ ...o, origen: 'temporal' as const }))],
-    ventanaInicio: localIso(start)!,
-    ventanaFin: localIso(end)!,
+    ventanaInicio: localIso(day.start)!,
+    ventanaFin: localIso(day.end)!,
   };
 });
 
+/**
+ * The seed's open orders of the current shift: the current operational day's accounts still in
+ * the temporary tables (as the operational-day list takes them), not cancelled, paid ones
+ * included, leaving out any a closed shift left behind.
+ */
 export const listOpenOrders = implement(ops.listOpenOrders, async (ctx) => {
-  let q = headers(ctx, TEMP_TABLES);
-  q = whereFlag(whereFlag(q, 'h.pagado', false), 'h.cancelado', false);
+  const day = operationalDay(ctx.now, DEFAULT_DAY_START_HOUR);
+  const q = dayTempOrders(ctx, day, whereFlag(headers(ctx, TEMP_TABLES), 'h.cancelado', false)).where((eb) =>
+    eb.not(eb.exists(eb.selectFrom('turnos as tu').select('tu.idturno').whereRef('tu.idturno', '=', 'h.idturno').where('tu.cierre', 'is not', null))),
+  );
   const data = await ordersOf(ctx, TEMP_TABLES, await q.orderBy('h.folio').execute());
   const shifts = await ctx.db.selectFrom('turnos').select('idturno').where('cierre', 'is', null).orderBy('idturno').execute();
   return { totalResults: data.length, data, turnosAbiertos: shifts.map((s) => Number(s.idturno)) };

@@ -1,6 +1,6 @@
 /** Attendance (registroasistencias): who clocked in and out, waiters and users alike. */
 import { z } from 'zod';
-import { booleanQuery, dateFilter, integerQuery, localDateTime, pageResult, paging, search } from '../common.js';
+import { booleanQuery, dateFilter, dayStartHour, DEFAULT_DAY_START_HOUR, localDateTime, pageResult, paging, search } from '../common.js';
 import { defineOperation } from '../operation.js';
 
 export const MAX_ATTENDANCE_PAGE_SIZE = 100;
@@ -16,7 +16,7 @@ export const attendanceRecord = z.object({
   entrada: localDateTime,
   salida: localDateTime.nullable(),
   abierta: z.boolean().describe('no salida yet'),
-  duracionMinutos: z.number().int().describe('whole minutes (rounded down) from entrada to salida, or to the agent\'s now while abierta; never negative'),
+  duracionMinutos: z.number().int().nullable().describe('whole minutes (rounded down) from entrada to salida, never negative; null while abierta'),
   idMovto: z.string().nullable().describe('registroasistencias.idmovto'),
 });
 
@@ -26,15 +26,19 @@ export const listAttendance = defineOperation({
   input: z.object({
     ...paging(MAX_ATTENDANCE_PAGE_SIZE),
     search: search.describe('partial, case-insensitive match on the employee id or name'),
-    entradaStart: dateFilter.optional().describe('entrada at or after; ISO 8601, without offset = branch local time'),
-    entradaEnd: dateFilter.optional().describe('entrada at or before; takes in all the value names: a date alone that whole day, 14:05 that whole minute'),
-    dayStartHour: integerQuery
-      .pipe(z.number().int().min(0).max(23))
-      .default(0)
+    entradaStart: dateFilter
+      .optional()
+      .describe(`entrada at or after; ISO 8601, without offset = branch local time. Default: the start of the current operational day (${DEFAULT_DAY_START_HOUR}:00)`),
+    entradaEnd: dateFilter
+      .optional()
       .describe(
-        'only when neither entradaStart nor entradaEnd is sent: the window is the operational day [today at this hour, tomorrow at this hour), ' +
-          'starting yesterday when now is before this hour',
+        'entrada at or before; takes in all the value names: a date alone that whole day, 14:05 that whole minute. ' +
+          `Default: the end of the current operational day (${DEFAULT_DAY_START_HOUR - 1}:59:59 of its next day)`,
       ),
+    dayStartHour: dayStartHour.describe(
+      'only when neither entradaStart nor entradaEnd is sent: the window is the operational day starting at this hour (0-23, default ' +
+        `${DEFAULT_DAY_START_HOUR}) today, or yesterday when now is before that hour. A single bound sent takes the other from the default operational day`,
+    ),
     tipo: z
       .enum(['1', '2'])
       .transform(Number)
@@ -45,13 +49,8 @@ export const listAttendance = defineOperation({
   }),
   output: pageResult(attendanceRecord)
     .extend({
-      entradaStart: localDateTime.nullable().describe('first instant of the window applied (inclusive); null when open-ended (only entradaEnd sent)'),
-      entradaEnd: localDateTime
-        .nullable()
-        .describe(
-          'first instant after the window applied (exclusive): the end of the operational day, the midnight after a date sent alone, ' +
-            'or the end of the minute or second a time names; null when open-ended (only entradaStart sent)',
-        ),
+      entradaStart: z.string().describe('the lower bound applied: as received, or the start of the operational day (branch time with offset)'),
+      entradaEnd: z.string().describe('the upper bound applied, inclusive: as received, or the last second of the operational day (branch time with offset)'),
     })
-    .describe('records whose entrada falls in the window [entradaStart, entradaEnd), by entrada, then idEmpleado'),
+    .describe('records whose entrada falls in the window, by idEmpleado, then entrada'),
 });

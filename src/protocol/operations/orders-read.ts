@@ -1,6 +1,6 @@
 /** Reads of accounts: temporary (tempcheques) and closed (cheques) orders, their lines, the operational day. */
 import { z } from 'zod';
-import { booleanQuery, dateFilter, integerQuery, listResult, localDateTime, money, pageResult, paging, search } from '../common.js';
+import { booleanQuery, dateFilter, dayStartHour, DEFAULT_DAY_START_HOUR, listResult, localDateTime, money, pageResult, paging, search } from '../common.js';
 import { defineOperation } from '../operation.js';
 import { folioParam, totales } from './orders.js';
 
@@ -62,12 +62,13 @@ export const orderRecord = z.object({
 });
 
 const facturado = booleanQuery.optional().describe('true: only invoiced orders; false: only orders not invoiced');
-const orderSearch = search.describe('partial, case-insensitive match on folio, numcheque, mesa or estacion');
+const tempSearch = search.describe('partial, case-insensitive match on folio, numcheque, mesa or total (the total as 2 decimals: 1500.00)');
+const closedSearch = search.describe('partial, case-insensitive match on folio, numcheque or total (the total as 2 decimals: 1500.00)');
 const lineSearch = search.describe('partial, case-insensitive match on idProducto, the product description or the comentario');
 const folioFilter = folioParam.optional().describe('only this folio');
 
 const closedFilters = {
-  search: orderSearch,
+  search: closedSearch,
   facturado,
   fechaStart: dateFilter.optional().describe('opened (fecha) at or after; ISO 8601, without offset = branch local time'),
   fechaEnd: dateFilter.optional().describe('opened (fecha) at or before; a date alone includes that whole day'),
@@ -80,7 +81,7 @@ const closedFilters = {
 export const listTempOrders = defineOperation({
   name: 'orders.listTemp',
   write: false,
-  input: z.object({ ...paging(), folio: folioFilter, search: orderSearch, facturado }),
+  input: z.object({ ...paging(), folio: folioFilter, search: tempSearch, facturado }),
   output: pageResult(orderRecord).describe('accounts still in the temporary tables (open, or paid/cancelled before their shift closes), by folio'),
 });
 
@@ -105,7 +106,7 @@ export const searchClosedOrdersByShifts = defineOperation({
   write: false,
   input: z.object({
     ...paging(),
-    idTurnos: z.array(z.number().int()).min(1).max(MAX_SHIFT_IDS).describe(`shift numbers (turnos.idturno), 1 to ${MAX_SHIFT_IDS}; repeats are ignored`),
+    idTurnos: z.array(z.number().int()).max(MAX_SHIFT_IDS).describe(`shift numbers (turnos.idturno), up to ${MAX_SHIFT_IDS}; repeats are ignored; none gives an empty page`),
     ...closedFilters,
   }),
   output: pageResult(orderRecord).describe('closed orders of those shifts, by idTurno, then folio'),
@@ -127,12 +128,11 @@ export const listDayOrders = defineOperation({
   write: false,
   input: z.object({
     ...paging(),
-    search: orderSearch,
+    search: tempSearch,
     facturado,
-    dayStartHour: integerQuery
-      .pipe(z.number().int().min(0).max(23))
-      .default(0)
-      .describe('hour (0-23, default 0) at which the operational day starts: before it, now still belongs to the day that began yesterday'),
+    dayStartHour: dayStartHour.describe(
+      `hour (0-23, default ${DEFAULT_DAY_START_HOUR}) at which the operational day starts: before it, now still belongs to the day that began yesterday`,
+    ),
   }),
   output: pageResult(dayOrderRecord)
     .extend({
@@ -140,8 +140,10 @@ export const listDayOrders = defineOperation({
       ventanaFin: localDateTime.describe('end of the operational day applied (exclusive)'),
     })
     .describe(
-      'orders opened (fecha) within the operational day, from the closed and the temporary tables: closed ones first, then temporary ones, each by folio. ' +
-        'A closed order whose folioTemporal is a temporary account of the same day still present is the same sale: it is listed once, as the closed one.',
+      'the orders of the shifts the operational day started (turnos.apertura in the window), closed or still open: ' +
+        'closed ones from the history tables, then the paid and cancelled accounts of those shifts still in the temporary tables, ' +
+        'then accounts not yet in any shift (idturno 0: open, or a quick sale waiting for its close) opened (fecha) in the window; each part by folio. ' +
+        'A shift belongs to the one operational day it started in, so every sale is in exactly one day.',
     ),
 });
 
@@ -152,7 +154,8 @@ export const listOpenOrders = defineOperation({
   output: listResult(orderRecord)
     .extend({ turnosAbiertos: z.array(z.number().int()).describe('shifts open now (turnos without cierre)') })
     .describe(
-      'accounts not paid and not cancelled, by folio. Open accounts carry no shift (idturno stays 0 until paid) and pass from one shift to the next, ' +
-        'so the open accounts of the current shift are all of them; when no shift is open the list is the same and turnosAbiertos is empty.',
+      `every account of the current operational day (${DEFAULT_DAY_START_HOUR}:00 to ${DEFAULT_DAY_START_HOUR - 1}:59:59 of the next day) ` +
+        'still in the temporary tables and not cancelled, paid ones included, by folio: those paid in a shift the day started and still open, ' +
+        'and those no shift holds yet (idturno 0) opened in the day',
     ),
 });
