@@ -112,6 +112,8 @@ export function postgresType(mssqlType: string): string {
       return 'bytea';
     case 'datetime':
       return 'timestamp(3)';
+    case 'datetime2':
+      return 'timestamp(6)';
     case 'smalldatetime':
       return 'timestamp(0)';
     case 'uniqueidentifier':
@@ -125,7 +127,7 @@ function tsType(mssqlType: string): string {
   const base = mssqlType.replace(/\(.*$/, '');
   if (['bigint', 'int', 'smallint', 'tinyint', 'money', 'numeric', 'decimal'].includes(base)) return 'Num';
   if (base === 'bit') return 'boolean';
-  if (['datetime', 'smalldatetime'].includes(base)) return 'Date';
+  if (['datetime', 'datetime2', 'smalldatetime'].includes(base)) return 'Date';
   if (['image', 'varbinary'].includes(base)) return 'Buffer';
   return 'string';
 }

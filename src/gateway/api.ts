@@ -83,7 +83,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
       handler: async (request, reply) => {
         const path = request.params as Record<string, unknown>;
         const licenseKey = String(path.licenseKey);
-        const key = def.op.write ? idempotencyKeyOf(request) : undefined;
+        const key = def.op.write ? idempotencyKeyOf(request, def.idempotencyKey) : undefined;
         await authorizeBranch(request, licenseKey);
         const payload = (def.from === 'query' ? request.query : request.body) as Record<string, unknown>;
         let params: Record<string, unknown> = { ...payload, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, path[k]])) };

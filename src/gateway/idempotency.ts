@@ -27,8 +27,13 @@ export function fingerprint(request: FastifyRequest): string {
   return sha256(`${request.method} ${path} ${canonicalJson(request.body ?? null)}`);
 }
 
-export function idempotencyKeyOf(request: FastifyRequest): string {
+/**
+ * The request's Idempotency-Key. `optional`: the print operations, which the seed sends without
+ * one; there a key that is sent is used, and a missing one means every request prints.
+ */
+export function idempotencyKeyOf(request: FastifyRequest, presence: 'required' | 'optional' = 'required'): string | undefined {
   const key = request.headers['idempotency-key'];
+  if (presence === 'optional' && key === undefined) return undefined;
   if (typeof key !== 'string' || key.trim() === '') {
     throw new ApiError('idempotency_key_missing', 'This operation changes data: send an Idempotency-Key header (a unique value per intended change).');
   }

@@ -1365,6 +1365,8 @@ export interface Nsplatformcontrol {
   OperationType: Num;
   IsSync: boolean;
   Attempts: Num;
+  CreateDate: Date;
+  SyncDate: Date | null;
 }
 
 export interface Areasrestaurant {

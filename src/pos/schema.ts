@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, GeneratedAlways } from 'kysely';
 import type { SoftRestaurantTables } from './schema-softrestaurant.js';
 
 export type { Num } from './schema-softrestaurant.js';
@@ -14,6 +14,18 @@ export interface BaIdempotency {
   expires_at: ColumnType<Date, Date, Date>;
 }
 
+/** A print job: what it asked for (price and payment method kept for receipts) and its printers' results. */
+export interface BaPrintJobs {
+  id: GeneratedAlways<string | number>;
+  kind: 'order' | 'test';
+  order_folio: string | null;
+  is_reprint: boolean;
+  price: string | null;
+  payment_method: string | null;
+  printed_at: ColumnType<Date, Date, Date>;
+  results: string;
+}
+
 export interface BaSchemaVersion {
   version: number;
   name: string;
@@ -23,6 +35,7 @@ export interface BaSchemaVersion {
 /** Every table the agent reads or writes: Soft Restaurant's own plus the agent's `ba_` tables. */
 export interface PosDatabase extends SoftRestaurantTables {
   ba_idempotency: BaIdempotency;
+  ba_print_jobs: BaPrintJobs;
   ba_schema_version: BaSchemaVersion;
 }
 

@@ -119,8 +119,6 @@ export async function renderKitchenTicket(
   await writer.rule();
   await writer.hanging('Folio: ', ticket.orderFolio, Style.Bold | Style.DoubleHeight);
   await writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
-  if (ticket.paymentMethod) await writer.hanging('Pago: ', ticket.paymentMethod);
-  if (ticket.price) await writer.hanging('Total: ', ticket.price);
   await writer.rule();
   const quantityWidth = Math.max(0, ...ticket.lines.map((l) => formatQuantity(l.cantidad).length));
   for (const line of ticket.lines) await writeLine(writer, line, quantityWidth);

@@ -2,14 +2,16 @@
  * The agent's print operations (protocol/operations/printing.ts): render each ticket for its
  * printer (ESC/POS at the paper's width, or TSPL labels) and send it through the one printer
  * queue of the process, so jobs for the same printer never interleave, whichever job they come
- * from. They touch no POS table: the runner's transaction only carries the idempotency record,
- * which is what keeps a job delivered twice from printing twice.
+ * from. They touch no Soft Restaurant table: the runner's transaction carries the job's record
+ * (`ba_print_jobs`, whose id is the orderRef) and its idempotency record, which is what keeps a
+ * job delivered twice from printing twice.
  */
 import { Decimal } from 'decimal.js';
 import * as ops from '../protocol/operations/printing.js';
 import type { PrintOrderInput, PrintResultRecord } from '../protocol/operations/printing.js';
 import type { PrinterTargetParams } from '../protocol/printers.js';
 import { implement } from '../pos/operation.js';
+import { recordPrintJob } from '../pos/print-jobs.js';
 import { renderKitchenTicket, renderTestTicket } from './escpos.js';
 import { PrinterQueue } from './printer-queue.js';
 import type { KitchenTicket, TestTicket } from './ticket.js';
@@ -25,17 +27,15 @@ function widthOf(t: PrinterTargetParams): 58 | 80 {
   return t.widthMm;
 }
 
-/** Numbers are amounts: `$1,234.50`, from their decimal digits (no binary rounding). */
-export function formatPrice(price: string | number | undefined): string | undefined {
-  if (price === undefined || typeof price === 'string') return price;
-  const [whole = '0', cents] = new Decimal(String(price)).toFixed(2).split('.');
-  return `$${whole.replace(/\B(?=(\d{3})+$)/g, ',')}.${cents}`;
+/** What the order stores of `price`: text as it came, a number as its decimal digits (no binary rounding). */
+function priceAsSent(price: string | number | undefined): string | undefined {
+  return price === undefined || typeof price === 'string' ? price : new Decimal(String(price)).toFixed();
 }
 
-type OrderFields = Pick<PrintOrderInput, 'orderFolio' | 'isReprint' | 'price' | 'paymentMethod' | 'businessName' | 'businessSubtitle' | 'orderNote'>;
+type OrderFields = Pick<PrintOrderInput, 'orderFolio' | 'isReprint' | 'businessName' | 'businessSubtitle' | 'orderNote'>;
 type GroupFields = Pick<PrintOrderInput['grupos'][number], 'titulo' | 'productos'>;
 
-/** The ticket of one group of an order. */
+/** The ticket of one group of an order. Price and payment method are kept for receipts, never printed in the kitchen (seed). */
 export function kitchenTicketOf(input: OrderFields, group: GroupFields, date: Date): KitchenTicket {
   return {
     businessName: input.businessName,
@@ -44,8 +44,6 @@ export function kitchenTicketOf(input: OrderFields, group: GroupFields, date: Da
     orderFolio: String(input.orderFolio),
     isReprint: input.isReprint,
     date,
-    price: formatPrice(input.price),
-    paymentMethod: input.paymentMethod,
     orderNote: input.orderNote,
     lines: group.productos,
   };
@@ -103,15 +101,24 @@ export const printOrder = implement(ops.printOrder, async (ctx, input) => {
       }
     }),
   );
+  const orderRef = await recordPrintJob(ctx, {
+    kind: 'order',
+    orderFolio: String(input.orderFolio),
+    isReprint: input.isReprint,
+    price: priceAsSent(input.price),
+    paymentMethod: input.paymentMethod,
+    results,
+  });
   const failed = results.filter((r) => r.status === 'failed');
-  if (failed.length > 0) ctx.log.warn({ orderRef: String(input.orderFolio), failed }, 'printers did not take the order');
-  return { orderRef: String(input.orderFolio), results };
+  if (failed.length > 0) ctx.log.warn({ orderRef, orderFolio: String(input.orderFolio), failed }, 'printers did not take the order');
+  return { orderRef, results };
 });
 
 export const printTest = implement(ops.printTest, async (ctx, input) => {
   const target = input.printers[input.printerId]!;
   const ticket: TestTicket = { title: input.title, message: input.message, printerName: input.printerName ?? target.displayName, date: ctx.now };
   const result = toResult(input.printerId, await send(target, await renderTestJob(target, ticket)));
-  if (result.status === 'failed') ctx.log.warn({ result }, 'printer did not take the test page');
-  return { orderRef: null, results: [result] };
+  const orderRef = await recordPrintJob(ctx, { kind: 'test', isReprint: false, results: [result] });
+  if (result.status === 'failed') ctx.log.warn({ orderRef, result }, 'printer did not take the test page');
+  return { orderRef, results: [result] };
 });

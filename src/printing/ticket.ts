@@ -15,9 +15,6 @@ export interface KitchenTicket {
   orderFolio: string;
   isReprint: boolean;
   date: Date;
-  /** Already formatted by the caller (currency and decimals are the POS's business). */
-  price?: string;
-  paymentMethod?: string;
   orderNote?: string;
   lines: KitchenTicketLine[];
 }

@@ -187,7 +187,17 @@ describe('create a closed order', () => {
     expect(await counts()).toEqual(before);
   });
 
-  it('needs at least one line', async () => {
+  it("takes the seed's body, without lines: an empty sale paid with a payment of 0", async () => {
+    const res = await write('/ordenes/{lk}', { turnDependent: false, estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 1, idFormaDePago: 'EFE' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ folio: expect.any(Number), numcheque: expect.any(Number) });
+    expect(await header(res.body.folio)).toMatchObject({ pagado: true, impreso: true, total: '0.0000', tipodeservicio: 3 });
+    expect(await lines(res.body.folio)).toEqual([]);
+    const pagos = await db.selectFrom('tempchequespagos').selectAll().where('folio', '=', res.body.folio).execute();
+    expect(pagos.map((p) => [p.idformadepago, p.importe])).toEqual([['EFE', '0.0000']]);
+  });
+
+  it('an empty list of lines is refused: send none or at least one', async () => {
     const res = await write('/ordenes/{lk}', { ...base, idFormaDePago: 'EFE', productos: [] });
     expect(res.status).toBe(400);
   });
@@ -295,6 +305,14 @@ describe('cancel lines', () => {
     expect((await header(folio)).total).toBe('144.7000');
   });
 
+  it('stores the reason alone for a sale without a table (seed rule 1)', async () => {
+    const folio = await openOrder([tacos, { ...refresco, movimiento: 2 }], { mesa: '' });
+    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 2, idProducto: '1005' }], razon: 'ERROR DE CAPTURA' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const cancelled = await db.selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
+    expect(cancelled.map((c) => c.razon)).toEqual(['ERROR DE CAPTURA']);
+  });
+
   it('cuts a long reason to the column width', async () => {
     const folio = await openOrder([tacos], { mesa: 'T1' });
     const razon = 'x'.repeat(200);
@@ -345,6 +363,15 @@ describe('general discount', () => {
     expect(res.body).toMatchObject({ folio, itemsAfectados: 0, forzarDescuento: false });
     expect(res.body.totales).toMatchObject({ descuento: 10, total: 240.93, subtotal: 230.78, descuentoImporte: 23.08, subtotalConDescuento: 207.7 });
     expect(await header(folio)).toMatchObject({ descuento: '10.0000', desc_porc_original: '10.0000', desc_imp_original: null, idtipodescuento: 'EMP', usuariodescuento: 'ADMIN', comentariodescuento: 'Empleado del mes', total: '240.9300' });
+  });
+
+  it('marks the account for Soft Restaurant to process the discount (seed rule 5), removing it too', async () => {
+    expect((await header(folio)).procesar_descuento_sr).toBe(false);
+    expect((await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 })).status).toBe(200);
+    expect((await header(folio)).procesar_descuento_sr).toBe(true);
+    await db.updateTable('tempcheques').set({ procesar_descuento_sr: false }).where('folio', '=', folio).execute();
+    expect((await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 0 })).status).toBe(200);
+    expect((await header(folio)).procesar_descuento_sr).toBe(true);
   });
 
   it('an amount on the subtotal lowers the pre-tax subtotal by that amount', async () => {
@@ -434,6 +461,10 @@ describe('discount per line', () => {
         ? [['50.00', 'LIB', 'Promoción'], ['33.11', 'LIB', 'Promoción'], ['100.00', 'LIB', 'Promoción']]
         : [['50.0000', 'LIB', 'Promoción'], ['33.1104', 'LIB', 'Promoción'], ['100.0000', 'LIB', 'Promoción']],
     );
+    // Seed rule 10: an audit entry.
+    const event = await db.selectFrom('bitacorasistema').selectAll().orderBy('bitacorasistemaid', 'desc').executeTakeFirstOrThrow();
+    expect(event).toMatchObject({ evento: 'Comedor - Descuento de productos', usuario: 'API', estacion: 'CAJA1', idempresa: '0000000001' });
+    expect(event.valores).toBe(`Cuenta: , Folio: ${folio}, Productos: 1 3001 50%, 2 1005 ${SR10 ? '33.11' : '33.1104'}%, 3 4001 100%, Tipo: LIB, Comentario: Promoción`);
     const cleared = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 0 }] });
     expect((await lines(folio))[0]).toMatchObject({ descuento: SR10 ? '0.00' : '0.0000', idtipodescuento: null });
     expect(cleared.body.totales.total).toBe(238);

@@ -63,6 +63,11 @@ function print(kind: 'orden' | 'prueba', body: unknown, opts: { key?: string; id
   return stack.api('POST', `/print/${opts.licenseKey ?? BRANCH}/${kind}`, { body, headers, key: opts.key });
 }
 
+/** The agent's record of a print job, by its orderRef. */
+function printJob(orderRef: string) {
+  return stack.pos.get(BRANCH)!.db.selectFrom('ba_print_jobs').selectAll().where('id', '=', orderRef).executeTakeFirstOrThrow();
+}
+
 /** Lets a job that should not come arrive if it were coming. */
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
@@ -120,7 +125,11 @@ describe('POST /print/{licenseKey}/prueba', () => {
     const res = await print('prueba', { printerId });
     expect(res.status, res.text).toBe(200);
     const job = await printer.waitForJob();
-    expect(res.body).toEqual({ jobId: expect.stringMatching(/^[0-9a-f-]{36}$/), orderRef: null, results: [{ printerId, status: 'printed', bytes: job.bytes.length }] });
+    // orderRef: the print job's reference at the branch, a test page's too (seed).
+    expect(res.body).toEqual({ jobId: expect.stringMatching(/^[0-9a-f-]{36}$/), orderRef: expect.stringMatching(/^\d+$/), results: [{ printerId, status: 'printed', bytes: job.bytes.length }] });
+    const record = await printJob(res.body.orderRef);
+    expect(record).toMatchObject({ kind: 'test', order_folio: null, price: null, payment_method: null });
+    expect(JSON.parse(record.results)).toEqual(res.body.results);
     expect(job.kind).toBe('escpos');
     expect(lines(job.text)).toEqual(
       expect.arrayContaining(['PRUEBA', 'IMPRESORA OK - IGNORAR', 'Impresora: Cocina caliente', 'Columnas: 48', 'Acentos: áéíóú ÁÉÍÓÚ ñÑ üÜ ¿? ¡! €']),
@@ -165,7 +174,7 @@ describe('POST /print/{licenseKey}/orden', () => {
     const [kitchenJob, barJob] = await Promise.all([kitchen.waitForJob(), bar.waitForJob()]);
     expect(res.body).toEqual({
       jobId: expect.any(String),
-      orderRef: 'A-77',
+      orderRef: expect.stringMatching(/^\d+$/),
       results: [
         { printerId: kitchenId, status: 'printed', bytes: kitchenJob.bytes.length },
         { printerId: barId, status: 'printed', bytes: barJob.bytes.length },
@@ -178,8 +187,6 @@ describe('POST /print/{licenseKey}/orden', () => {
       'Sucursal Centro',
       'COCINA',
       'Folio: A-77',
-      'Pago: Tarjeta de crédito',
-      'Total: $1,234.50',
       '2 Café con leche',
       '  + Leche de almendra',
       '  * ¿Sin azúcar?',
@@ -189,6 +196,9 @@ describe('POST /print/{licenseKey}/orden', () => {
       expect(text).toContain(expected);
     }
     expect(text).not.toContain('REIMPRESION');
+    // Price and payment method are stored for future receipts, never printed on the kitchen ticket (seed).
+    expect(kitchenJob.text).not.toMatch(/1,234|1234|Tarjeta de crédito|Pago|Total/);
+    expect(await printJob(res.body.orderRef)).toMatchObject({ kind: 'order', order_folio: 'A-77', is_reprint: false, price: '1234.5', payment_method: 'Tarjeta de crédito' });
     expect(text.some((l) => /^Fecha: \d\d\/\d\d\/\d{4} \d\d:\d\d$/.test(l))).toBe(true);
 
     const barText = lines(barJob.text);
@@ -205,9 +215,10 @@ describe('POST /print/{licenseKey}/orden', () => {
     const printerId = await registerAt(printer.port);
     const res = await print('orden', order([{ printerId, productos: COFFEE_LINES }], { orderFolio: 1024, isReprint: true, price: 'MXN 99.00' }));
     expect(res.status, res.text).toBe(200);
-    expect(res.body.orderRef).toBe('1024');
-    const text = lines((await printer.waitForJob()).text);
-    expect(text).toEqual(expect.arrayContaining(['REIMPRESION', 'Folio: 1024', 'Total: MXN 99.00']));
+    const job = await printer.waitForJob();
+    expect(lines(job.text)).toEqual(expect.arrayContaining(['REIMPRESION', 'Folio: 1024']));
+    expect(job.text).not.toContain('99.00');
+    expect(await printJob(res.body.orderRef)).toMatchObject({ order_folio: '1024', is_reprint: true, price: 'MXN 99.00' });
   });
 
   it('prints two groups for the same printer one after the other, never interleaved', async () => {
@@ -257,7 +268,7 @@ describe('printers that do not take the job: 502 printer_failed with per-printer
     );
     expect(res.status).toBe(502);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({ code: 'printer_failed', status: 502, instance: `/print/${BRANCH}/orden`, orderRef: 'A-77' });
+    expect(res.body).toMatchObject({ code: 'printer_failed', status: 502, instance: `/print/${BRANCH}/orden`, orderRef: expect.stringMatching(/^\d+$/) });
     expect(res.body.detail).toContain('2 of 3');
     const job = await good.waitForJob();
     expect(res.body.results).toEqual([
@@ -274,7 +285,7 @@ describe('printers that do not take the job: 502 printer_failed with per-printer
     const printerId = await registerAt(printer.port);
     const res = await print('prueba', { printerId });
     expect(res.status).toBe(502);
-    expect(res.body).toMatchObject({ code: 'printer_failed', orderRef: null, results: [{ printerId, status: 'failed', error: 'paper_out' }] });
+    expect(res.body).toMatchObject({ code: 'printer_failed', orderRef: expect.stringMatching(/^\d+$/), results: [{ printerId, status: 'failed', error: 'paper_out' }] });
   });
 
   it('reports a printer that is not there as unreachable, after the connect timeout', async () => {
@@ -312,10 +323,24 @@ describe('printers that do not take the job: 502 printer_failed with per-printer
 });
 
 describe('Idempotency-Key', () => {
-  it('is required', async () => {
+  it('is not required (the seed sends none): without one, every request prints', async () => {
     const printer = await virtualPrinter();
     const printerId = await registerAt(printer.port);
-    const res = await print('prueba', { printerId }, { idempotencyKey: null });
+    const first = await print('prueba', { printerId }, { idempotencyKey: null });
+    expect(first.status, first.text).toBe(200);
+    const second = await print('orden', order([{ printerId, productos: COFFEE_LINES }]), { idempotencyKey: null });
+    expect(second.status, second.text).toBe(200);
+    const third = await print('orden', order([{ printerId, productos: COFFEE_LINES }]), { idempotencyKey: null });
+    expect(third.status, third.text).toBe(200);
+    expect(new Set([first.body.orderRef, second.body.orderRef, third.body.orderRef]).size).toBe(3);
+    await settle();
+    expect(printer.jobs).toHaveLength(3);
+  });
+
+  it('an empty one is refused rather than taken as none', async () => {
+    const printer = await virtualPrinter();
+    const printerId = await registerAt(printer.port);
+    const res = await print('prueba', { printerId }, { idempotencyKey: ' ' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('idempotency_key_missing');
     await settle();

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobRunner } from '../../src/agent/runner.js';
 import type { PosDb } from '../../src/pos/db.js';
 import { updateProduct } from '../../src/pos/operations/products.js';
+import { SYNC_CREATE, SYNC_ENTITY_PRODUCT, SYNC_UPDATE } from '../../src/pos/sync-marks.js';
 import { openPos } from '../../src/pos/runtime.js';
 import { newPosDatabase, openPosDb } from '../support/databases.js';
 import { BRANCH, OTHER_USERS_BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
@@ -121,7 +122,8 @@ describe('PUT /productos: the update', () => {
 
     const product = await productRow('3001');
     expect(product).toMatchObject({ descripcion: tacos.descripcionProducto, idgrupo: 'ENT', nombrecorto: 'Tacos piña', visible_menu: false });
-    expect(without(product, PRODUCT_COLUMNS)).toEqual(without(productBefore, PRODUCT_COLUMNS));
+    // The product had no WorkspaceId: it gets one for its sync mark to point at (SR 11).
+    expect(without(product, [...PRODUCT_COLUMNS, 'WorkspaceId'])).toEqual(without(productBefore, [...PRODUCT_COLUMNS, 'WorkspaceId']));
     const [price] = await priceRows('3001');
     expect(price).toMatchObject({ precio: '95.5000', preciosinimpuestos: '82.3276', impuesto1: '16.00', impuesto2: '0.00', impuesto3: '0.00', bloqueado: true, permitirprodcompenmodif: true });
     expect(without(price!, PRICE_COLUMNS)).toEqual(without(priceBefore!, PRICE_COLUMNS));
@@ -134,14 +136,14 @@ describe('PUT /productos: the update', () => {
     const audit = await db.selectFrom('bitacorasistema').selectAll().where('evento', '=', 'Catálogo - Modificación de producto').orderBy('fecha', 'desc').executeTakeFirstOrThrow();
     expect(audit).toMatchObject({ usuario: 'API', idempresa: COMPANY, valores: `Producto: 3001 ${tacos.descripcionProducto}, Empresa: ${COMPANY}, Precio: 89.00 -> 95.50` });
 
-    // The product has no WorkspaceId: the sync mark gets a new one. SR 10 has no sync marks.
+    // The sync mark points at the product: its new WorkspaceId, queued as SR queues an entity it never synced. SR 10 has no sync marks.
     const marks = (await syncMarks()).slice(syncBefore.length);
     if (SR10) {
       expect(marks).toHaveLength(0);
     } else {
+      expect(product.WorkspaceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       expect(marks).toHaveLength(1);
-      expect(marks[0]).toMatchObject({ EntityType: 1, OperationType: 2, IsSync: false, Attempts: 0 });
-      expect(marks[0]!.WorkspaceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(marks[0]).toMatchObject({ WorkspaceId: product.WorkspaceId, EntityType: SYNC_ENTITY_PRODUCT, OperationType: SYNC_CREATE, IsSync: false, Attempts: 0 });
     }
 
     // The catalogue read shows the new values.
@@ -149,15 +151,22 @@ describe('PUT /productos: the update', () => {
     expect(listed.body.data).toEqual([expect.objectContaining({ idProducto: '3001', precio: 95.5, precioSinImpuestos: 82.3276, clasificacion: 2, bloqueado: true })]);
   });
 
-  it.skipIf(SR10)("marks the sync with the product's own WorkspaceId when it has one (SR 11; SR 10 has no WorkspaceId)", async () => {
+  it.skipIf(SR10)("marks the sync with the product's own WorkspaceId, as SR queues an entity: once, again after it synced (SR 11; SR 10 has no WorkspaceId)", async () => {
     const workspace = randomUUID();
     await db.updateTable('productos').set({ WorkspaceId: workspace }).where('idproducto', '=', '2001').execute();
-    const res = await put('2001', { ...seeded('Guacamole con totopos', 'Guacamole', 'ENT', 99) });
-    expect(res.status, res.text).toBe(200);
-    const marks = await db.selectFrom('nsplatformcontrol').selectAll().where('WorkspaceId', '=', workspace).execute();
-    expect(marks).toHaveLength(1);
-    expect(marks[0]).toMatchObject({ EntityType: 1, OperationType: 2, IsSync: false, Attempts: 0 });
+    const marksOf = () => db.selectFrom('nsplatformcontrol').selectAll().where('WorkspaceId', '=', workspace).execute();
+    expect((await put('2001', { ...seeded('Guacamole con totopos', 'Guacamole', 'ENT', 99) })).status).toBe(200);
+    expect(await marksOf()).toEqual([expect.objectContaining({ EntityType: SYNC_ENTITY_PRODUCT, OperationType: SYNC_CREATE, IsSync: false, Attempts: 0 })]);
     expect((await productRow('2001')).WorkspaceId).toBe(workspace);
+
+    // Still waiting to sync: left as it is.
+    expect((await put('2001', { ...seeded('Guacamole con totopos', 'Guacamole', 'ENT', 98) })).status).toBe(200);
+    expect(await marksOf()).toEqual([expect.objectContaining({ OperationType: SYNC_CREATE, IsSync: false })]);
+
+    // Synced: queued again as an update, still one row.
+    await db.updateTable('nsplatformcontrol').set({ IsSync: true, Attempts: 2 }).where('WorkspaceId', '=', workspace).execute();
+    expect((await put('2001', { ...seeded('Guacamole con totopos', 'Guacamole', 'ENT', 97) })).status).toBe(200);
+    expect(await marksOf()).toEqual([expect.objectContaining({ EntityType: SYNC_ENTITY_PRODUCT, OperationType: SYNC_UPDATE, IsSync: false, Attempts: 0 })]);
   });
 
   it('keeps the price of a product that is its own modifier equal to its price, and no other modifier price', async () => {
@@ -174,7 +183,25 @@ describe('PUT /productos: the update', () => {
     ]);
     const asBase = await db.selectFrom('modificadores').select('precio').where('idproducto', '=', '9002').where('idmodificador', '=', '9001').executeTakeFirstOrThrow();
     expect(asBase.precio).toBe('0.0000');
-    expect((await priceLog('9002')).map((l) => [l.precioanterior, l.precionuevo])).toEqual([['15.0000', '18.0000']]);
+    // A self-modifier row of no company is shared by every company: kept in step too; another company's is not.
+    await db.deleteFrom('modificadores').where('idproducto', '=', '9002').where('idmodificador', '=', '9002').execute();
+    await db
+      .insertInto('modificadores')
+      .values([
+        { idproducto: '9002', idmodificador: '9002', precio: '15.0000', idempresa: null },
+        { idproducto: '9002', idmodificador: '9002', precio: '15.0000', idempresa: '0000000099' },
+      ])
+      .execute();
+    expect((await put('9002', { ...seeded('Extra queso', 'Extra queso', 'MOD', 19) })).status).toBe(200);
+    const selfRows = await db.selectFrom('modificadores').select(['idempresa', 'precio']).where('idproducto', '=', '9002').where('idmodificador', '=', '9002').orderBy('idempresa').execute();
+    expect(selfRows.map((r) => [r.idempresa, r.precio]).sort()).toEqual([
+      ['0000000099', '15.0000'],
+      [null, '19.0000'],
+    ].sort());
+    expect((await priceLog('9002')).map((l) => [l.precioanterior, l.precionuevo])).toEqual([
+      ['15.0000', '18.0000'],
+      ['18.0000', '19.0000'],
+    ]);
   });
 
   it('an unchanged price writes no price log but still recomputes the price without taxes', async () => {

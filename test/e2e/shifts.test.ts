@@ -37,7 +37,8 @@ async function snapshot(on: PosDb): Promise<Record<string, unknown[]>> {
 describe('open a shift', () => {
   it('numbers it from parametros.ultimoturno and refuses a second one for the station', async () => {
     const res = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 500, idMesero: '02' });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // The seed: only the two order creations and printer registration are Created.
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ idTurno: 3, fondo: 500, cajero: 'CAJERO', idMesero: '02', fondoDolares: 0 });
     expect(res.body.apertura).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
     expect(Number((await db.selectFrom('parametros').select('ultimoturno').executeTakeFirstOrThrow()).ultimoturno)).toBe(3);
@@ -58,7 +59,7 @@ describe('open a shift', () => {
     const strict = stack.pos.get(STRICT_BRANCH)!.db;
     await strict.updateTable('turnos').set({ cierre: new Date() }).execute();
     const results = await Promise.all(Array.from({ length: 4 }, () => write('/turnos_apertura/{lk}', { estacion: 'CAJA1', idEmpresa: company, cajero: 'CAJERO', fondo: 10 }, STRICT_BRANCH)));
-    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
     const open = await strict.selectFrom('turnos').select('idturno').where('cierre', 'is', null).execute();
     expect(open).toHaveLength(1);
   });
@@ -229,3 +230,36 @@ async function fillShift(): Promise<void> {
   expect((await write(`/temp_ordenes/{lk}/${cancelledFolio}/cancelar_productos`, { productos: [{ movimiento: 2, idProducto: '1005' }], razon: 'No había' })).status).toBe(200);
   await db.updateTable('tempcheques').set({ cancelado: true, usuariocancelo: 'ADMIN', fechacancelado: new Date(), razoncancelado: 'Cliente se fue' }).where('folio', '=', cancelledFolio).execute();
 }
+
+describe('a quick sale made while no shift is open (seed: turnDependent false)', () => {
+  const quickSale = (estacion: string) =>
+    write('/ordenes/{lk}', { turnDependent: false, estacion, serie: 'A', idEmpresa: company, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] });
+
+  it('waits on shift 0 and the next close at its station consolidates it and counts its cash', async () => {
+    const open = await db.selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA2').where('cierre', 'is', null).execute();
+    for (const { idturno } of open) expect((await write('/turnos_cierre/{lk}', { idTurno: Number(idturno), estacion: 'CAJA2', idEmpresa: company })).status).toBe(200);
+
+    const waiting = await quickSale('CAJA2');
+    expect(waiting.status, JSON.stringify(waiting.body)).toBe(201);
+    expect(waiting.body.idTurno).toBe(0);
+    const stored = await db.selectFrom('tempcheques').select(['idturno', 'pagado']).where('folio', '=', waiting.body.folio).executeTakeFirstOrThrow();
+    expect([Number(stored.idturno), stored.pagado]).toEqual([0, true]);
+    const elsewhere = await quickSale('CAJA9');
+    expect(elsewhere.body.idTurno).toBe(0);
+
+    const opened = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 });
+    const idTurno = opened.body.idTurno as number;
+    const inShift = await quickSale('CAJA2');
+    expect(inShift.body.idTurno).toBe(idTurno);
+
+    const closed = await write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA2', idEmpresa: company });
+    expect(closed.status, JSON.stringify(closed.body)).toBe(200);
+    expect(closed.body).toMatchObject({ migratedCheques: 2, efectivo: 178 });
+    const history = await db.selectFrom('cheques').select(['foliotempcheques', 'idturno', 'total']).where('idturno', '=', idTurno).orderBy('foliotempcheques').execute();
+    expect(history.map((h) => Number(h.foliotempcheques))).toEqual([waiting.body.folio, inShift.body.folio]);
+    const payments = await db.selectFrom('chequespagos').select(['importe', 'idturno_cierre']).where('idturno_cierre', '=', idTurno).execute();
+    expect(payments.map((p) => p.importe)).toEqual(['89.0000', '89.0000']);
+    // Another station's sale waits for its own station's close.
+    expect(Number((await db.selectFrom('tempcheques').select('idturno').where('folio', '=', elsewhere.body.folio).executeTakeFirstOrThrow()).idturno)).toBe(0);
+  });
+});

@@ -203,6 +203,7 @@ describe('branch-agent doctor', () => {
     const pos = openPosDb({ dialect: 'postgres', url });
     try {
       await pos.db.schema.dropTable('ba_idempotency').execute();
+      await pos.db.schema.dropTable('ba_print_jobs').execute();
       await pos.db.deleteFrom('ba_schema_version' as never).execute();
     } finally {
       await pos.close();
@@ -211,7 +212,7 @@ describe('branch-agent doctor', () => {
     const before = await runDoctor(config, { env: ENV });
     expect(item(before, 'agent-tables')).toMatchObject({ status: 'warn', cause: 'migrations-pending', message: expect.stringMatching(/001_idempotency\.sql/) });
 
-    expect((await migrateAgentTables(config, ENV)).applied).toEqual(['001_idempotency.sql']);
+    expect((await migrateAgentTables(config, ENV)).applied).toEqual(['001_idempotency.sql', '002_print_jobs.sql']);
     expect((await migrateAgentTables(config, ENV)).applied).toEqual([]);
     expect(item(await runDoctor(config, { env: ENV }), 'agent-tables').status).toBe('pass');
   });

@@ -1407,6 +1407,8 @@ CREATE TABLE [dbo].[nsplatformcontrol] (
   [OperationType] tinyint NOT NULL,
   [IsSync] bit NOT NULL,
   [Attempts] int NOT NULL,
+  [CreateDate] datetime2 NOT NULL,
+  [SyncDate] datetime2 NULL,
   CONSTRAINT [PK_nsplatformcontrol] PRIMARY KEY ([Id])
 );
 GO

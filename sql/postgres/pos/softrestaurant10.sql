@@ -1355,6 +1355,8 @@ CREATE TABLE "nsplatformcontrol" (
   "OperationType" smallint NOT NULL,
   "IsSync" boolean NOT NULL,
   "Attempts" integer NOT NULL,
+  "CreateDate" timestamp(6) NOT NULL,
+  "SyncDate" timestamp(6),
   PRIMARY KEY ("Id")
 );
 

@@ -59,6 +59,7 @@ export const printingRoutes = [
     from: 'body',
     envelope: 'result',
     jobId: true,
+    idempotencyKey: 'optional',
     prepare: async (ctx, params) => {
       const grupos = params.grupos as Array<{ printerId: string }>;
       return { ...params, printers: await resolvePrinters(ctx, grupos.map((g) => g.printerId)) };
@@ -74,6 +75,7 @@ export const printingRoutes = [
     from: 'body',
     envelope: 'result',
     jobId: true,
+    idempotencyKey: 'optional',
     prepare: async (ctx, params) => ({ ...params, printers: await resolvePrinters(ctx, [params.printerId as string]) }),
     check: failIfAnyPrinterFailed,
   }),

@@ -24,6 +24,8 @@ export interface RouteDef {
   envelope: 'page' | 'list' | 'result' | 'xml';
   /** API.md leaves jobId out of some list envelopes. */
   jobId: boolean;
+  /** A write's Idempotency-Key: required (the seed's nine writes) unless optional (printing). */
+  idempotencyKey?: 'required' | 'optional';
   status?: number;
   /** Completes the job's input with what only the gateway knows (e.g. printer records). */
   prepare?: (ctx: RouteContext, params: Record<string, unknown>) => Promise<Record<string, unknown>>;

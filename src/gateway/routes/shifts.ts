@@ -5,6 +5,6 @@ const tag = 'Shifts';
 
 export const shiftRoutes = [
   route({ method: 'GET', url: '/turnos/:licenseKey', op: ops.listShifts, summary: 'List shifts', tag, from: 'query', envelope: 'page', jobId: true }),
-  route({ method: 'POST', url: '/turnos_apertura/:licenseKey', op: ops.openShift, summary: 'Open a shift', tag, from: 'body', envelope: 'result', jobId: true, status: 201 }),
+  route({ method: 'POST', url: '/turnos_apertura/:licenseKey', op: ops.openShift, summary: 'Open a shift', tag, from: 'body', envelope: 'result', jobId: true }),
   route({ method: 'POST', url: '/turnos_cierre/:licenseKey', op: ops.closeShift, summary: 'Close a shift and consolidate its accounts', tag, from: 'body', envelope: 'result', jobId: true }),
 ];

@@ -36,7 +36,8 @@ export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
   const gone = cancelled.map((l) => l.movimiento);
 
   await ctx.db.deleteFrom('tempcheqdet').where('foliodet', '=', account.folio).where('movimiento', 'in', gone).execute();
-  const reason = `${razon} Mesa: ${account.mesa}`.trim();
+  // The seed: "<reason> Mesa: <mesa>", and for a sale without a table the reason alone.
+  const reason = account.mesa.trim() === '' ? razon : `${razon} Mesa: ${account.mesa}`.trim();
   await insertRows(
     ctx.db,
     'tempcancela',

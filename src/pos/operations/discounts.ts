@@ -1,9 +1,12 @@
 /**
  * General and per-line discounts. A request becomes a percentage (TOTALS.md), which REPLACES
- * the one stored (0 removes it); the totals are then recomputed from the lines.
+ * the one stored (0 removes it); the totals are then recomputed from the lines. As the seed
+ * asks, a general discount marks the account for Soft Restaurant to process the discount
+ * (`tempcheques.procesar_descuento_sr`), and a per-line discount leaves an audit entry.
  */
 import { PosError } from '../../protocol/errors.js';
 import * as ops from '../../protocol/operations/orders.js';
+import { logEvent, SERVICE_NAMES } from '../audit.js';
 import type { PosContext } from '../context.js';
 import { implement } from '../operation.js';
 import { readSettings } from '../settings.js';
@@ -68,6 +71,9 @@ export const generalDiscount = implement(ops.generalDiscount, async (ctx, input)
         idtipodescuento: removing ? null : (type?.id ?? null),
         usuariodescuento: removing ? null : usuario,
         comentariodescuento: removing ? null : (input.comentario ?? ''),
+        // The seed's "marked for discount synchronization with the point-of-sale system"; removing
+        // a discount is a change SR must process too.
+        procesar_descuento_sr: true,
       }),
     )
     .where('folio', '=', account.folio)
@@ -111,5 +117,19 @@ export const lineDiscount = implement(ops.lineDiscount, async (ctx, input) => {
     lines.find((l) => l.movimiento === movimiento)!.descuento = d;
   }
   const totales = await saveTotals(ctx, account.folio, lines, account.descuento);
+  await logEvent(ctx, {
+    usuario,
+    evento: `${SERVICE_NAMES[account.tipodeservicio] ?? 'Comedor'} - Descuento de productos`,
+    valores: [
+      `Cuenta: ${account.mesa}`,
+      `Folio: ${account.folio}`,
+      `Productos: ${[...changed].map(([movimiento, d]) => `${movimiento} ${lines.find((l) => l.movimiento === movimiento)!.idproducto} ${d.toFixed()}%`).join(', ')}`,
+      ...(type ? [`Tipo: ${type.id}`] : []),
+      ...(input.comentario ? [`Comentario: ${input.comentario}`] : []),
+    ].join(', '),
+    estacion: account.estacion,
+    idempresa: account.idempresa,
+    seriefolio: account.seriefolio,
+  });
   return { folio: account.folio, itemsAfectados: changed.size, forzarDescuento: settings.forceDiscountType, totales };
 });

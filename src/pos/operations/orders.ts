@@ -99,7 +99,7 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
   if (idTurno === undefined && input.turnDependent) {
     throw new PosError('shift_not_open', `No shift is open for station ${input.estacion} and company ${input.idEmpresa}.`);
   }
-  const lines = await priceLines(ctx, input.idEmpresa, input.productos);
+  const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];
   const totals = computeTotals(lines, 0);
   const total = totals.total.toFixed(2);
   const orden = await nextOrden(ctx, input.serie);

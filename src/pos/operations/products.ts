@@ -11,15 +11,11 @@ import type { PosContext } from '../context.js';
 import { implement } from '../operation.js';
 import { Dec, precioSinImpuestos } from '../totals.js';
 import { amount, dec, int, text } from '../values.js';
+import { markForSync, SYNC_ENTITY_PRODUCT, SYNC_UPDATE } from '../sync-marks.js';
 import { requireCompany, requireUser } from './account.js';
 
-/** `nsplatformcontrol` codes this agent writes: SR's own values are not documented. */
-export const SYNC_ENTITY_PRODUCT = 1;
-export const SYNC_OPERATION_UPDATE = 2;
-const SYNC_COLUMNS = ['WorkspaceId', 'EntityType', 'OperationType', 'IsSync', 'Attempts'] as const;
-
 /** Locks the product row (UPDLOCK/FOR UPDATE) before anything about it is read. */
-async function lockProduct(ctx: PosContext, idProducto: string): Promise<{ workspaceId: string | null }> {
+async function lockProduct(ctx: PosContext, idProducto: string): Promise<{ workspaceId: string | null | undefined }> {
   const hasWorkspace = ctx.schema.has('productos', 'WorkspaceId');
   const row = await ctx.db
     .selectFrom('productos')
@@ -29,7 +25,20 @@ async function lockProduct(ctx: PosContext, idProducto: string): Promise<{ works
     .forUpdate()
     .executeTakeFirst();
   if (!row) throw new PosError('product_not_found', `There is no product ${idProducto}.`, { idProducto });
-  return { workspaceId: (row as { WorkspaceId?: string | null }).WorkspaceId ?? null };
+  return { workspaceId: hasWorkspace ? ((row as { WorkspaceId?: string | null }).WorkspaceId ?? null) : undefined };
+}
+
+/**
+ * The product's own WorkspaceId, the key its sync mark points at. A product SR created before
+ * the column existed may have none: it gets one, kept on the product, so every later mark
+ * points at the same product. Undefined where the installation has no such column (SR 10).
+ */
+async function productWorkspaceId(ctx: PosContext, idProducto: string, current: string | null | undefined): Promise<string | undefined> {
+  if (current === undefined) return undefined;
+  if (current !== null) return current;
+  const assigned = randomUUID();
+  await ctx.db.updateTable('productos').set({ WorkspaceId: assigned }).where('idproducto', '=', idProducto).execute();
+  return assigned;
 }
 
 /**
@@ -55,23 +64,6 @@ async function requireGroup(ctx: PosContext, idGrupo: string): Promise<number | 
   const group = await ctx.db.selectFrom('grupos').select('clasificacion').where('idgrupo', '=', idGrupo).executeTakeFirst();
   if (!group) throw new PosError('group_not_found', `There is no product group ${idGrupo}.`, { idGrupo });
   return int(group.clasificacion);
-}
-
-/** Tells National Soft's cloud sync the product changed, on installations that have the table's columns. */
-async function markForSync(ctx: PosContext, workspaceId: string | null): Promise<void> {
-  if (ctx.schema.missingColumns('nsplatformcontrol', SYNC_COLUMNS).length > 0) return;
-  await ctx.db
-    .insertInto('nsplatformcontrol')
-    .values(
-      ctx.schema.completeRow('nsplatformcontrol', {
-        WorkspaceId: workspaceId ?? randomUUID(),
-        EntityType: SYNC_ENTITY_PRODUCT,
-        OperationType: SYNC_OPERATION_UPDATE,
-        IsSync: false,
-        Attempts: 0,
-      }),
-    )
-    .execute();
 }
 
 export const updateProduct = implement(ops.updateProduct, async (ctx, input) => {
@@ -108,13 +100,14 @@ export const updateProduct = implement(ops.updateProduct, async (ctx, input) => 
     .where('idproducto', '=', idProducto)
     .where('idempresa', '=', idEmpresa)
     .execute();
-  // SR keeps the price of a product offered as a modifier of itself equal to the product's.
+  // SR keeps the price of a product offered as a modifier of itself equal to the product's: the
+  // company's modifier rows and those of no company, which every company shares (as new-lines.ts reads them).
   await ctx.db
     .updateTable('modificadores')
     .set({ precio })
     .where('idproducto', '=', idProducto)
     .where('idmodificador', '=', idProducto)
-    .where('idempresa', '=', idEmpresa)
+    .where((eb) => eb.or([eb('idempresa', '=', idEmpresa), eb('idempresa', 'is', null)]))
     .execute();
   if (precioCambiado) {
     await ctx.db
@@ -138,7 +131,8 @@ export const updateProduct = implement(ops.updateProduct, async (ctx, input) => 
     valores: `Producto: ${idProducto} ${input.descripcionProducto}, Empresa: ${idEmpresa}, ${priceText}`,
     idempresa: idEmpresa,
   });
-  await markForSync(ctx, product.workspaceId);
+  const workspaceId = await productWorkspaceId(ctx, idProducto, product.workspaceId);
+  if (workspaceId !== undefined) await markForSync(ctx, SYNC_ENTITY_PRODUCT, workspaceId, SYNC_UPDATE);
 
   return {
     idProducto,

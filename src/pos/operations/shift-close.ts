@@ -48,20 +48,27 @@ async function lockShift(ctx: PosContext, input: { idTurno: number; estacion: st
 }
 
 /**
- * The accounts this close moves: paid or cancelled in the shift, plus accounts cancelled at
- * its station before ever being paid (they still carry idturno 0).
+ * Accounts no shift holds take this shift before anything is copied: a quick sale paid while no
+ * shift was open at its station waits on shift 0 (the seed's `turnDependent: false`), and an
+ * account cancelled before it was ever paid keeps 0. Soft Restaurant's own close takes the
+ * shift-less accounts of its station the same way (shift-close row 75). Without this, such a
+ * sale would be in no cash cut and never reach the history tables.
  */
+async function adoptShiftless(ctx: PosContext, shift: Shift): Promise<void> {
+  await ctx.db
+    .updateTable('tempcheques')
+    .set({ idturno: shift.idTurno })
+    .where((eb) => eb.or([eb('idturno', '=', 0), eb('idturno', 'is', null)]))
+    .where((eb) => eb.or([eb('pagado', '=', true), eb('cancelado', '=', true)]))
+    .where('estacion', '=', shift.estacion)
+    .where('idempresa', '=', shift.idEmpresa)
+    .execute();
+}
+
+/** The accounts this close moves: paid or cancelled in the shift (shift-close row 76). */
 function closing(shift: Shift) {
   return (eb: ExpressionBuilder<PosDatabase, 'tempcheques'>) =>
-    eb.or([
-      eb.and([eb('tempcheques.idturno', '=', shift.idTurno), eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)])]),
-      eb.and([
-        eb('tempcheques.cancelado', '=', true),
-        eb.or([eb('tempcheques.idturno', '=', 0), eb('tempcheques.idturno', 'is', null)]),
-        eb('tempcheques.estacion', '=', shift.estacion),
-        eb('tempcheques.idempresa', '=', shift.idEmpresa),
-      ]),
-    ]);
+    eb.and([eb('tempcheques.idturno', '=', shift.idTurno), eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)])]);
 }
 
 // Kysely cannot type column lists known only at run time; the names come from the installed schema.
@@ -174,6 +181,7 @@ export const closeShift = implement(ops.closeShift, async (ctx, input) => {
     }
   }
 
+  await adoptShiftless(ctx, shift);
   const migratedCheques = await copyHeaders(ctx, shift);
   await copyChildren(ctx, shift, 'tempcheqdet', 'cheqdet', 'foliodet');
   await copyChildren(ctx, shift, 'tempchequespagos', 'chequespagos', 'folio');

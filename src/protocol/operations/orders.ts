@@ -90,7 +90,7 @@ export const createClosedOrder = defineOperation({
     ...accountHeader,
     mesa: text(100).default(''),
     idFormaDePago: text(5).min(1),
-    productos: linesInput,
+    productos: linesInput.optional().describe("an extension of the seed's body: without lines the sale is created empty, paid with a payment of 0"),
   }),
   output: z.object({ folio: z.number().int(), numcheque: z.number().int(), idTurno: z.number().int(), totales }),
 });
@@ -108,7 +108,7 @@ export const cancelLines = defineOperation({
   input: z.object({
     folio: folioParam,
     productos: z.array(z.object({ movimiento: z.number().int().min(1), idProducto: text(15).min(1) })).min(1).max(500),
-    razon: text(200).optional().describe('stored as "<razon> Mesa: <mesa>", cut to the column width'),
+    razon: text(200).optional().describe('stored as "<razon> Mesa: <mesa>", or the reason alone for a sale without a table; cut to the column width'),
     usuario,
   }),
   output: z.object({ folio: z.number().int(), itemsCancelados: z.number().int(), movimientos: z.array(z.number().int()), totales }),

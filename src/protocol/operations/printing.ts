@@ -28,13 +28,13 @@ export const printGroup = z.object({
 export const printOrderBody = z.object({
   orderFolio: z
     .union([z.string().trim().min(1).max(40), z.number().int().nonnegative()])
-    .describe('folio printed on the ticket; also returned as orderRef'),
+    .describe('folio printed on the ticket'),
   isReprint: z.boolean().default(false).describe('prints REIMPRESION under the header'),
   price: z
     .union([z.string().max(40), z.number().min(0).max(999_999_999)])
     .optional()
-    .describe('total to print: text as is, or a number printed as $1,234.50'),
-  paymentMethod: text(60).optional(),
+    .describe('the order total: stored with the print job for future receipts, not printed on the kitchen ticket'),
+  paymentMethod: text(60).optional().describe('stored with the print job for future receipts, not printed on the kitchen ticket'),
   businessName: z.string().trim().min(1, 'must not be empty').max(80),
   businessSubtitle: text(80).optional(),
   orderNote: text(500).optional(),
@@ -63,7 +63,7 @@ export const printResult = z.object({
 });
 
 export const printOutput = z.object({
-  orderRef: z.string().nullable().describe('the orderFolio printed; null for a test page'),
+  orderRef: z.string().describe("the print job's reference at the branch (ba_print_jobs), order or test page"),
   results: z.array(printResult).describe('one per group (order) or one (test), in request order'),
 });
 

@@ -37,7 +37,7 @@ describe('sendToPrinter over real TCP', () => {
       'Cafetería La Piña',
       'Folio: A-1024',
       'Fecha: 05/03/2025 14:07',
-      'Total: € 12.50',
+      '   * Bien dorados, € 12 extra',
       ' 2 Café con leche',
       '   * ¿Sin azúcar?',
       ' 1 Agua fresca de Piña natural, tamaño grande',

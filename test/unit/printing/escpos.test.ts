@@ -43,7 +43,7 @@ describe('ESC/POS kitchen ticket', () => {
 
   it('reads back with accents intact', async () => {
     const text = escposText(decodeEscpos(await renderKitchenTicket(kitchenTicket, { widthMm: 80, timeZone: TIME_ZONE })));
-    const expectations = ['Café con leche', '¿Sin azúcar?', 'Jalapeño relleno de queso', '¡Urgente!', '€ 12.50', 'Cafetería La Piña'];
+    const expectations = ['Café con leche', '¿Sin azúcar?', 'Jalapeño relleno de queso', '¡Urgente!', '€ 12 extra', 'Cafetería La Piña'];
     for (const expected of expectations) {
       expect(text).toContain(expected);
     }

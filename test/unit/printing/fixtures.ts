@@ -12,8 +12,6 @@ export const kitchenTicket: KitchenTicket = {
   orderFolio: 'A-1024',
   isReprint: false,
   date: ORDER_DATE,
-  price: '€ 12.50',
-  paymentMethod: 'Tarjeta de crédito',
   orderNote: '¡Urgente! Cliente alérgico a la nuez, preparar por separado',
   lines: [
     {
@@ -23,7 +21,7 @@ export const kitchenTicket: KitchenTicket = {
       comentario: '¿Sin azúcar?',
     },
     { cantidad: 1, descripcion: 'Agua fresca de Piña natural, tamaño grande' },
-    { cantidad: 12, descripcion: 'Jalapeño relleno de queso', comentario: 'Bien dorados' },
+    { cantidad: 12, descripcion: 'Jalapeño relleno de queso', comentario: 'Bien dorados, € 12 extra' },
   ],
 };
 
