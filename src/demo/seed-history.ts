@@ -11,6 +11,7 @@ import type { PosDb } from '../pos/db.js';
 import type { PosTable } from '../pos/schema.js';
 import { compositeMarks, detailRow } from '../pos/operations/new-lines.js';
 import { computeTotals, Dec, totalsToHeaderColumns, type AccountTotals, type Clasificacion } from '../pos/totals.js';
+import { operationalDay } from '../pos/operational-day.js';
 import { localIso } from '../pos/values.js';
 
 export interface AccountLineSpec {
@@ -242,14 +243,34 @@ function cfdi(opts: { serie: string; folio: number; fecha: Date; formaPago: stri
 /** seed.ts's DEMO_COMPANY, not imported: seed.ts calls this module. */
 const COMPANY = '0000000001';
 
+/** Times of the demo, placed in the seed's operational day (06:00 to 05:59:59) that `now` falls in. */
+export interface DemoDay {
+  /** The share `fraction` (0..1) of the way from the day's 06:00 to now: always in the day, never in the future. */
+  sinceStart(fraction: number): Date;
+  /** `hours` before the day's 06:00: the night before belongs to the day before. */
+  beforeStart(hours: number): Date;
+}
+
+export function demoDay(now: Date): DemoDay {
+  const { start } = operationalDay(now, 6);
+  const elapsed = now.getTime() - start.getTime();
+  // Whole seconds, as SR's datetime columns keep them.
+  const second = (ms: number) => new Date(Math.floor(ms / 1000) * 1000);
+  return {
+    sinceStart: (fraction) => second(start.getTime() + elapsed * fraction),
+    beforeStart: (hours) => second(start.getTime() - hours * 3_600_000),
+  };
+}
+
 /**
- * Adds to a seeded demo branch an earlier, closed shift (number 1; the open shift on CAJA1
- * becomes number 2) with three closed orders, one of them invoiced, and two open accounts on
- * CAJA1. Numbers follow the branch's counters: tickets 998-1000 are the last ones series A
- * printed (`folios.ultimofolio` = 1000), and the open accounts are orders 1 and 2 of the new shift.
+ * Adds to a seeded demo branch the night shift of the operational day before (number 1, 20:00
+ * to 05:00; the open shift on CAJA1 becomes number 2) with three closed orders, one of them
+ * invoiced and one at 03:00 (the day before's, by its shift), and, in today's shift, two open
+ * accounts and one paid at CAJA1. Numbers follow the branch's counters: tickets 998-1000 are the
+ * last ones series A printed before (`folios.ultimofolio` = 1000, then 1001 for today's paid
+ * account), and today's accounts are orders 1 to 3 of the new shift.
  */
-export async function seedHistory(db: PosDb, schema: InstalledSchema, now: Date): Promise<void> {
-  const at = (hoursAgo: number) => new Date(now.getTime() - hoursAgo * 3_600_000);
+export async function seedHistory(db: PosDb, schema: InstalledSchema, day: DemoDay): Promise<void> {
   await db.updateTable('turnos').set({ idturno: 2 }).where('idturno', '=', 1).where('cierre', 'is', null).execute();
   await db.updateTable('parametros').set({ ultimoturno: 2 }).execute();
 
@@ -277,24 +298,24 @@ export async function seedHistory(db: PosDb, schema: InstalledSchema, now: Date)
     sale({ orden: n, numcheque: 997 + n, idturno: 1, cierre: new Date(over.fecha.getTime() + 50 * 60_000), pagado: true, impreso: true, ...over });
 
   const history = [
-    await writeClosedAccount(db, schema, closed(1, { mesa: '1', fecha: at(27), lines: [{ idproducto: '3001', cantidad: 2 }, { idproducto: '9001', modificador: true }, { idproducto: '1003' }], pagos: [{ idformadepago: 'EFE' }] })),
+    await writeClosedAccount(db, schema, closed(1, { mesa: '1', fecha: day.beforeStart(9), lines: [{ idproducto: '3001', cantidad: 2 }, { idproducto: '9001', modificador: true }, { idproducto: '1003' }], pagos: [{ idformadepago: 'EFE' }] })),
     await writeClosedAccount(
       db,
       schema,
-      closed(2, { mesa: 'T1', nopersonas: 4, fecha: at(25), facturado: true, lines: [{ idproducto: '3005' }, { idproducto: '9004', modificador: true }, { idproducto: '3004' }, { idproducto: '1101', cantidad: 2 }], pagos: [{ idformadepago: 'TAR', propina: '50.00' }] }),
+      closed(2, { mesa: 'T1', nopersonas: 4, fecha: day.beforeStart(7), facturado: true, lines: [{ idproducto: '3005' }, { idproducto: '9004', modificador: true }, { idproducto: '3004' }, { idproducto: '1101', cantidad: 2 }], pagos: [{ idformadepago: 'TAR', propina: '50.00' }] }),
     ),
-    await writeClosedAccount(db, schema, closed(3, { mesa: '', tipodeservicio: 3, idmesero: '', nopersonas: 1, fecha: at(23), lines: [{ idproducto: '1001' }, { idproducto: '4002' }], pagos: [{ idformadepago: 'VAL', importe: '50.00' }, { idformadepago: 'EFE', importe: '50.00' }] })),
+    await writeClosedAccount(db, schema, closed(3, { mesa: '', tipodeservicio: 3, idmesero: '', nopersonas: 1, fecha: day.beforeStart(3), lines: [{ idproducto: '1001' }, { idproducto: '4002' }], pagos: [{ idformadepago: 'VAL', importe: '50.00' }, { idformadepago: 'EFE', importe: '50.00' }] })),
   ];
 
   const sum = (key: keyof WrittenAccount['buckets']) => history.reduce((total, h) => total.plus(h.buckets[key]), new Dec(0)).toFixed(2);
   await insert(db, schema, 'turnos', [
-    { idturno: 1, fondo: '1500.00', apertura: at(28), cierre: at(22), idestacion: 'CAJA1', cajero: 'CAJERO', idempresa: COMPANY, idmesero: '01', fondodolares: 0, efectivo: sum('efectivo'), tarjeta: sum('tarjeta'), vales: sum('vales'), credito: sum('otros') },
+    { idturno: 1, fondo: '1500.00', apertura: day.beforeStart(10), cierre: day.beforeStart(1), idestacion: 'CAJA1', cajero: 'CAJERO', idempresa: COMPANY, idmesero: '', fondodolares: 0, efectivo: sum('efectivo'), tarjeta: sum('tarjeta'), vales: sum('vales'), credito: sum('otros') },
   ]);
 
   // The second sale, paid by card (FormaPago 04) and written with facturado set.
   const invoiced = history[1]!;
   const totals = totalsToHeaderColumns(invoiced.totals);
-  const fecha = at(24);
+  const fecha = day.beforeStart(6.5);
   await insert(db, schema, 'facturas', [
     {
       idfactura: 1,
@@ -323,13 +344,19 @@ export async function seedHistory(db: PosDb, schema: InstalledSchema, now: Date)
   await insert(db, schema, 'foliosfacturados', [{ idfactura: 1, folio: invoiced.folio, porcentajefac: 100, idturno_cierre: 1 }]);
 
   const open = [
-    sale({ mesa: '2', orden: 1, fecha: at(1), lines: [{ idproducto: '2001' }, { idproducto: '1102', cantidad: 2 }] }),
-    sale({ mesa: '1', idmesero: '02', orden: 2, nopersonas: 3, fecha: at(0.25), lines: [{ idproducto: '3002' }, { idproducto: '9002', modificador: true, comentario: 'bien gratinado' }, { idproducto: '1006' }] }),
+    sale({ mesa: '2', orden: 1, fecha: day.sinceStart(0.5), lines: [{ idproducto: '2001' }, { idproducto: '1102', cantidad: 2 }] }),
+    sale({ mesa: '1', idmesero: '02', orden: 2, nopersonas: 3, fecha: day.sinceStart(0.9), lines: [{ idproducto: '3002' }, { idproducto: '9002', modificador: true, comentario: 'bien gratinado' }, { idproducto: '1006' }] }),
   ];
   for (const spec of open) {
     const { folio } = await writeAccount(db, schema, spec);
     await db.updateTable('mesas').set({ estatus_ocupacion: 1 }).where('idmesa', '=', spec.mesa).execute();
     await insert(db, schema, 'mesasasignadas', [{ idmesa: spec.mesa, folio, activo: 1, idmesero: spec.idmesero }]);
   }
-  await db.updateTable('folios').set({ ultimaorden: open.length }).where('serie', '=', 'A').execute();
+  // Paid in today's shift and still in the temporary tables until the shift closes: in the open-orders list.
+  await writeAccount(
+    db,
+    schema,
+    sale({ mesa: '', tipodeservicio: 3, idmesero: '', nopersonas: 1, orden: 3, numcheque: 1001, idturno: 2, fecha: day.sinceStart(0.6), cierre: day.sinceStart(0.6), pagado: true, impreso: true, lines: [{ idproducto: '1003' }], pagos: [{ idformadepago: 'EFE' }] }),
+  );
+  await db.updateTable('folios').set({ ultimaorden: open.length + 1, ultimofolio: 1001 }).where('serie', '=', 'A').execute();
 }

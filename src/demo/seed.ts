@@ -1,9 +1,11 @@
 /**
  * Demo data for one branch (API.md, Demo data): company, stations, waiters, users, groups,
  * products with IVA 16 %, modifiers, payment methods of every tipo, discount types, folios and
- * settings, an open shift on CAJA1, today's attendance, and the history of an earlier shift
- * (seed-history.ts). Rows are completed through the
- * installed schema exactly as the agent completes its own writes.
+ * settings, an open shift on CAJA1, the attendance of the current operational day (and of the
+ * night before it), and the history of an earlier shift (seed-history.ts). Times are placed in
+ * the seed's operational day (06:00 to 05:59:59) around `now`, so the demo shows its rules
+ * whatever the hour. Rows are completed through the installed schema exactly as the agent
+ * completes its own writes.
  */
 import type { InstalledSchema } from '../pos/columns.js';
 import { insertRows } from '../pos/bulk-insert.js';
@@ -11,7 +13,7 @@ import type { PosDb } from '../pos/db.js';
 import type { PosTable } from '../pos/schema.js';
 import { precioSinImpuestos } from '../pos/totals.js';
 import { DEMO_GROUPS, DEMO_MODIFIERS, DEMO_PRODUCTS } from './menu.js';
-import { seedHistory } from './seed-history.js';
+import { demoDay, seedHistory } from './seed-history.js';
 
 export const DEMO_COMPANY = '0000000001';
 
@@ -109,14 +111,16 @@ export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: Branc
     { idmesa: 'T1', personas: 6, estatus_ocupacion: 0, idempresa: DEMO_COMPANY },
   ]);
 
-  const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000);
+  const day = demoDay(now);
   await insert('turnos', [
-    { idturno: 1, fondo: '1500.00', apertura: hoursAgo(3), idestacion: 'CAJA1', cajero: 'CAJERO', idempresa: DEMO_COMPANY, idmesero: '01', fondodolares: 0, efectivo: 0, tarjeta: 0, vales: 0, credito: 0 },
+    { idturno: 1, fondo: '1500.00', apertura: day.sinceStart(0.2), idestacion: 'CAJA1', cajero: 'CAJERO', idempresa: DEMO_COMPANY, idmesero: '', fondodolares: 0, efectivo: 0, tarjeta: 0, vales: 0, credito: 0 },
   ]);
   await insert('registroasistencias', [
-    { idmovto: '1', idempleado: '01', entrada: hoursAgo(4), salida: null, tipo: 1 },
-    { idmovto: '2', idempleado: '02', entrada: hoursAgo(4), salida: hoursAgo(1), tipo: 1 },
-    { idmovto: '3', idempleado: 'CAJERO', entrada: hoursAgo(3.5), salida: hoursAgo(0.5), tipo: 2 },
+    { idmovto: '1', idempleado: '01', entrada: day.sinceStart(0.1), salida: null, tipo: 1 },
+    { idmovto: '2', idempleado: '02', entrada: day.sinceStart(0.1), salida: day.sinceStart(0.8), tipo: 1 },
+    { idmovto: '3', idempleado: 'CAJERO', entrada: day.sinceStart(0.15), salida: day.sinceStart(0.95), tipo: 2 },
+    // 02:00 to 05:00 of today's date: the night of the operational day before.
+    { idmovto: '4', idempleado: '02', entrada: day.beforeStart(4), salida: day.beforeStart(1), tipo: 1 },
   ]);
-  await seedHistory(db, schema, now);
+  await seedHistory(db, schema, day);
 }

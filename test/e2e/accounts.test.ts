@@ -246,6 +246,14 @@ describe('add lines', () => {
 });
 
 describe('the open-account rule', () => {
+  it('a printed account that SR reopened takes changes again', async () => {
+    const folio = await openOrder([tacos]);
+    // SR's reopening clears the printed flag and counts the reopening.
+    await db.updateTable('tempcheques').set({ impreso: false, reabiertas: 1, numcheque: 4242 }).where('folio', '=', folio).execute();
+    const res = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [{ ...refresco, movimiento: 1 }] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  });
+
   it.each([
     [{ pagado: true }, 'paid'],
     [{ cancelado: true }, 'cancelled'],
@@ -311,6 +319,18 @@ describe('cancel lines', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const cancelled = await db.selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
     expect(cancelled.map((c) => c.razon)).toEqual(['ERROR DE CAPTURA']);
+  });
+
+  it('cancelling every line leaves the account open and empty with zero totals, not cancelled (seed rule 10)', async () => {
+    const folio = await openOrder([tacos, sinCebolla, { ...refresco, movimiento: 3 }], { mesa: '2' });
+    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }, { movimiento: 3, idProducto: '1005' }], razon: 'SERVICIO LENTO' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ itemsCancelados: 3, movimientos: [1, 2, 3] });
+    expect(res.body.totales).toMatchObject({ subtotal: 0, total: 0, totalImpuesto1: 0, totalArticulos: 0 });
+    expect(await lines(folio)).toEqual([]);
+    expect(await header(folio)).toMatchObject({ cancelado: false, pagado: false, total: '0.0000' });
+    const more = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [tacos] });
+    expect(more.status).toBe(200);
   });
 
   it('cuts a long reason to the column width', async () => {

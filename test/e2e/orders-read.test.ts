@@ -6,7 +6,7 @@ import * as ops from '../../src/protocol/operations/orders-read.js';
 import { readInstalledSchema } from '../../src/pos/columns.js';
 import type { PosContext } from '../../src/pos/context.js';
 import { dialectOf, TsqlRecorder, type PosDb } from '../../src/pos/db.js';
-import { listClosedOrders, listOpenOrders, searchClosedOrdersByShifts, SHIFT_IDS_PER_STATEMENT } from '../../src/pos/operations/orders-read.js';
+import { listClosedOrders, listDayOrders, listOpenOrders, searchClosedOrdersByShifts, SHIFT_IDS_PER_STATEMENT } from '../../src/pos/operations/orders-read.js';
 import { operationalDay } from '../../src/pos/operational-day.js';
 import { POS_TABLES } from '../../src/pos/runtime.js';
 import { totalsToApi } from '../../src/pos/totals.js';
@@ -652,18 +652,30 @@ describe('demo history (seedHistory)', () => {
     expect(xml.match(/<(\/?)cfdi:Comprobante/g)).toEqual(['<cfdi:Comprobante', '</cfdi:Comprobante']);
   });
 
-  it('has two open accounts on CAJA1 whose folios no closed order names', async () => {
+  it("lists today's two open accounts and the one paid in the open shift on CAJA1, none named by a closed order", async () => {
     const open = await listOpenOrders.run(ctx, {});
     expect(open.turnosAbiertos).toEqual([2]);
-    expect(open.data).toHaveLength(2);
-    expect(open.data.map((o) => [o.estacion, o.orden, o.idTurno, o.productos.length > 0])).toEqual([
-      ['CAJA1', 1, 0, true],
-      ['CAJA1', 2, 0, true],
+    expect(open.data.map((o) => [o.estacion, o.orden, o.idTurno, o.pagado, o.productos.length > 0])).toEqual([
+      ['CAJA1', 1, 0, false, true],
+      ['CAJA1', 2, 0, false, true],
+      ['CAJA1', 3, 2, true, true],
     ]);
     const closed = await listClosedOrders.run(ctx, ops.listClosedOrders.input.parse({}));
     const names = new Set(closed.data.map((o) => o.folioTemporal));
     expect(open.data.filter((o) => names.has(o.folio))).toEqual([]);
-    const folio = await db.selectFrom('folios').select('ultimaorden').where('serie', '=', 'A').executeTakeFirstOrThrow();
-    expect(Number(folio.ultimaorden)).toBe(2);
+    const folio = await db.selectFrom('folios').select(['ultimaorden', 'ultimofolio']).where('serie', '=', 'A').executeTakeFirstOrThrow();
+    expect([Number(folio.ultimaorden), Number(folio.ultimofolio)]).toEqual([3, 1001]);
+  });
+
+  it('puts the night shift and its 03:00 sale in the operational day before, outside today', async () => {
+    const day = await listDayOrders.run(ctx, ops.listDayOrders.input.parse({}));
+    expect(day.data.map((o) => [o.origen, o.idTurno])).toEqual([
+      ['temporal', 0],
+      ['temporal', 0],
+      ['temporal', 2],
+    ]);
+    const closed = await listClosedOrders.run(ctx, ops.listClosedOrders.input.parse({}));
+    const night = closed.data.find((o) => o.numcheque === 1000)!;
+    expect(night.fecha).toMatch(/T03:00:00/);
   });
 });

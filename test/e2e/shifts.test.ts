@@ -156,7 +156,8 @@ describe('close a shift', () => {
 
     const res = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA1', idEmpresa: company, serie: 'A' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ idTurno: 2, migratedCheques: moving.length, efectivo: 178, tarjeta: 89.7, vales: 0, credito: 0 });
+    // fillShift's 89.00 + 89.00 cash and 89.70 card, and the seeded sale of 38.50 cash paid earlier in the shift.
+    expect(res.body).toMatchObject({ idTurno: 2, migratedCheques: moving.length, efectivo: 216.5, tarjeta: 89.7, vales: 0, credito: 0 });
 
     const temp = (await db.selectFrom('tempcheques').select('folio').execute()).map((r) => Number(r.folio)).sort();
     expect(temp).toEqual(openFolios);
@@ -192,7 +193,7 @@ describe('close a shift', () => {
 
     const shift = await db.selectFrom('turnos').selectAll().where('idturno', '=', 2).executeTakeFirstOrThrow();
     expect(shift.cierre).toBeInstanceOf(Date);
-    expect(shift).toMatchObject({ efectivo: '178.0000', tarjeta: '89.7000', vales: '0.0000', credito: '0.0000' });
+    expect(shift).toMatchObject({ efectivo: '216.5000', tarjeta: '89.7000', vales: '0.0000', credito: '0.0000' });
     const counters = await db.selectFrom('folios').select(['serie', 'ultimaorden', 'ultimofolioproduccion']).where('serie', '=', 'A').executeTakeFirstOrThrow();
     expect(counters).toMatchObject({ ultimaorden: '0', ultimofolioproduccion: '0' });
     // T1's account was paid and left; table 1 still has an open account.
