@@ -6,8 +6,8 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Kysely, PostgresDialect, sql, type ColumnType, type Generated } from 'kysely';
-import pg from 'pg';
 import { runMigrations, SQL_DIR } from '../pos/migrations.js';
+import { createPgPool } from '../postgres-pool.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -95,9 +95,7 @@ export class GatewayStore {
   #jobLogTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly url: string) {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
-    pool.on('error', () => undefined);
-    this.db = new Kysely<GatewayDatabase>({ dialect: new PostgresDialect({ pool }) });
+    this.db = new Kysely<GatewayDatabase>({ dialect: new PostgresDialect({ pool: createPgPool({ connectionString: url, max: 10 }) }) });
   }
 
   async migrate(): Promise<string[]> {

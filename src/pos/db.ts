@@ -44,6 +44,7 @@ import {
 import pg from 'pg';
 import * as tedious from 'tedious';
 import * as tarn from 'tarn';
+import { createPgPool } from '../postgres-pool.js';
 import type { PosDatabase } from './schema.js';
 
 export type PosDialectName = 'postgres' | 'mssql';
@@ -97,10 +98,7 @@ export function createPosDb(config: PosDbConfig): PosConnection {
 }
 
 function postgresDialect(config: Extract<PosDbConfig, { dialect: 'postgres' }>): Dialect {
-  const pool = new pg.Pool({ ...withLockTimeout(config.url, config.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), max: config.poolSize ?? 10 });
-  // An idle client that loses its server (database restart) must not crash the process.
-  pool.on('error', () => undefined);
-  return new PostgresDialect({ pool });
+  return new PostgresDialect({ pool: createPgPool({ ...withLockTimeout(config.url, config.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), max: config.poolSize ?? 10 }) });
 }
 
 /**
