@@ -29,6 +29,10 @@ const IDENTITY = new Set([
   'mesasasignadas.idmesaasignada',
   'nsplatformcontrol.Id',
   'areasrestaurant.idAreaSR',
+  'bitacoraEnvioVentas.idbitacora',
+  'tempbitacoraeasygoband.idbitacora',
+  'bitacoraeasygoband.idbitacora',
+  'registro_dispositivos.folio',
 ]);
 
 /**
@@ -51,6 +55,9 @@ const INDEXES: Array<[table: string, columns: string[]]> = [
   ['tempfoliosfacturados', ['folio']],
   ['foliosfacturados', ['folio']],
   ['registroasistencias', ['entrada']],
+  ['productosmonitores', ['idproducto']],
+  ['costos', ['idproducto']],
+  ['recetasalmacenes', ['idproducto']],
 ];
 
 function readTsv(file: string): string[][] {
@@ -102,6 +109,7 @@ export function postgresType(mssqlType: string): string {
     case 'decimal':
       return `numeric(${size},${scale ?? 0})`;
     case 'varchar':
+    case 'nvarchar':
       return size === 'max' ? 'text' : `varchar(${size})`;
     case 'char':
       return `char(${size})`;

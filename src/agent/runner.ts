@@ -76,14 +76,16 @@ export class JobRunner {
     const base = { dialect: pos.dialect, schema: pos.schema, log: log.child({ jobId: job.jobId, op: job.op }), now };
     if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
 
+    let afterCommit: Array<(db: PosDb) => Promise<void>> = [];
     const attempt = () =>
       pos.db.transaction().execute(async (trx) => {
+        afterCommit = [];
         const idem = job.idempotency;
         if (idem) {
           const outcome = await claim(trx, idem, job.op, base.now, this.opts.idempotencyRetentionMs);
           if (outcome.state === 'replay') return outcome.result;
         }
-        const result = await impl.run({ ...base, db: trx }, parsed.data);
+        const result = await impl.run({ ...base, db: trx, afterCommit: (task) => afterCommit.push(task) }, parsed.data);
         if (idem) await recordResult(trx, idem, result);
         await this.opts.beforeCommit?.(job.op, trx);
         // Committing after the gateway gave up would apply a write the client was told failed.
@@ -105,6 +107,9 @@ export class JobRunner {
           await new Promise((r) => setTimeout(r, 5 + Math.random() * 45));
         }
       }
+    }
+    for (const task of afterCommit) {
+      await task(pos.db).catch((error: unknown) => base.log.warn({ err: error }, 'housekeeping after the write failed; the write itself is committed'));
     }
     this.opts.afterCommit?.(job.op);
     return result;

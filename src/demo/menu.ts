@@ -74,3 +74,26 @@ export const DEMO_MODIFIERS: Array<[base: string, modifier: string]> = [
   // A product registered as a modifier of itself: SR keeps this price equal to the product's.
   ['9002', '9002'],
 ];
+
+/** The kitchen monitors (monitoresproduccion) and where each group's products show. */
+export const DEMO_MONITORS = [
+  { idmonitor: '01', descripcion: 'Cocina' },
+  { idmonitor: '02', descripcion: 'Barra' },
+];
+export const MONITOR_OF_GROUP: Record<string, string | undefined> = { BEB: '02', BAR: '02', ENT: '01', PLA: '01', POS: '01', MOD: '01' };
+
+/** Supplies (insumos) kept in stock, with their average cost per unit. */
+export const DEMO_SUPPLIES = [
+  { idinsumo: 'TORTILLA', descripcion: 'Tortilla de maíz', unidad: 'PZA', costopromedio: '0.8000' },
+  { idinsumo: 'PASTOR', descripcion: 'Carne al pastor', unidad: 'KG', costopromedio: '160.0000' },
+  { idinsumo: 'REFRESCO', descripcion: 'Refresco de cola 355 ml', unidad: 'PZA', costopromedio: '9.5000' },
+  { idinsumo: 'CAFE', descripcion: 'Café molido', unidad: 'KG', costopromedio: '320.0000' },
+];
+
+/** Recipes (costos): what one unit of a product takes from stock. */
+export const DEMO_RECIPES: Array<[idproducto: string, idinsumo: string, cantidad: string]> = [
+  ['3001', 'TORTILLA', '3'],
+  ['3001', 'PASTOR', '0.1500'],
+  ['1005', 'REFRESCO', '1'],
+  ['1001', 'CAFE', '0.0150'],
+];

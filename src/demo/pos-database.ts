@@ -1,10 +1,9 @@
 /** Creates a branch POS database: reference schema, agent tables, demo data. */
 import pino from 'pino';
-import { readInstalledSchema } from '../pos/columns.js';
 import { createPosDb, type PosDbConfig } from '../pos/db.js';
 import { agentMigrationsDir, runMigrations } from '../pos/migrations.js';
 import { installReferenceSchema } from '../pos/reference-schema.js';
-import { POS_TABLES } from '../pos/runtime.js';
+import { readPosSchema } from '../pos/runtime.js';
 import type { EmbeddedCluster } from '../embedded-postgres/cluster.js';
 import { seedBranch, type BranchSeed } from './seed.js';
 
@@ -15,7 +14,7 @@ export async function installPosDatabase(config: PosDbConfig, seed?: BranchSeed,
     await installReferenceSchema(db, dialect, schemaFile);
     await runMigrations(db, agentMigrationsDir(dialect), dialect, 'ba_schema_version');
     if (seed) {
-      const schema = await readInstalledSchema(db, dialect, POS_TABLES, pino({ level: 'silent' }));
+      const schema = await readPosSchema(db, dialect, pino({ level: 'silent' }));
       await seedBranch(db, schema, seed);
     }
   } finally {

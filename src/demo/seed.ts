@@ -12,7 +12,7 @@ import { insertRows } from '../pos/bulk-insert.js';
 import type { PosDb } from '../pos/db.js';
 import type { PosTable } from '../pos/schema.js';
 import { precioSinImpuestos } from '../pos/totals.js';
-import { DEMO_GROUPS, DEMO_MODIFIERS, DEMO_PRODUCTS } from './menu.js';
+import { DEMO_GROUPS, DEMO_MODIFIERS, DEMO_MONITORS, DEMO_PRODUCTS, DEMO_RECIPES, DEMO_SUPPLIES, MONITOR_OF_GROUP } from './menu.js';
 import { demoDay, seedHistory } from './seed-history.js';
 
 export const DEMO_COMPANY = '0000000001';
@@ -31,14 +31,26 @@ export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: Branc
   const now = seed.now ?? new Date();
   const insert = (table: PosTable, rows: Array<Record<string, unknown>>) => insertRows(db, table, rows.map((r) => schema.completeRow(table, r)));
 
-  await insert('configuracion', [{ versiondb: '11.0.0.0', forzarmotivocancela: seed.forceCancelReason, nopermitircerrarturnocuentasabiertas: false }]);
-  await insert('parametros', [{ ultimoturno: 1, forzartipodescuento: seed.forceDiscountType, impuesto1: 16, impuesto2: 0, impuesto3: 0 }]);
+  await insert('configuracion', [{ versiondb: '11.0.0.0', forzarmotivocancela: seed.forceCancelReason, nopermitircerrarturnocuentasabiertas: false, nodescargarinventario: false }]);
+  await insert('parametros', [
+    { ultimoturno: 1, forzartipodescuento: seed.forceDiscountType, impuesto1: 16, impuesto2: 0, impuesto3: 0, monitornivelprioridad: 3, monitorprioridadactual: 0, ultimofolioimprimirformatoconcuenta: 0 },
+  ]);
+  await insert('parametros2', [{ tipomanejoturno: 1, criteriodescargarecetas: 1 }]);
+  await insert('parametros3', [{ turnoxmesero: false }]);
+  await insert('areasrestaurant', [
+    { idarearestaurant: '01', descripcion: 'Comedor', idtiposervicio: 1, Estatus: true },
+    { idarearestaurant: '02', descripcion: 'Domicilio', idtiposervicio: 2, Estatus: true },
+    { idarearestaurant: '03', descripcion: 'Rápido', idtiposervicio: 3, Estatus: true },
+  ]);
   await insert('empresas', [
     { idempresa: DEMO_COMPANY, nombre: seed.name, razonsocial: 'Restaurantes Demo S.A. de C.V.', rfc: 'RDE010101AB1', sucursal: seed.name },
   ]);
+  const areas = { idarearestaurant: '01', idarearestaurantdomicilio: '02', idarearestaurantrapido: '03' };
   await insert('estaciones', [
-    { idestacion: 'CAJA1', descripcion: 'Caja principal', serie: 'A', seriefolio: 'A', ip: '127.0.0.1' },
-    { idestacion: 'CAJA2', descripcion: 'Caja terraza', serie: 'B', seriefolio: 'B', ip: '127.0.0.1' },
+    { idestacion: 'CAJA1', descripcion: 'Caja principal', serie: 'A', seriefolio: 'A', ip: '127.0.0.1', cajacomandero: '', usarturnoestacion: 0, ...areas },
+    { idestacion: 'CAJA2', descripcion: 'Caja terraza', serie: 'B', seriefolio: 'B', ip: '127.0.0.1', cajacomandero: '', usarturnoestacion: 0, ...areas },
+    // A waiters' terminal: it sells on CAJA1's shift, as SR's terminals do through cajacomandero.
+    { idestacion: 'TERM1', descripcion: 'Comandera meseros', serie: 'A', seriefolio: 'A', ip: '127.0.0.1', cajacomandero: 'CAJA1', usarturnoestacion: 0, ...areas },
   ]);
   await insert('folios', [
     { serie: 'A', ultimofolio: 1000, ultimaorden: 0, ultimofolioproduccion: 0 },
@@ -89,6 +101,7 @@ export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: Branc
     'modificadores',
     DEMO_MODIFIERS.map(([base, modifier]) => ({ idproducto: base, idmodificador: modifier, precio: priceOf.get(modifier), idempresa: DEMO_COMPANY })),
   );
+  // USD: payments stored in dollars, counted in pesos at tipodecambio (as SR's cash cut does).
   await insert('formasdepago', [
     { idformadepago: 'EFE', descripcion: 'Efectivo', tipo: 1, tipodecambio: 1, visible: true },
     { idformadepago: 'USD', descripcion: 'Dólares', tipo: 1, tipodecambio: '17.2500', visible: true },
@@ -105,11 +118,26 @@ export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: Branc
     { idmotivocancela: '01', descripcion: 'El cliente cambió de opinión' },
     { idmotivocancela: '02', descripcion: 'Producto equivocado' },
   ]);
-  await insert('mesas', [
-    { idmesa: '1', personas: 4, estatus_ocupacion: 0, idempresa: DEMO_COMPANY },
-    { idmesa: '2', personas: 4, estatus_ocupacion: 0, idempresa: DEMO_COMPANY },
-    { idmesa: 'T1', personas: 6, estatus_ocupacion: 0, idempresa: DEMO_COMPANY },
-  ]);
+  await insert(
+    'mesas',
+    ['1', '2', '3', '4', '5', '6', 'T1', 'T2'].map((idmesa) => ({ idmesa, idarearestaurant: '01', personas: idmesa.startsWith('T') ? 6 : 4, estatus_ocupacion: 0, idempresa: DEMO_COMPANY })),
+  );
+  await insert('monitoresproduccion', DEMO_MONITORS);
+  await insert(
+    'productosmonitores',
+    DEMO_PRODUCTS.flatMap((p) => {
+      const idmonitor = MONITOR_OF_GROUP[p.idgrupo];
+      return idmonitor ? [{ idproducto: p.idproducto, idmonitor, minutosalerta: 15, minutospreparacion: 10 }] : [];
+    }),
+  );
+  await insert('almacen', [{ idalmacen: '01', descripcion: 'Almacén general', idempresa: DEMO_COMPANY }]);
+  await insert('insumos', DEMO_SUPPLIES.map((s) => ({ idinsumo: s.idinsumo, descripcion: s.descripcion, unidad: s.unidad, elaborado: false })));
+  await insert('insumosdetalle', DEMO_SUPPLIES.map((s) => ({ idinsumo: s.idinsumo, idempresa: DEMO_COMPANY, inventariable: 1, costo: s.costopromedio, costopromedio: s.costopromedio })));
+  await insert('costos', DEMO_RECIPES.map(([idproducto, idinsumo, cantidad]) => ({ idproducto, idinsumo, cantidad, idempresa: DEMO_COMPANY })));
+  await insert(
+    'recetasalmacenes',
+    DEMO_RECIPES.flatMap(([idproducto, idinsumo]) => ['01', '02', '03'].map((idarearestaurant) => ({ idproducto, idinsumo, idarearestaurant, idalmacen: '01', idempresa: DEMO_COMPANY }))),
+  );
 
   const day = demoDay(now);
   await insert('turnos', [

@@ -133,11 +133,16 @@ export class InstalledSchema {
   }
 }
 
+/**
+ * The installed columns of `tables`, which must all exist, and of those `optional` tables that
+ * do: operations that write an optional table (a side table older versions lack) check first.
+ */
 export async function readInstalledSchema(
   db: PosDb,
   dialect: PosDialectName,
   tables: readonly string[],
   log?: Logger,
+  optional: readonly string[] = [],
 ): Promise<InstalledSchema> {
   const { isIdentity, currentSchema, namesIgnoreCase } = introspection(dialect);
   const result = await sql<{
@@ -152,7 +157,7 @@ export async function readInstalledSchema(
   }>`select table_name, column_name, data_type, character_maximum_length, numeric_scale, is_nullable,
        column_default, ${isIdentity} as is_identity
      from information_schema.columns
-     where table_schema = ${currentSchema} and table_name in (${sql.join(tables)})
+     where table_schema = ${currentSchema} and table_name in (${sql.join([...tables, ...optional])})
      order by table_name, ordinal_position`.execute(db);
 
   const map = new Map<string, ColumnInfo[]>();

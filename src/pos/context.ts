@@ -13,4 +13,24 @@ export interface PosContext {
   log: Logger;
   /** Branch-local now; one value per job so every row of a write carries the same time. */
   now: Date;
+  /**
+   * For a write: work to do once its transaction has committed, outside it, as Soft Restaurant
+   * does some housekeeping after its own (a failure there is logged; the write stands).
+   */
+  afterCommit?: (task: (db: PosDb) => Promise<void>) => void;
+}
+
+const readsOfJob = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/**
+ * A read made once per job (one context): the branch's settings, a station's row. Several steps
+ * of one write ask for them; Soft Restaurant changes them from its own screens, never within a
+ * job of ours.
+ */
+export function readOnce<T>(ctx: object, key: string, read: () => Promise<T>): Promise<T> {
+  let reads = readsOfJob.get(ctx);
+  if (!reads) readsOfJob.set(ctx, (reads = new Map()));
+  let value = reads.get(key) as Promise<T> | undefined;
+  if (!value) reads.set(key, (value = read()));
+  return value;
 }

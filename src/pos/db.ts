@@ -9,12 +9,16 @@
  * - `.returning(identityColumn)` on an insert becomes `; SELECT SCOPE_IDENTITY()`, which, unlike
  *   a bare OUTPUT clause, still works on tables that carry triggers;
  * - paging uses `.offset().fetch()`, which both dialects accept;
- * - LIKE patterns are escaped with one escape character valid in both (`likeContains`).
+ * - LIKE patterns are escaped with one escape character valid in both (`likeContains`);
+ * - casts to `boolean` and `timestamp`, which INSERT … SELECT needs for parameters on
+ *   PostgreSQL, become `bit` and `datetime` (T-SQL's `timestamp` is a row version);
+ * - whole-table locks and identity reseeds (`lockTable`, `reseedIdentity`) have no common spelling.
  * Dates are computed in JavaScript and passed as branch-local parameters; no SQL date arithmetic.
  * Rows read from SQL Server are given the shapes pg gives (`pgShapedRow`), so every value the
  * operations see is the same on both and the PostgreSQL suite covers what branches read.
  */
 import {
+  DataTypeNode,
   Kysely,
   MssqlAdapter,
   MssqlDialect,
@@ -34,6 +38,7 @@ import {
   type SelectQueryNode,
   type UnknownRow,
   type Expression,
+  type RawBuilder,
   type SqlBool,
   ColumnNode,
   ReferenceNode,
@@ -267,8 +272,16 @@ function tableName(node: FromNode['froms'][number]): string | undefined {
   return TableNode.is(inner) ? inner.table.identifier.name : undefined;
 }
 
+/** T-SQL names of the types the operations cast to with PostgreSQL's names. */
+const MSSQL_TYPES: Record<string, string> = { boolean: 'bit', timestamp: 'datetime' };
+
 export class MssqlPosQueryCompiler extends MssqlQueryCompiler {
   #lockStack: boolean[] = [];
+
+  protected override visitDataType(node: DataTypeNode): void {
+    const mapped = typeof node.dataType === 'string' ? MSSQL_TYPES[node.dataType] : undefined;
+    super.visitDataType(mapped ? { ...node, dataType: mapped as DataTypeNode['dataType'] } : node);
+  }
 
   protected override visitSelectQuery(node: SelectQueryNode): void {
     const modifiers = node.endModifiers ?? [];
@@ -328,7 +341,7 @@ export function likeContains(value: Expression<unknown>, search: string): Expres
 
 /** The T-SQL that SQL Server would run for a query node built for either dialect. */
 export function compileTsql(node: RootOperationNode): CompiledQuery {
-  return new MssqlPosQueryCompiler().compileQuery(node, { queryId: '' } as never);
+  return TSQL_FORMS.get(node) ?? new MssqlPosQueryCompiler().compileQuery(node, { queryId: '' } as never);
 }
 
 /**
@@ -351,6 +364,39 @@ export class TsqlRecorder implements KyselyPlugin {
     if (node) this.statements.push(compileTsql(node).sql);
     return args.result;
   }
+}
+
+/** The T-SQL form of statements that have no common spelling, for `compileTsql` to show. */
+const TSQL_FORMS = new WeakMap<RootOperationNode, CompiledQuery>();
+
+/** Runs the form for the connection's dialect; the T-SQL expectations record the SQL Server form. */
+async function runDialectStatement(db: PosDb, forms: { mssql: RawBuilder<unknown>; postgres: RawBuilder<unknown> }): Promise<void> {
+  const chosen = dialectOf(db) === 'mssql' ? forms.mssql : forms.postgres;
+  TSQL_FORMS.set(chosen.toOperationNode(), compileTsql(forms.mssql.toOperationNode()));
+  await chosen.execute(db);
+}
+
+/**
+ * Holds an exclusive lock on a whole table until the transaction ends, as Soft Restaurant's
+ * TABLOCKX does: nobody else writes it (or, on SQL Server, reads it) meanwhile.
+ */
+export async function lockTable(trx: PosDb, table: 'tempcheques' | 'cheques'): Promise<void> {
+  await runDialectStatement(trx, {
+    mssql: sql`select top 0 1 as locked from ${sql.table(table)} with (tablockx, holdlock)`,
+    postgres: sql`lock table ${sql.table(table)} in exclusive mode`,
+  });
+}
+
+/**
+ * Makes the next identity value of a table `last + 1`, as SR's `DBCC CHECKIDENT (…, RESEED,
+ * last)` does (shift-close rows 69-70, 136-137). Not undone by a rollback on PostgreSQL.
+ */
+export async function reseedIdentity(db: PosDb, table: 'tempcheques' | 'cheques', column: 'folio', last: number): Promise<void> {
+  if (!Number.isSafeInteger(last) || last < 0) throw new RangeError(`identity reseed to ${last}`);
+  await runDialectStatement(db, {
+    mssql: sql`dbcc checkident (${sql.lit(table)}, reseed, ${sql.lit(last)}) with no_infomsgs`,
+    postgres: sql`select setval(pg_get_serial_sequence(${sql.lit(`"${table}"`)}, ${sql.lit(column)}), ${sql.lit(last + 1)}, false)`,
+  });
 }
 
 /** Resolves when the database answers a trivial query. */

@@ -14,6 +14,24 @@ export const POS_TABLES = [
   'areasrestaurant', 'empresas', 'estaciones', 'facturas', 'configuracion', 'parametros',
 ] as const;
 
+/**
+ * Tables the agent writes where they are installed, as Soft Restaurant does (the handheld
+ * devices' accounts, kitchen monitors, recipes and stock, the side tables a shift close archives,
+ * more settings); an installation without one of them just does not get those rows.
+ */
+export const OPTIONAL_POS_TABLES = [
+  'parametros2', 'parametros3', 'cuentas', 'detallescuentas', 'registro_dispositivos',
+  'productosmonitores', 'monitoresproduccion', 'costos', 'insumos', 'insumosdetalle', 'recetasalmacenes',
+  'inventariopendiente', 'almacen', 'bitacoraEnvioVentas', 'tempcheqpedidos', 'cheqpedidos',
+  'tempbitacoratarjetacredito', 'bitacoratarjetacredito', 'tempbitacoraeasygoband', 'bitacoraeasygoband',
+  'tempnumerostarjetas', 'numerostarjetas', 'facturasmovtos',
+] as const;
+
+/** The installed columns of every table the agent uses. */
+export function readPosSchema(db: PosDb, dialect: PosDialectName, log?: Logger): Promise<InstalledSchema> {
+  return readInstalledSchema(db, dialect, POS_TABLES, log, OPTIONAL_POS_TABLES);
+}
+
 export interface PosRuntime {
   db: PosDb;
   dialect: PosDialectName;
@@ -33,7 +51,7 @@ export async function openPos(config: PosDbConfig, log: Logger): Promise<PosRunt
   try {
     const applied = await runMigrations(db, agentMigrationsDir(dialect), dialect, 'ba_schema_version');
     if (applied.length > 0) log.info({ applied }, 'agent tables migrated');
-    const schema = await readInstalledSchema(db, dialect, POS_TABLES, log);
+    const schema = await readPosSchema(db, dialect, log);
     return { db, dialect, schema, posVersion: await readPosVersion(db), close };
   } catch (error) {
     await close();

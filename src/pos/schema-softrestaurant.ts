@@ -1378,10 +1378,426 @@ export interface Areasrestaurant {
   Estatus: boolean;
 }
 
+export interface Cuentas {
+  clavemesero: string | null;
+  clavemesa: string | null;
+  numeropersonas: Num | null;
+  clavearea: string | null;
+  imprimir: boolean | null;
+  estacion: string | null;
+  prueba: Num | null;
+  tiposervicio: Num | null;
+  total: Num | null;
+  formadepago: string | null;
+  cantidad: Num | null;
+  cambio: Num | null;
+  impresoraBT: boolean | null;
+  idmesa: string | null;
+  editado: boolean | null;
+  enviadosr: boolean | null;
+  foliocuenta: Num | null;
+  descuento: Num | null;
+  subtotal: Num | null;
+  totalimpuesto1: Num | null;
+  descuentoimporte: Num | null;
+  procesado: Num | null;
+  comentariodescuento: string | null;
+  idtipodescuento: string | null;
+  usuariodescuento: string | null;
+  usuariopago: string | null;
+  propina: Num | null;
+  propinaincluida: Num | null;
+  cargo: Num | null;
+  efectivo: Num | null;
+  tarjeta: Num | null;
+  vales: Num | null;
+  otros: Num | null;
+  propinatarjeta: Num | null;
+  numerocuenta: string | null;
+  motivocancelado: string | null;
+  fecha: Date | null;
+  datosimpresion: string;
+  mesaorigen: string;
+  sistema_envio: Num;
+  iddispositivo: Num;
+  estacion_imprimir: string;
+  idturno: Num;
+  pieimpresion: string | null;
+  tipoventarapido: Num | null;
+  foliokiosco: string | null;
+  idpropiedad: Num;
+  habitacion: string;
+  apellido: string;
+  salerestaurantid: string;
+  subtotal_ec: Buffer | null;
+  total_ec: Buffer | null;
+  urlAutofactura: string;
+  rfc: string | null;
+  nombre: string | null;
+  datosimpresionfacturacion: string;
+}
+
+export interface Detallescuentas {
+  clavemesa: string | null;
+  clave: string | null;
+  descripcion: string | null;
+  nombrecorto: string | null;
+  precio: Num | null;
+  cantidad: Num | null;
+  comentario: string | null;
+  tiempo: string | null;
+  modificador: boolean | null;
+  estacion: string | null;
+  mitad: Num | null;
+  tiposerviciodet: Num | null;
+  enviadosr: boolean | null;
+  descuento: Num | null;
+  movimiento: Num | null;
+  separador: boolean | null;
+  comentariodescuento: string | null;
+  idtipodescuento: string | null;
+  procesado: Num | null;
+  usuariodescuento: string | null;
+  motivocancelado: string | null;
+  cantidadcancelado: Num | null;
+  usuariocancelar: string | null;
+  hora: Date | null;
+  idproductocompuesto: string | null;
+  productocompuestoprincipal: boolean | null;
+  nivel: Num | null;
+  idcomanda: Num | null;
+  comanda: string;
+  sistema_envio: Num;
+  idmesero: string;
+  id_unico: string;
+  iddispositivo: Num;
+  foliokiosco: string | null;
+  promovolumen: boolean | null;
+  saledetailid: string;
+  precio_ec: Buffer | null;
+}
+
+export interface RegistroDispositivos {
+  folio: GeneratedAlways<string | number>;
+  id_dispositivo: string;
+  numerocontrol: string;
+  contraseniacontrol: string;
+  fecha: Date;
+  nombre_dispositivo: string;
+  contraclave: string | null;
+  habilitado: boolean | null;
+  sistema_registro: Num;
+  vigencia: string;
+  ultima_actualizacion: Date;
+  id_caja_mercadopago: string | null;
+  usar_mercadopago: boolean;
+  aplicacion: string | null;
+  actualizarcatalogos: boolean | null;
+  app_version: string;
+}
+
+export interface Productosmonitores {
+  idproducto: string | null;
+  idmonitor: string | null;
+  minutosalerta: Num | null;
+  minutospreparacion: Num | null;
+}
+
+export interface Monitoresproduccion {
+  idmonitor: string;
+  descripcion: string | null;
+  ipaddress: string | null;
+  port: string | null;
+  nummonitor: string | null;
+  WorkspaceId: string | null;
+}
+
+export interface Costos {
+  idproducto: string | null;
+  idinsumo: string | null;
+  cantidad: Num | null;
+  idempresa: string | null;
+  WorkspaceId: string | null;
+}
+
+export interface Insumos {
+  idinsumo: string;
+  descripcion: string | null;
+  idgruposi: string | null;
+  unidad: string | null;
+  elaborado: boolean | null;
+  rendimientoelaborado: Num | null;
+  minutosalerta: Num | null;
+  minutospreparacion: Num | null;
+  WorkspaceId: string | null;
+}
+
+export interface Insumosdetalle {
+  idinsumo: string;
+  idempresa: string | null;
+  inventariable: Num | null;
+  costo: Num | null;
+  costopromedio: Num | null;
+  impuesto1: Num | null;
+  impuesto2: Num | null;
+  impuesto3: Num | null;
+  costoconimpuestos: Num | null;
+  merma: Num | null;
+  descargar: boolean | null;
+  usarbasculainv: boolean | null;
+  alertaexistencias: boolean;
+  estatus: Num | null;
+  costoestandar: Num | null;
+  idarea: string | null;
+}
+
+export interface Recetasalmacenes {
+  idproducto: string | null;
+  idarearestaurant: string | null;
+  idalmacen: string | null;
+  idempresa: string | null;
+  idinsumo: string | null;
+}
+
+export interface Inventariopendiente {
+  fecha: Date | null;
+  idconcepto: string | null;
+  idinsumo: string | null;
+  costo: Num | null;
+  cantidad: Num | null;
+  idalmacen: string | null;
+  idturno: Num | null;
+}
+
+export interface BitacoraEnvioVentas {
+  idbitacora: GeneratedAlways<string | number>;
+  fechaapertura: Date | null;
+  enviado: boolean | null;
+  fechaenviado: Date | null;
+  usuarioenvio: string | null;
+  offline: boolean | null;
+}
+
+export interface Tempcheqpedidos {
+  foliocheque: Num | null;
+  idpedido: Num | null;
+}
+
+export interface Cheqpedidos {
+  foliocheque: Num | null;
+  idpedido: Num | null;
+  idturno_cierre: Num | null;
+  procesado: boolean | null;
+}
+
+export interface Tempbitacoratarjetacredito {
+  folio: Num | null;
+  autorizacion: string | null;
+  cuenta: string | null;
+  vencimiento: string | null;
+  importe: Num | null;
+  fecha: Date | null;
+  reimpresiones: Num | null;
+  mensajederespuesta: string | null;
+  procedimiento: string | null;
+  afiliacion: string | null;
+  statustransaccion: Num | null;
+  idtransaccion: string | null;
+  numerooperacion: string | null;
+  informaciontarjeta: string | null;
+  tipotarjeta: Num | null;
+  arqc: string | null;
+  apn: string | null;
+  apnlabel: string | null;
+  transactiontype: string;
+  applicationcryptogram: string;
+  entrymethod: string;
+  approvalcode: string;
+  paymenttype: string;
+  cardholderverificationmethod: Num;
+  impresomovilcopia: boolean;
+  propina: Num | null;
+  marcatarjeta: string | null;
+  banco: string | null;
+  terminal: string | null;
+  tempnumcheque: Num | null;
+  referenciacomercio: string | null;
+  nombretitular: string | null;
+  formatomovil: Num | null;
+  impresomovil: boolean;
+  datosimpresion: string | null;
+  datosimpresioncopia: string | null;
+  foliokiosko: string | null;
+  puntosredimidos: Num | null;
+  puntospesosredimidos: Num | null;
+  saldodisponiblepuntos: Num | null;
+  saldodisponiblepesos: Num | null;
+  saldoanteriorpuntos: Num | null;
+  saldoanteriorpesos: Num | null;
+  folioproveedor: string | null;
+  businessid: string;
+}
+
+export interface Bitacoratarjetacredito {
+  folio: Num | null;
+  autorizacion: string | null;
+  cuenta: string | null;
+  vencimiento: string | null;
+  importe: Num | null;
+  fecha: Date | null;
+  reimpresiones: Num | null;
+  mensajederespuesta: string | null;
+  procedimiento: string | null;
+  afiliacion: string | null;
+  statustransaccion: Num | null;
+  idtransaccion: string | null;
+  numerooperacion: string | null;
+  informaciontarjeta: string | null;
+  tipotarjeta: Num | null;
+  arqc: string | null;
+  apn: string | null;
+  apnlabel: string | null;
+  idturno_cierre: Num | null;
+  procesado: boolean | null;
+  transactiontype: string;
+  applicationcryptogram: string;
+  entrymethod: string;
+  approvalcode: string;
+  paymenttype: string;
+  cardholderverificationmethod: Num;
+  propina: Num | null;
+  marcatarjeta: string | null;
+  banco: string | null;
+  terminal: string | null;
+  tempnumcheque: Num | null;
+  referenciacomercio: string | null;
+  foliokiosko: string | null;
+  puntosredimidos: Num | null;
+  puntospesosredimidos: Num | null;
+  saldodisponiblepuntos: Num | null;
+  saldodisponiblepesos: Num | null;
+  saldoanteriorpuntos: Num | null;
+  saldoanteriorpesos: Num | null;
+  nombretitular: string | null;
+  formatomovil: Num | null;
+  impresomovil: boolean;
+  datosimpresion: string | null;
+  datosimpresioncopia: string | null;
+  businessid: string;
+}
+
+export interface Tempbitacoraeasygoband {
+  idbitacora: GeneratedAlways<string | number>;
+  folio: Num;
+  fecha: Date | null;
+  idformadepago: string;
+  servicecode: string;
+  amount: Num;
+  type: string;
+  accountid: string;
+  transactionid: string;
+  guestid: string;
+  transactionid_cancelled: string;
+  tipodecambio: Num;
+  exchange_currency_id: string;
+}
+
+export interface Bitacoraeasygoband {
+  idbitacora: GeneratedAlways<string | number>;
+  folio: Num;
+  fecha: Date | null;
+  idformadepago: string;
+  servicecode: string;
+  amount: Num;
+  type: string;
+  accountid: string;
+  transactionid: string;
+  guestid: string;
+  transactionid_cancelled: string;
+  idturno_cierre: Num | null;
+  procesado: boolean | null;
+  tipodecambio: Num;
+  exchange_currency_id: string;
+}
+
+export interface Tempnumerostarjetas {
+  foliocuenta: Num | null;
+  idformadepago: string | null;
+  numerotarjeta: string | null;
+  importe: Num | null;
+  usuarioautorizo: string | null;
+  titulartarjetamonedero: string | null;
+  saldoanteriormonedero: Num | null;
+  sistema: Num;
+  foliokiosco: string | null;
+  refIdEmpresa: string | null;
+  refNombreEmpresa: string | null;
+}
+
+export interface Numerostarjetas {
+  foliocuenta: Num | null;
+  idformadepago: string | null;
+  numerotarjeta: string | null;
+  importe: Num | null;
+  usuarioautorizo: string | null;
+  titulartarjetamonedero: string | null;
+  saldoanteriormonedero: Num | null;
+  idturno_cierre: Num | null;
+  procesado: boolean | null;
+  sistema: Num;
+  foliokiosco: string | null;
+  refIdEmpresa: string | null;
+  refNombreEmpresa: string | null;
+}
+
+export interface Almacen {
+  idalmacen: string;
+  nombre: string | null;
+  ultimofolio: Num | null;
+  idempresa: string | null;
+  tipo: Num | null;
+  WorkspaceId: string | null;
+}
+
+export interface Facturasmovtos {
+  idfactura: Num | null;
+  cantidad: Num | null;
+  idproducto: string | null;
+  precio: Num | null;
+  descuento: Num | null;
+  impuesto: Num | null;
+  descripcion: string | null;
+  retencion1: Num | null;
+  retencion2: Num | null;
+  retencion3: Num | null;
+  idunidad: string | null;
+  impuesto1: Num;
+  impuesto2: Num;
+  impuesto3: Num;
+  versionfacturacion: Num;
+  idprodserv_SAT: string;
+  idunidadmedida_SAT: string;
+  descuentoimporte: Num;
+  subtotal: Num;
+  importeimpuesto1: Num;
+  importeimpuesto2: Num;
+  importeimpuesto3: Num;
+  importeretencion1: Num;
+  importeretencion2: Num;
+  importeretencion3: Num;
+  total: Num;
+  excentoimpuestos: boolean;
+  foliodet: Num;
+  movimiento: Num;
+  importe: Num;
+}
+
 export interface Configuracion {
   versiondb: string | null;
   forzarmotivocancela: boolean | null;
   nopermitircerrarturnocuentasabiertas: boolean | null;
+  nodescargarinventario: boolean | null;
+  usarproduccion: boolean | null;
 }
 
 export interface Parametros {
@@ -1390,6 +1806,20 @@ export interface Parametros {
   impuesto1: Num | null;
   impuesto2: Num | null;
   impuesto3: Num | null;
+  monitornivelprioridad: Num | null;
+  monitorprioridadactual: Num | null;
+  usarsecuenciatiemposmonitor: boolean | null;
+  ultimofolioimprimirformatoconcuenta: Num | null;
+}
+
+export interface Parametros2 {
+  tipomanejoturno: Num;
+  tipocuentabierta: Num | null;
+  criteriodescargarecetas: Num | null;
+}
+
+export interface Parametros3 {
+  turnoxmesero: boolean;
 }
 
 export interface SoftRestaurantTables {
@@ -1425,6 +1855,29 @@ export interface SoftRestaurantTables {
   productosenproduccion: Productosenproduccion;
   nsplatformcontrol: Nsplatformcontrol;
   areasrestaurant: Areasrestaurant;
+  cuentas: Cuentas;
+  detallescuentas: Detallescuentas;
+  registro_dispositivos: RegistroDispositivos;
+  productosmonitores: Productosmonitores;
+  monitoresproduccion: Monitoresproduccion;
+  costos: Costos;
+  insumos: Insumos;
+  insumosdetalle: Insumosdetalle;
+  recetasalmacenes: Recetasalmacenes;
+  inventariopendiente: Inventariopendiente;
+  bitacoraEnvioVentas: BitacoraEnvioVentas;
+  tempcheqpedidos: Tempcheqpedidos;
+  cheqpedidos: Cheqpedidos;
+  tempbitacoratarjetacredito: Tempbitacoratarjetacredito;
+  bitacoratarjetacredito: Bitacoratarjetacredito;
+  tempbitacoraeasygoband: Tempbitacoraeasygoband;
+  bitacoraeasygoband: Bitacoraeasygoband;
+  tempnumerostarjetas: Tempnumerostarjetas;
+  numerostarjetas: Numerostarjetas;
+  almacen: Almacen;
+  facturasmovtos: Facturasmovtos;
   configuracion: Configuracion;
   parametros: Parametros;
+  parametros2: Parametros2;
+  parametros3: Parametros3;
 }

@@ -63,7 +63,7 @@ const refresco = { movimiento: 3, idProducto: '1005', cantidad: 3 };
 describe('create an open order', () => {
   it('writes the header, the lines with modifiers, the kitchen queue and the table', async () => {
     const before = await db.selectFrom('folios').select('ultimaorden').where('serie', '=', 'A').executeTakeFirstOrThrow();
-    const res = await write('/temp_ordenes/{lk}', { ...base, mesa: '1', idMesero: '01', productos: [tacos, sinCebolla, refresco] });
+    const res = await write('/temp_ordenes/{lk}', { ...base, mesa: '3', idMesero: '01', productos: [tacos, sinCebolla, refresco] });
     expect(res.status).toBe(201);
     expect(res.body.jobId).toMatch(/^[0-9a-f-]{36}$/);
     const folio = res.body.folio;
@@ -72,7 +72,7 @@ describe('create an open order', () => {
     expect(res.body.totales).toMatchObject({ total: 267.7, subtotal: 230.78, totalImpuesto1: 36.92, totalAlimentos: 153.45, totalBebidas: 77.33, totalArticulos: 6 });
 
     const h = await header(folio);
-    expect(h).toMatchObject({ pagado: false, cancelado: false, impreso: false, idturno: 0, mesa: '1', idmesero: '01', estacion: 'CAJA1', idempresa: '0000000001', nopersonas: 2, seriefolio: 'A', tipodeservicio: 1, usuarioapertura: 'API', cierre: null });
+    expect(h).toMatchObject({ pagado: false, cancelado: false, impreso: false, idturno: 0, mesa: '3', idmesero: '01', estacion: 'CAJA1', idempresa: '0000000001', nopersonas: 2, seriefolio: 'A', tipodeservicio: 1, usuarioapertura: 'API', cierre: null });
     expect(Number(h.orden)).toBe(Number(before.ultimaorden) + 1);
     expect(h.total).toBe('267.7000');
     expect(h.subtotal).toBe('230.7800');
@@ -90,9 +90,19 @@ describe('create an open order', () => {
     expect(l[0]).toMatchObject({ precio: '89.0000', preciosinimpuestos: '76.7241', impuesto1: '16.00', descuento: SR10 ? '0.00' : '0.0000', cantidad: '2.000000', idestacion: 'CAJA1', idmeseroproducto: '01' });
     expect(l[1]!.precio).toBe('0.0000');
 
-    const queue = await db.selectFrom('productosenproduccion').select(['movimiento', 'idproducto', 'cancelado']).where('folio', '=', folio).orderBy('movimiento').execute();
-    expect(queue.map((q) => [Number(q.movimiento), q.idproducto, q.cancelado])).toEqual([[1, '3001', false], [2, '9001', false], [3, '1005', false]]);
-    const table = await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', '1').executeTakeFirstOrThrow();
+    // One production number and priority for the lines sent together; each on its product's monitor, in the open shift.
+    expect(l.map((x) => [Number(x.folioproduccion), x.prioridadproduccion])).toEqual([
+      [1, 'A'],
+      [1, 'A'],
+      [1, 'A'],
+    ]);
+    const queue = await db.selectFrom('productosenproduccion').selectAll().where('folio', '=', folio).orderBy('movimiento').execute();
+    expect(queue.map((q) => [Number(q.movimiento), q.idproducto, q.idmonitor, q.prioridad, Number(q.idturno_cierre), q.cancelado])).toEqual([
+      [1, '3001', '01', 'A', 2, null],
+      [2, '9001', '01', 'A', 2, null],
+      [3, '1005', '02', 'A', 2, null],
+    ]);
+    const table = await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', '3').executeTakeFirstOrThrow();
     expect(table.estatus_ocupacion).toBe(1);
     const assigned = await db.selectFrom('mesasasignadas').selectAll().where('folio', '=', folio).execute();
     expect(assigned).toHaveLength(1);
@@ -280,7 +290,7 @@ describe('the open-account rule', () => {
 
 describe('cancel lines', () => {
   it('removes the lines and their modifiers, renumbers survivors, and records the cancellation', async () => {
-    const folio = await openOrder([tacos, sinCebolla, { movimiento: 3, idProducto: '9003', cantidad: 1, modificador: true }, { ...refresco, movimiento: 4 }, { movimiento: 5, idProducto: '4001', cantidad: 1 }], { mesa: '2' });
+    const folio = await openOrder([tacos, sinCebolla, { movimiento: 3, idProducto: '9003', cantidad: 1, modificador: true }, { ...refresco, movimiento: 4 }, { movimiento: 5, idProducto: '4001', cantidad: 1 }], { mesa: '4' });
     const bitacora = await counts();
     const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'El cliente cambió de opinión', usuario: 'CAJERO' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -294,12 +304,12 @@ describe('cancel lines', () => {
     ]);
     const cancelled = await db.selectFrom('tempcancela').selectAll().where('foliocheque', '=', folio).orderBy('clave').execute();
     expect(cancelled.map((c) => [c.clave, c.cantidad, c.precio, c.razon, c.usuario])).toEqual([
-      ['3001', '2.000', '89.0000', 'El cliente cambió de opinión Mesa: 2', 'CAJERO'],
-      ['9001', '1.000', '0.0000', 'El cliente cambió de opinión Mesa: 2', 'CAJERO'],
-      ['9003', '1.000', '0.0000', 'El cliente cambió de opinión Mesa: 2', 'CAJERO'],
+      ['3001', '2.000', '89.0000', 'El cliente cambió de opinión Mesa: 4', 'CAJERO'],
+      ['9001', '1.000', '0.0000', 'El cliente cambió de opinión Mesa: 4', 'CAJERO'],
+      ['9003', '1.000', '0.0000', 'El cliente cambió de opinión Mesa: 4', 'CAJERO'],
     ]);
     const queue = await db.selectFrom('productosenproduccion').select(['movimiento', 'idproducto', 'cancelado']).where('folio', '=', folio).orderBy('idproducto').execute();
-    expect(queue.map((q) => [q.idproducto, Number(q.movimiento), q.cancelado])).toEqual([
+    expect(queue.map((q) => [q.idproducto, Number(q.movimiento), q.cancelado === true])).toEqual([
       ['1005', 1, false],
       ['3001', 1, true],
       ['4001', 2, false],
@@ -309,7 +319,7 @@ describe('cancel lines', () => {
     expect((await counts()).bitacorasistema).toBe(bitacora.bitacorasistema + 1);
     const event = await db.selectFrom('bitacorasistema').selectAll().orderBy('bitacorasistemaid', 'desc').executeTakeFirstOrThrow();
     expect(event).toMatchObject({ evento: 'Comedor - Cancelación de productos', usuario: 'CAJERO', estacion: 'CAJA1' });
-    expect(event.valores).toMatch(/^Cuenta: 2, /);
+    expect(event.valores).toMatch(/^Cuenta: 4, /);
     expect((await header(folio)).total).toBe('144.7000');
   });
 
@@ -322,7 +332,7 @@ describe('cancel lines', () => {
   });
 
   it('cancelling every line leaves the account open and empty with zero totals, not cancelled (seed rule 10)', async () => {
-    const folio = await openOrder([tacos, sinCebolla, { ...refresco, movimiento: 3 }], { mesa: '2' });
+    const folio = await openOrder([tacos, sinCebolla, { ...refresco, movimiento: 3 }], { mesa: '5' });
     const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }, { movimiento: 3, idProducto: '1005' }], razon: 'SERVICIO LENTO' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ itemsCancelados: 3, movimientos: [1, 2, 3] });
@@ -334,7 +344,7 @@ describe('cancel lines', () => {
   });
 
   it('cuts a long reason to the column width', async () => {
-    const folio = await openOrder([tacos], { mesa: 'T1' });
+    const folio = await openOrder([tacos], { mesa: 'T2' });
     const razon = 'x'.repeat(200);
     const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon });
     expect(res.status).toBe(200);
@@ -412,7 +422,7 @@ describe('general discount', () => {
     expect(second.body.totales.descuento).toBe(5);
     const cleared = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 0 });
     expect(cleared.body.totales).toMatchObject(original);
-    expect(await header(folio)).toMatchObject({ descuento: '0.0000', idtipodescuento: null, desc_porc_original: null, total: '267.7000' });
+    expect(await header(folio)).toMatchObject({ descuento: '0.0000', idtipodescuento: '', desc_porc_original: '0.0000', total: '267.7000' });
   });
 
   it('100 % is a courtesy', async () => {
@@ -486,7 +496,7 @@ describe('discount per line', () => {
     expect(event).toMatchObject({ evento: 'Comedor - Descuento de productos', usuario: 'API', estacion: 'CAJA1', idempresa: '0000000001' });
     expect(event.valores).toBe(`Cuenta: , Folio: ${folio}, Productos: 1 3001 50%, 2 1005 ${SR10 ? '33.11' : '33.1104'}%, 3 4001 100%, Tipo: LIB, Comentario: Promoción`);
     const cleared = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 0 }] });
-    expect((await lines(folio))[0]).toMatchObject({ descuento: SR10 ? '0.00' : '0.0000', idtipodescuento: null });
+    expect((await lines(folio))[0]).toMatchObject({ descuento: SR10 ? '0.00' : '0.0000', idtipodescuento: '' });
     expect(cleared.body.totales.total).toBe(238);
   });
 

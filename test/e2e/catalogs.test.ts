@@ -147,7 +147,7 @@ describe('other catalogues', () => {
 
   it('lists stations with paging and search', async () => {
     const res = await stack.api('GET', `/estaciones/${BRANCH}?pageSize=1&page=2`);
-    expect(res.body).toMatchObject({ page: 2, pageSize: 1, totalResults: 2, totalPages: 2, hasNextPage: false });
+    expect(res.body).toMatchObject({ page: 2, pageSize: 1, totalResults: 3, totalPages: 3, hasNextPage: true });
     expect(res.body.data).toEqual([{ idEstacion: 'CAJA2', descripcion: 'Caja terraza', serie: 'B', seriefolio: 'B', ip: '127.0.0.1' }]);
     const search = await stack.api('GET', `/estaciones/${BRANCH}?search=principal`);
     expect(search.body.data.map((s: { idEstacion: string }) => s.idEstacion)).toEqual(['CAJA1']);
@@ -246,7 +246,7 @@ describe('agent availability', () => {
     await waitUntil(() => [BRANCH, STRICT_BRANCH, OTHER_USERS_BRANCH].every((k) => stack.gateway.hub.agentFor(k)));
     const res = await stack.api('GET', `/estaciones/${BRANCH}`);
     expect(res.status).toBe(200);
-    expect(res.body.totalResults).toBe(2);
+    expect(res.body.totalResults).toBe(3);
   });
 });
 

@@ -39,11 +39,12 @@ describe('open a shift', () => {
     const res = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 500, idMesero: '02' });
     // The seed: only the two order creations and printer registration are Created.
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ idTurno: 3, fondo: 500, cajero: 'CAJERO', idMesero: '02', fondoDolares: 0 });
+    // A station's shift, kept for no waiter, where SR's terminals look for it (order-lifecycle rows 14, 34).
+    expect(res.body).toMatchObject({ idTurno: 3, fondo: 500, cajero: 'CAJERO', idMesero: '', fondoDolares: 0 });
     expect(res.body.apertura).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
     expect(Number((await db.selectFrom('parametros').select('ultimoturno').executeTakeFirstOrThrow()).ultimoturno)).toBe(3);
     const row = await db.selectFrom('turnos').selectAll().where('idturno', '=', 3).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ idestacion: 'CAJA2', idempresa: company, cajero: 'CAJERO', fondo: '500.0000', cierre: null, idmesero: '02' });
+    expect(row).toMatchObject({ idestacion: 'CAJA2', idempresa: company, cajero: 'CAJERO', fondo: '500.0000', cierre: null, idmesero: '' });
     // Written in whole seconds, so what the API answered is what the database keeps (SQL Server's
     // datetime would round milliseconds).
     expect(row.apertura!.getMilliseconds()).toBe(0);
@@ -120,7 +121,10 @@ describe('close a shift', () => {
     try {
       const res = await write('/turnos_cierre/{lk}', { idTurno: 3, estacion: 'CAJA2', idEmpresa: company });
       expect(res.status).toBe(409);
-      expect(res.body).toMatchObject({ code: 'open_accounts_remaining', openAccounts: 1 });
+      // SR counts open accounts across the whole database (shift-close rows 31-33): CAJA1's two seeded ones too.
+      const open = await db.selectFrom('tempcheques').select('folio').where('pagado', '=', false).where('cancelado', '=', false).execute();
+      expect(res.body).toMatchObject({ code: 'open_accounts_remaining', openAccounts: open.length });
+      expect(open.length).toBe(3);
       expect((await db.selectFrom('turnos').select('cierre').where('idturno', '=', 3).executeTakeFirstOrThrow()).cierre).toBeNull();
     } finally {
       await db.updateTable('configuracion').set({ nopermitircerrarturnocuentasabiertas: false }).execute();
@@ -193,12 +197,13 @@ describe('close a shift', () => {
 
     const shift = await db.selectFrom('turnos').selectAll().where('idturno', '=', 2).executeTakeFirstOrThrow();
     expect(shift.cierre).toBeInstanceOf(Date);
-    expect(shift).toMatchObject({ efectivo: '216.5000', tarjeta: '89.7000', vales: '0.0000', credito: '0.0000' });
+    // The cash columns keep what the cashier declared, nothing here (shift-close row 95), for SR's cash cut to compare.
+    expect(shift).toMatchObject({ efectivo: '0.0000', tarjeta: '0.0000', vales: '0.0000', credito: '0.0000' });
     const counters = await db.selectFrom('folios').select(['serie', 'ultimaorden', 'ultimofolioproduccion']).where('serie', '=', 'A').executeTakeFirstOrThrow();
     expect(counters).toMatchObject({ ultimaorden: '0', ultimofolioproduccion: '0' });
     // T1's account was paid and left; table 1 still has an open account.
     expect((await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', 'T1').executeTakeFirstOrThrow()).estatus_ocupacion).toBe(0);
-    expect((await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', '1').executeTakeFirstOrThrow()).estatus_ocupacion).toBe(1);
+    expect((await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', '3').executeTakeFirstOrThrow()).estatus_ocupacion).toBe(1);
 
     const again = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA1', idEmpresa: company });
     expect(again.status).toBe(409);
@@ -216,7 +221,7 @@ async function fillShift(): Promise<void> {
   const sale = (idFormaDePago: string, productos: unknown[]) => write('/ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, idFormaDePago, productos });
   expect((await sale('EFE', [line('3001', 1)])).status).toBe(201);
   expect((await sale('TAR', [line('1005', 3)])).status).toBe(201);
-  const open = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, mesa: '1', productos: [line('3002', 1)] });
+  const open = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, mesa: '3', productos: [line('3002', 1)] });
   expect(open.status).toBe(201);
 
   const invoiced = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, mesa: 'T1', productos: [line('3001', 1)] });

@@ -6,9 +6,9 @@
  */
 import { writeAccount, writeClosedAccount, type AccountSpec, type WrittenAccount } from '../../src/demo/seed-history.js';
 import { DEMO_COMPANY } from '../../src/demo/seed.js';
-import { readInstalledSchema, type InstalledSchema } from '../../src/pos/columns.js';
+import type { InstalledSchema } from '../../src/pos/columns.js';
 import { dialectOf, type PosDb } from '../../src/pos/db.js';
-import { POS_TABLES } from '../../src/pos/runtime.js';
+import { readPosSchema } from '../../src/pos/runtime.js';
 
 export type { WrittenAccount };
 
@@ -31,7 +31,7 @@ export class PosFixtures {
   ) {}
 
   static async for(db: PosDb): Promise<PosFixtures> {
-    return new PosFixtures(db, await readInstalledSchema(db, dialectOf(db), POS_TABLES));
+    return new PosFixtures(db, await readPosSchema(db, dialectOf(db)));
   }
 
   /** Leaves the branch without accounts, invoices or shifts, whatever its seed wrote. */
@@ -50,7 +50,8 @@ export class PosFixtures {
       idestacion: s.estacion ?? 'CAJA1',
       cajero: 'CAJERO',
       idempresa: DEMO_COMPANY,
-      idmesero: '01',
+      // A station's shift, as SR keeps it.
+      idmesero: '',
       fondodolares: 0,
       efectivo: 0,
       tarjeta: 0,

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { postgresType, renderReferenceSchema } from '../../scripts/reference-schema.js';
+import { OPTIONAL_POS_TABLES, POS_TABLES } from '../../src/pos/runtime.js';
 
 const root = new URL('../../', import.meta.url);
 
@@ -52,7 +53,9 @@ describe('reference schema', () => {
       const mssql = parse(mssqlText, 'mssql');
       const postgres = parse(postgresText, 'postgres');
       expect([...postgres.keys()]).toEqual([...mssql.keys()]);
-      expect(mssql.size).toBe(34);
+      // Every table the agent uses, required and optional.
+      expect(mssql.size).toBe(POS_TABLES.length + OPTIONAL_POS_TABLES.length);
+      expect([...mssql.keys()].sort()).toEqual([...POS_TABLES, ...OPTIONAL_POS_TABLES].sort());
       for (const [table, columns] of mssql) {
         const pgColumns = postgres.get(table)!;
         expect([...pgColumns.keys()], table).toEqual([...columns.keys()]);

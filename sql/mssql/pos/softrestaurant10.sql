@@ -1401,10 +1401,449 @@ CREATE TABLE [dbo].[areasrestaurant] (
 );
 GO
 
+CREATE TABLE [dbo].[cuentas] (
+  [clavemesero] varchar(15) NULL,
+  [clavemesa] varchar(15) NULL,
+  [numeropersonas] numeric(3) NULL,
+  [clavearea] varchar(5) NULL,
+  [imprimir] bit NULL,
+  [estacion] varchar(80) NULL,
+  [prueba] numeric(1) NULL,
+  [tiposervicio] numeric(1) NULL,
+  [total] money NULL,
+  [formadepago] varchar(15) NULL,
+  [cantidad] money NULL,
+  [cambio] money NULL,
+  [impresoraBT] bit NULL,
+  [idmesa] nvarchar(50) NULL,
+  [editado] bit NULL,
+  [enviadosr] bit NULL,
+  [foliocuenta] numeric(10) NULL,
+  [descuento] money NULL,
+  [subtotal] money NULL,
+  [totalimpuesto1] money NULL,
+  [descuentoimporte] money NULL,
+  [procesado] numeric(1) NULL,
+  [comentariodescuento] varchar(60) NULL,
+  [idtipodescuento] varchar(5) NULL,
+  [usuariodescuento] varchar(15) NULL,
+  [usuariopago] varchar(200) NULL,
+  [propina] money NULL,
+  [propinaincluida] money NULL,
+  [cargo] money NULL,
+  [efectivo] money NULL,
+  [tarjeta] money NULL,
+  [vales] money NULL,
+  [otros] money NULL,
+  [propinatarjeta] money NULL,
+  [numerocuenta] varchar(20) NULL,
+  [motivocancelado] varchar(100) NULL,
+  [fecha] datetime NULL,
+  [datosimpresion] varchar(max) NOT NULL,
+  [mesaorigen] varchar(50) NOT NULL,
+  [sistema_envio] int NOT NULL,
+  [iddispositivo] int NOT NULL,
+  [estacion_imprimir] varchar(80) NOT NULL,
+  [idturno] bigint NOT NULL,
+  [pieimpresion] varchar(max) NULL,
+  [tipoventarapido] numeric(1) NULL,
+  [foliokiosco] uniqueidentifier NULL,
+  [idpropiedad] bigint NOT NULL,
+  [habitacion] varchar(50) NOT NULL,
+  [apellido] varchar(50) NOT NULL,
+  [salerestaurantid] varchar(250) NOT NULL,
+  [subtotal_ec] varbinary(128) NULL,
+  [total_ec] varbinary(128) NULL,
+  [urlAutofactura] varchar(230) NOT NULL,
+  [rfc] varchar(15) NULL,
+  [nombre] varchar(250) NULL,
+  [datosimpresionfacturacion] varchar(max) NOT NULL
+);
+GO
+
+CREATE TABLE [dbo].[detallescuentas] (
+  [clavemesa] varchar(22) NULL,
+  [clave] varchar(15) NULL,
+  [descripcion] varchar(60) NULL,
+  [nombrecorto] varchar(10) NULL,
+  [precio] money NULL,
+  [cantidad] numeric(12,4) NULL,
+  [comentario] varchar(254) NULL,
+  [tiempo] varchar(20) NULL,
+  [modificador] bit NULL,
+  [estacion] varchar(80) NULL,
+  [mitad] numeric(1) NULL,
+  [tiposerviciodet] numeric(1) NULL,
+  [enviadosr] bit NULL,
+  [descuento] numeric(6,2) NULL,
+  [movimiento] int NULL,
+  [separador] bit NULL,
+  [comentariodescuento] varchar(60) NULL,
+  [idtipodescuento] varchar(5) NULL,
+  [procesado] numeric(1) NULL,
+  [usuariodescuento] varchar(15) NULL,
+  [motivocancelado] varchar(100) NULL,
+  [cantidadcancelado] numeric(12,4) NULL,
+  [usuariocancelar] varchar(15) NULL,
+  [hora] datetime NULL,
+  [idproductocompuesto] varchar(15) NULL,
+  [productocompuestoprincipal] bit NULL,
+  [nivel] numeric(1) NULL,
+  [idcomanda] int NULL,
+  [comanda] varchar(10) NOT NULL,
+  [sistema_envio] int NOT NULL,
+  [idmesero] varchar(10) NOT NULL,
+  [id_unico] varchar(50) NOT NULL,
+  [iddispositivo] int NOT NULL,
+  [foliokiosco] uniqueidentifier NULL,
+  [promovolumen] bit NULL,
+  [saledetailid] varchar(250) NOT NULL,
+  [precio_ec] varbinary(128) NULL
+);
+GO
+
+CREATE TABLE [dbo].[registro_dispositivos] (
+  [folio] int IDENTITY(1,1) NOT NULL,
+  [id_dispositivo] varchar(250) NOT NULL,
+  [numerocontrol] varchar(60) NOT NULL,
+  [contraseniacontrol] varchar(30) NOT NULL,
+  [fecha] datetime NOT NULL,
+  [nombre_dispositivo] varchar(250) NOT NULL,
+  [contraclave] varchar(100) NULL,
+  [habilitado] bit NULL,
+  [sistema_registro] int NOT NULL,
+  [vigencia] varchar(500) NOT NULL,
+  [ultima_actualizacion] datetime NOT NULL,
+  [id_caja_mercadopago] varchar(255) NULL,
+  [usar_mercadopago] bit NOT NULL,
+  [aplicacion] nvarchar(255) NULL,
+  [actualizarcatalogos] bit NULL,
+  [app_version] varchar(255) NOT NULL
+);
+GO
+
+CREATE TABLE [dbo].[productosmonitores] (
+  [idproducto] varchar(15) NULL,
+  [idmonitor] varchar(5) NULL,
+  [minutosalerta] numeric(4,1) NULL,
+  [minutospreparacion] numeric(4,1) NULL
+);
+GO
+
+CREATE TABLE [dbo].[monitoresproduccion] (
+  [idmonitor] varchar(5) NOT NULL,
+  [descripcion] varchar(30) NULL,
+  [ipaddress] varchar(15) NULL,
+  [port] varchar(4) NULL,
+  [nummonitor] varchar(2) NULL,
+  CONSTRAINT [PK_monitoresproduccion] PRIMARY KEY ([idmonitor])
+);
+GO
+
+CREATE TABLE [dbo].[costos] (
+  [idproducto] varchar(15) NULL,
+  [idinsumo] varchar(15) NULL,
+  [cantidad] numeric(12,4) NULL,
+  [idempresa] varchar(15) NULL
+);
+GO
+
+CREATE TABLE [dbo].[insumos] (
+  [idinsumo] varchar(15) NOT NULL,
+  [descripcion] varchar(60) NULL,
+  [idgruposi] varchar(5) NULL,
+  [unidad] varchar(10) NULL,
+  [elaborado] bit NULL,
+  [rendimientoelaborado] numeric(10,4) NULL,
+  [minutosalerta] numeric(4,1) NULL,
+  [minutospreparacion] numeric(4,1) NULL,
+  CONSTRAINT [PK_insumos] PRIMARY KEY ([idinsumo])
+);
+GO
+
+CREATE TABLE [dbo].[insumosdetalle] (
+  [idinsumo] varchar(15) NOT NULL,
+  [idempresa] varchar(15) NULL,
+  [inventariable] numeric(1) NULL,
+  [costo] money NULL,
+  [costopromedio] money NULL,
+  [impuesto1] numeric(5,2) NULL,
+  [impuesto2] numeric(5,2) NULL,
+  [impuesto3] numeric(5,2) NULL,
+  [costoconimpuestos] money NULL,
+  [merma] numeric(5,2) NULL,
+  [descargar] bit NULL,
+  [usarbasculainv] bit NULL,
+  [alertaexistencias] bit NOT NULL,
+  [estatus] int NULL,
+  [costoestandar] money NULL,
+  [idarea] varchar(4) NULL
+);
+GO
+
+CREATE TABLE [dbo].[recetasalmacenes] (
+  [idproducto] varchar(15) NULL,
+  [idarearestaurant] varchar(5) NULL,
+  [idalmacen] varchar(5) NULL,
+  [idempresa] varchar(15) NULL,
+  [idinsumo] varchar(15) NULL
+);
+GO
+
+CREATE TABLE [dbo].[inventariopendiente] (
+  [fecha] datetime NULL,
+  [idconcepto] varchar(5) NULL,
+  [idinsumo] varchar(15) NULL,
+  [costo] money NULL,
+  [cantidad] numeric(12,4) NULL,
+  [idalmacen] varchar(5) NULL,
+  [idturno] numeric(6) NULL
+);
+GO
+
+CREATE TABLE [dbo].[bitacoraEnvioVentas] (
+  [idbitacora] bigint IDENTITY(1,1) NOT NULL,
+  [fechaapertura] datetime NULL,
+  [enviado] bit NULL,
+  [fechaenviado] datetime NULL,
+  [usuarioenvio] varchar(30) NULL,
+  [offline] bit NULL,
+  CONSTRAINT [PK_bitacoraEnvioVentas] PRIMARY KEY ([idbitacora])
+);
+GO
+
+CREATE TABLE [dbo].[tempcheqpedidos] (
+  [foliocheque] bigint NULL,
+  [idpedido] bigint NULL
+);
+GO
+
+CREATE TABLE [dbo].[cheqpedidos] (
+  [foliocheque] bigint NULL,
+  [idpedido] bigint NULL,
+  [idturno_cierre] bigint NULL,
+  [procesado] bit NULL
+);
+GO
+
+CREATE TABLE [dbo].[tempbitacoratarjetacredito] (
+  [folio] bigint NULL,
+  [autorizacion] varchar(100) NULL,
+  [cuenta] varchar(100) NULL,
+  [vencimiento] varchar(30) NULL,
+  [importe] money NULL,
+  [fecha] datetime NULL,
+  [reimpresiones] numeric(3) NULL,
+  [mensajederespuesta] varchar(250) NULL,
+  [procedimiento] varchar(50) NULL,
+  [afiliacion] varchar(200) NULL,
+  [statustransaccion] numeric(1) NULL,
+  [idtransaccion] varchar(200) NULL,
+  [numerooperacion] varchar(200) NULL,
+  [informaciontarjeta] varchar(200) NULL,
+  [tipotarjeta] numeric(1) NULL,
+  [arqc] varchar(200) NULL,
+  [apn] varchar(200) NULL,
+  [apnlabel] varchar(200) NULL,
+  [transactiontype] varchar(200) NOT NULL,
+  [applicationcryptogram] varchar(200) NOT NULL,
+  [entrymethod] varchar(200) NOT NULL,
+  [approvalcode] varchar(200) NOT NULL,
+  [paymenttype] varchar(200) NOT NULL,
+  [cardholderverificationmethod] tinyint NOT NULL,
+  [impresomovilcopia] bit NOT NULL,
+  [propina] money NULL,
+  [marcatarjeta] varchar(200) NULL,
+  [banco] varchar(200) NULL,
+  [terminal] varchar(200) NULL,
+  [tempnumcheque] numeric(10) NULL,
+  [referenciacomercio] varchar(200) NULL,
+  [nombretitular] varchar(250) NULL,
+  [formatomovil] tinyint NULL,
+  [impresomovil] bit NOT NULL,
+  [datosimpresion] varchar(max) NULL,
+  [datosimpresioncopia] varchar(max) NULL,
+  [foliokiosko] varchar(100) NULL,
+  [puntosredimidos] money NULL,
+  [puntospesosredimidos] money NULL,
+  [saldodisponiblepuntos] money NULL,
+  [saldodisponiblepesos] money NULL,
+  [saldoanteriorpuntos] money NULL,
+  [saldoanteriorpesos] money NULL,
+  [folioproveedor] varchar(255) NULL,
+  [businessid] varchar(255) NOT NULL
+);
+GO
+
+CREATE TABLE [dbo].[bitacoratarjetacredito] (
+  [folio] bigint NULL,
+  [autorizacion] varchar(100) NULL,
+  [cuenta] varchar(100) NULL,
+  [vencimiento] varchar(30) NULL,
+  [importe] money NULL,
+  [fecha] datetime NULL,
+  [reimpresiones] numeric(3) NULL,
+  [mensajederespuesta] varchar(250) NULL,
+  [procedimiento] varchar(50) NULL,
+  [afiliacion] varchar(200) NULL,
+  [statustransaccion] numeric(1) NULL,
+  [idtransaccion] varchar(200) NULL,
+  [numerooperacion] varchar(200) NULL,
+  [informaciontarjeta] varchar(200) NULL,
+  [tipotarjeta] numeric(1) NULL,
+  [arqc] varchar(200) NULL,
+  [apn] varchar(200) NULL,
+  [apnlabel] varchar(200) NULL,
+  [idturno_cierre] bigint NULL,
+  [procesado] bit NULL,
+  [transactiontype] varchar(200) NOT NULL,
+  [applicationcryptogram] varchar(200) NOT NULL,
+  [entrymethod] varchar(200) NOT NULL,
+  [approvalcode] varchar(200) NOT NULL,
+  [paymenttype] varchar(200) NOT NULL,
+  [cardholderverificationmethod] tinyint NOT NULL,
+  [propina] money NULL,
+  [marcatarjeta] varchar(200) NULL,
+  [banco] varchar(200) NULL,
+  [terminal] varchar(200) NULL,
+  [tempnumcheque] numeric(10) NULL,
+  [referenciacomercio] varchar(200) NULL,
+  [foliokiosko] varchar(100) NULL,
+  [puntosredimidos] money NULL,
+  [puntospesosredimidos] money NULL,
+  [saldodisponiblepuntos] money NULL,
+  [saldodisponiblepesos] money NULL,
+  [saldoanteriorpuntos] money NULL,
+  [saldoanteriorpesos] money NULL,
+  [nombretitular] varchar(250) NULL,
+  [formatomovil] tinyint NULL,
+  [impresomovil] bit NOT NULL,
+  [datosimpresion] varchar(max) NULL,
+  [datosimpresioncopia] varchar(max) NULL,
+  [businessid] varchar(255) NOT NULL
+);
+GO
+
+CREATE TABLE [dbo].[tempbitacoraeasygoband] (
+  [idbitacora] bigint IDENTITY(1,1) NOT NULL,
+  [folio] bigint NOT NULL,
+  [fecha] datetime NULL,
+  [idformadepago] varchar(5) NOT NULL,
+  [servicecode] varchar(50) NOT NULL,
+  [amount] numeric(14,4) NOT NULL,
+  [type] varchar(50) NOT NULL,
+  [accountid] varchar(250) NOT NULL,
+  [transactionid] varchar(250) NOT NULL,
+  [guestid] varchar(250) NOT NULL,
+  [transactionid_cancelled] varchar(250) NOT NULL,
+  [tipodecambio] money NOT NULL,
+  [exchange_currency_id] varchar(5) NOT NULL,
+  CONSTRAINT [PK_tempbitacoraeasygoband] PRIMARY KEY ([idbitacora])
+);
+GO
+
+CREATE TABLE [dbo].[bitacoraeasygoband] (
+  [idbitacora] bigint IDENTITY(1,1) NOT NULL,
+  [folio] bigint NOT NULL,
+  [fecha] datetime NULL,
+  [idformadepago] varchar(5) NOT NULL,
+  [servicecode] varchar(50) NOT NULL,
+  [amount] numeric(14,4) NOT NULL,
+  [type] varchar(50) NOT NULL,
+  [accountid] varchar(250) NOT NULL,
+  [transactionid] varchar(250) NOT NULL,
+  [guestid] varchar(250) NOT NULL,
+  [transactionid_cancelled] varchar(250) NOT NULL,
+  [idturno_cierre] bigint NULL,
+  [procesado] bit NULL,
+  [tipodecambio] money NOT NULL,
+  [exchange_currency_id] varchar(5) NOT NULL,
+  CONSTRAINT [PK_bitacoraeasygoband] PRIMARY KEY ([idbitacora])
+);
+GO
+
+CREATE TABLE [dbo].[tempnumerostarjetas] (
+  [foliocuenta] bigint NULL,
+  [idformadepago] varchar(5) NULL,
+  [numerotarjeta] varchar(50) NULL,
+  [importe] money NULL,
+  [usuarioautorizo] varchar(20) NULL,
+  [titulartarjetamonedero] varchar(100) NULL,
+  [saldoanteriormonedero] money NULL,
+  [sistema] tinyint NOT NULL,
+  [foliokiosco] uniqueidentifier NULL,
+  [refIdEmpresa] varchar(20) NULL,
+  [refNombreEmpresa] varchar(200) NULL
+);
+GO
+
+CREATE TABLE [dbo].[numerostarjetas] (
+  [foliocuenta] numeric(8) NULL,
+  [idformadepago] varchar(10) NULL,
+  [numerotarjeta] varchar(50) NULL,
+  [importe] money NULL,
+  [usuarioautorizo] varchar(20) NULL,
+  [titulartarjetamonedero] varchar(100) NULL,
+  [saldoanteriormonedero] money NULL,
+  [idturno_cierre] bigint NULL,
+  [procesado] bit NULL,
+  [sistema] tinyint NOT NULL,
+  [foliokiosco] uniqueidentifier NULL,
+  [refIdEmpresa] varchar(20) NULL,
+  [refNombreEmpresa] varchar(200) NULL
+);
+GO
+
+CREATE TABLE [dbo].[almacen] (
+  [idalmacen] varchar(5) NOT NULL,
+  [nombre] varchar(30) NULL,
+  [ultimofolio] numeric(10) NULL,
+  [idempresa] varchar(15) NULL,
+  [tipo] numeric(1) NULL,
+  CONSTRAINT [PK_almacen] PRIMARY KEY ([idalmacen])
+);
+GO
+
+CREATE TABLE [dbo].[facturasmovtos] (
+  [idfactura] numeric(10) NULL,
+  [cantidad] numeric(20,6) NULL,
+  [idproducto] varchar(15) NULL,
+  [precio] numeric(20,10) NULL,
+  [descuento] numeric(5,2) NULL,
+  [impuesto] numeric(5,2) NULL,
+  [descripcion] varchar(max) NULL,
+  [retencion1] numeric(5,2) NULL,
+  [retencion2] numeric(5,2) NULL,
+  [retencion3] numeric(5,2) NULL,
+  [idunidad] varchar(50) NULL,
+  [impuesto1] numeric(5,2) NOT NULL,
+  [impuesto2] numeric(5,2) NOT NULL,
+  [impuesto3] numeric(5,2) NOT NULL,
+  [versionfacturacion] numeric(16,6) NOT NULL,
+  [idprodserv_SAT] varchar(50) NOT NULL,
+  [idunidadmedida_SAT] varchar(50) NOT NULL,
+  [descuentoimporte] numeric(20,6) NOT NULL,
+  [subtotal] numeric(20,6) NOT NULL,
+  [importeimpuesto1] numeric(20,6) NOT NULL,
+  [importeimpuesto2] numeric(20,6) NOT NULL,
+  [importeimpuesto3] numeric(20,6) NOT NULL,
+  [importeretencion1] numeric(20,6) NOT NULL,
+  [importeretencion2] numeric(20,6) NOT NULL,
+  [importeretencion3] numeric(20,6) NOT NULL,
+  [total] numeric(20,6) NOT NULL,
+  [excentoimpuestos] bit NOT NULL,
+  [foliodet] bigint NOT NULL,
+  [movimiento] bigint NOT NULL,
+  [importe] numeric(20,6) NOT NULL
+);
+GO
+
 CREATE TABLE [dbo].[configuracion] (
   [versiondb] varchar(20) NULL,
   [forzarmotivocancela] bit NULL,
-  [nopermitircerrarturnocuentasabiertas] bit NULL
+  [nopermitircerrarturnocuentasabiertas] bit NULL,
+  [nodescargarinventario] bit NULL,
+  [usarproduccion] bit NULL
 );
 GO
 
@@ -1413,7 +1852,23 @@ CREATE TABLE [dbo].[parametros] (
   [forzartipodescuento] bit NULL,
   [impuesto1] numeric(5,2) NULL,
   [impuesto2] numeric(5,2) NULL,
-  [impuesto3] numeric(5,2) NULL
+  [impuesto3] numeric(5,2) NULL,
+  [monitornivelprioridad] numeric(2) NULL,
+  [monitorprioridadactual] numeric(2) NULL,
+  [usarsecuenciatiemposmonitor] bit NULL,
+  [ultimofolioimprimirformatoconcuenta] numeric(12) NULL
+);
+GO
+
+CREATE TABLE [dbo].[parametros2] (
+  [tipomanejoturno] int NOT NULL,
+  [tipocuentabierta] int NULL,
+  [criteriodescargarecetas] numeric(1) NULL
+);
+GO
+
+CREATE TABLE [dbo].[parametros3] (
+  [turnoxmesero] bit NOT NULL
 );
 GO
 
@@ -1457,4 +1912,13 @@ CREATE INDEX [ix_foliosfacturados_folio] ON [dbo].[foliosfacturados] ([folio]);
 GO
 
 CREATE INDEX [ix_registroasistencias_entrada] ON [dbo].[registroasistencias] ([entrada]);
+GO
+
+CREATE INDEX [ix_productosmonitores_idproducto] ON [dbo].[productosmonitores] ([idproducto]);
+GO
+
+CREATE INDEX [ix_costos_idproducto] ON [dbo].[costos] ([idproducto]);
+GO
+
+CREATE INDEX [ix_recetasalmacenes_idproducto] ON [dbo].[recetasalmacenes] ([idproducto]);
 GO

@@ -1392,10 +1392,432 @@ CREATE TABLE "areasrestaurant" (
   PRIMARY KEY ("idarearestaurant")
 );
 
+CREATE TABLE "cuentas" (
+  "clavemesero" varchar(15),
+  "clavemesa" varchar(15),
+  "numeropersonas" numeric(3,0),
+  "clavearea" varchar(5),
+  "imprimir" boolean,
+  "estacion" varchar(80),
+  "prueba" numeric(1,0),
+  "tiposervicio" numeric(1,0),
+  "total" numeric(19,4),
+  "formadepago" varchar(15),
+  "cantidad" numeric(19,4),
+  "cambio" numeric(19,4),
+  "impresoraBT" boolean,
+  "idmesa" varchar(50),
+  "editado" boolean,
+  "enviadosr" boolean,
+  "foliocuenta" numeric(10,0),
+  "descuento" numeric(19,4),
+  "subtotal" numeric(19,4),
+  "totalimpuesto1" numeric(19,4),
+  "descuentoimporte" numeric(19,4),
+  "procesado" numeric(1,0),
+  "comentariodescuento" varchar(60),
+  "idtipodescuento" varchar(5),
+  "usuariodescuento" varchar(15),
+  "usuariopago" varchar(200),
+  "propina" numeric(19,4),
+  "propinaincluida" numeric(19,4),
+  "cargo" numeric(19,4),
+  "efectivo" numeric(19,4),
+  "tarjeta" numeric(19,4),
+  "vales" numeric(19,4),
+  "otros" numeric(19,4),
+  "propinatarjeta" numeric(19,4),
+  "numerocuenta" varchar(20),
+  "motivocancelado" varchar(100),
+  "fecha" timestamp(3),
+  "datosimpresion" text NOT NULL,
+  "mesaorigen" varchar(50) NOT NULL,
+  "sistema_envio" integer NOT NULL,
+  "iddispositivo" integer NOT NULL,
+  "estacion_imprimir" varchar(80) NOT NULL,
+  "idturno" bigint NOT NULL,
+  "pieimpresion" text,
+  "tipoventarapido" numeric(1,0),
+  "foliokiosco" uuid,
+  "idpropiedad" bigint NOT NULL,
+  "habitacion" varchar(50) NOT NULL,
+  "apellido" varchar(50) NOT NULL,
+  "salerestaurantid" varchar(250) NOT NULL,
+  "subtotal_ec" bytea,
+  "total_ec" bytea,
+  "urlAutofactura" varchar(230) NOT NULL,
+  "rfc" varchar(15),
+  "nombre" varchar(250),
+  "datosimpresionfacturacion" text NOT NULL
+);
+
+CREATE TABLE "detallescuentas" (
+  "clavemesa" varchar(22),
+  "clave" varchar(15),
+  "descripcion" varchar(60),
+  "nombrecorto" varchar(10),
+  "precio" numeric(19,4),
+  "cantidad" numeric(12,4),
+  "comentario" varchar(254),
+  "tiempo" varchar(20),
+  "modificador" boolean,
+  "estacion" varchar(80),
+  "mitad" numeric(1,0),
+  "tiposerviciodet" numeric(1,0),
+  "enviadosr" boolean,
+  "descuento" numeric(6,2),
+  "movimiento" integer,
+  "separador" boolean,
+  "comentariodescuento" varchar(60),
+  "idtipodescuento" varchar(5),
+  "procesado" numeric(1,0),
+  "usuariodescuento" varchar(15),
+  "motivocancelado" varchar(100),
+  "cantidadcancelado" numeric(12,4),
+  "usuariocancelar" varchar(15),
+  "hora" timestamp(3),
+  "idproductocompuesto" varchar(15),
+  "productocompuestoprincipal" boolean,
+  "nivel" numeric(1,0),
+  "idcomanda" integer,
+  "comanda" varchar(10) NOT NULL,
+  "sistema_envio" integer NOT NULL,
+  "idmesero" varchar(10) NOT NULL,
+  "id_unico" varchar(50) NOT NULL,
+  "iddispositivo" integer NOT NULL,
+  "foliokiosco" uuid,
+  "promovolumen" boolean,
+  "saledetailid" varchar(250) NOT NULL,
+  "precio_ec" bytea
+);
+
+CREATE TABLE "registro_dispositivos" (
+  "folio" integer GENERATED ALWAYS AS IDENTITY NOT NULL,
+  "id_dispositivo" varchar(250) NOT NULL,
+  "numerocontrol" varchar(60) NOT NULL,
+  "contraseniacontrol" varchar(30) NOT NULL,
+  "fecha" timestamp(3) NOT NULL,
+  "nombre_dispositivo" varchar(250) NOT NULL,
+  "contraclave" varchar(100),
+  "habilitado" boolean,
+  "sistema_registro" integer NOT NULL,
+  "vigencia" varchar(500) NOT NULL,
+  "ultima_actualizacion" timestamp(3) NOT NULL,
+  "id_caja_mercadopago" varchar(255),
+  "usar_mercadopago" boolean NOT NULL,
+  "aplicacion" varchar(255),
+  "actualizarcatalogos" boolean,
+  "app_version" varchar(255) NOT NULL
+);
+
+CREATE TABLE "productosmonitores" (
+  "idproducto" varchar(15),
+  "idmonitor" varchar(5),
+  "minutosalerta" numeric(4,1),
+  "minutospreparacion" numeric(4,1)
+);
+
+CREATE TABLE "monitoresproduccion" (
+  "idmonitor" varchar(5) NOT NULL,
+  "descripcion" varchar(30),
+  "ipaddress" varchar(15),
+  "port" varchar(4),
+  "nummonitor" varchar(2),
+  "WorkspaceId" uuid,
+  PRIMARY KEY ("idmonitor")
+);
+
+CREATE TABLE "costos" (
+  "idproducto" varchar(15),
+  "idinsumo" varchar(15),
+  "cantidad" numeric(12,4),
+  "idempresa" varchar(15),
+  "WorkspaceId" uuid
+);
+
+CREATE TABLE "insumos" (
+  "idinsumo" varchar(15) NOT NULL,
+  "descripcion" varchar(60),
+  "idgruposi" varchar(5),
+  "unidad" varchar(10),
+  "elaborado" boolean,
+  "rendimientoelaborado" numeric(10,4),
+  "minutosalerta" numeric(4,1),
+  "minutospreparacion" numeric(4,1),
+  "WorkspaceId" uuid,
+  PRIMARY KEY ("idinsumo")
+);
+
+CREATE TABLE "insumosdetalle" (
+  "idinsumo" varchar(15) NOT NULL,
+  "idempresa" varchar(15),
+  "inventariable" numeric(1,0),
+  "costo" numeric(19,4),
+  "costopromedio" numeric(19,4),
+  "impuesto1" numeric(5,2),
+  "impuesto2" numeric(5,2),
+  "impuesto3" numeric(5,2),
+  "costoconimpuestos" numeric(19,4),
+  "merma" numeric(5,2),
+  "descargar" boolean,
+  "usarbasculainv" boolean,
+  "alertaexistencias" boolean NOT NULL,
+  "estatus" integer,
+  "costoestandar" numeric(19,4),
+  "idarea" varchar(4)
+);
+
+CREATE TABLE "recetasalmacenes" (
+  "idproducto" varchar(15),
+  "idarearestaurant" varchar(5),
+  "idalmacen" varchar(5),
+  "idempresa" varchar(15),
+  "idinsumo" varchar(15)
+);
+
+CREATE TABLE "inventariopendiente" (
+  "fecha" timestamp(3),
+  "idconcepto" varchar(5),
+  "idinsumo" varchar(15),
+  "costo" numeric(19,4),
+  "cantidad" numeric(12,4),
+  "idalmacen" varchar(5),
+  "idturno" numeric(6,0)
+);
+
+CREATE TABLE "bitacoraEnvioVentas" (
+  "idbitacora" bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  "fechaapertura" timestamp(3),
+  "enviado" boolean,
+  "fechaenviado" timestamp(3),
+  "usuarioenvio" varchar(30),
+  "offline" boolean,
+  PRIMARY KEY ("idbitacora")
+);
+
+CREATE TABLE "tempcheqpedidos" (
+  "foliocheque" bigint,
+  "idpedido" bigint
+);
+
+CREATE TABLE "cheqpedidos" (
+  "foliocheque" bigint,
+  "idpedido" bigint,
+  "idturno_cierre" bigint,
+  "procesado" boolean
+);
+
+CREATE TABLE "tempbitacoratarjetacredito" (
+  "folio" bigint,
+  "autorizacion" varchar(100),
+  "cuenta" varchar(100),
+  "vencimiento" varchar(30),
+  "importe" numeric(19,4),
+  "fecha" timestamp(3),
+  "reimpresiones" numeric(3,0),
+  "mensajederespuesta" varchar(250),
+  "procedimiento" varchar(50),
+  "afiliacion" varchar(200),
+  "statustransaccion" numeric(1,0),
+  "idtransaccion" varchar(200),
+  "numerooperacion" varchar(200),
+  "informaciontarjeta" varchar(200),
+  "tipotarjeta" numeric(1,0),
+  "arqc" varchar(200),
+  "apn" varchar(200),
+  "apnlabel" varchar(200),
+  "transactiontype" varchar(200) NOT NULL,
+  "applicationcryptogram" varchar(200) NOT NULL,
+  "entrymethod" varchar(200) NOT NULL,
+  "approvalcode" varchar(200) NOT NULL,
+  "paymenttype" varchar(200) NOT NULL,
+  "cardholderverificationmethod" smallint NOT NULL,
+  "impresomovilcopia" boolean NOT NULL,
+  "propina" numeric(19,4),
+  "marcatarjeta" varchar(200),
+  "banco" varchar(200),
+  "terminal" varchar(200),
+  "tempnumcheque" numeric(10,0),
+  "referenciacomercio" varchar(200),
+  "nombretitular" varchar(250),
+  "formatomovil" smallint,
+  "impresomovil" boolean NOT NULL,
+  "datosimpresion" text,
+  "datosimpresioncopia" text,
+  "foliokiosko" varchar(100),
+  "puntosredimidos" numeric(19,4),
+  "puntospesosredimidos" numeric(19,4),
+  "saldodisponiblepuntos" numeric(19,4),
+  "saldodisponiblepesos" numeric(19,4),
+  "saldoanteriorpuntos" numeric(19,4),
+  "saldoanteriorpesos" numeric(19,4),
+  "folioproveedor" varchar(255),
+  "businessid" varchar(255) NOT NULL
+);
+
+CREATE TABLE "bitacoratarjetacredito" (
+  "folio" bigint,
+  "autorizacion" varchar(100),
+  "cuenta" varchar(100),
+  "vencimiento" varchar(30),
+  "importe" numeric(19,4),
+  "fecha" timestamp(3),
+  "reimpresiones" numeric(3,0),
+  "mensajederespuesta" varchar(250),
+  "procedimiento" varchar(50),
+  "afiliacion" varchar(200),
+  "statustransaccion" numeric(1,0),
+  "idtransaccion" varchar(200),
+  "numerooperacion" varchar(200),
+  "informaciontarjeta" varchar(200),
+  "tipotarjeta" numeric(1,0),
+  "arqc" varchar(200),
+  "apn" varchar(200),
+  "apnlabel" varchar(200),
+  "idturno_cierre" bigint,
+  "procesado" boolean,
+  "transactiontype" varchar(200) NOT NULL,
+  "applicationcryptogram" varchar(200) NOT NULL,
+  "entrymethod" varchar(200) NOT NULL,
+  "approvalcode" varchar(200) NOT NULL,
+  "paymenttype" varchar(200) NOT NULL,
+  "cardholderverificationmethod" smallint NOT NULL,
+  "propina" numeric(19,4),
+  "marcatarjeta" varchar(200),
+  "banco" varchar(200),
+  "terminal" varchar(200),
+  "tempnumcheque" numeric(10,0),
+  "referenciacomercio" varchar(200),
+  "foliokiosko" varchar(100),
+  "puntosredimidos" numeric(19,4),
+  "puntospesosredimidos" numeric(19,4),
+  "saldodisponiblepuntos" numeric(19,4),
+  "saldodisponiblepesos" numeric(19,4),
+  "saldoanteriorpuntos" numeric(19,4),
+  "saldoanteriorpesos" numeric(19,4),
+  "nombretitular" varchar(250),
+  "formatomovil" smallint,
+  "impresomovil" boolean NOT NULL,
+  "datosimpresion" text,
+  "datosimpresioncopia" text,
+  "businessid" varchar(255) NOT NULL
+);
+
+CREATE TABLE "tempbitacoraeasygoband" (
+  "idbitacora" bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  "folio" bigint NOT NULL,
+  "fecha" timestamp(3),
+  "idformadepago" varchar(5) NOT NULL,
+  "servicecode" varchar(50) NOT NULL,
+  "amount" numeric(14,4) NOT NULL,
+  "type" varchar(50) NOT NULL,
+  "accountid" varchar(250) NOT NULL,
+  "transactionid" varchar(250) NOT NULL,
+  "guestid" varchar(250) NOT NULL,
+  "transactionid_cancelled" varchar(250) NOT NULL,
+  "tipodecambio" numeric(19,4) NOT NULL,
+  "exchange_currency_id" varchar(5) NOT NULL,
+  PRIMARY KEY ("idbitacora")
+);
+
+CREATE TABLE "bitacoraeasygoband" (
+  "idbitacora" bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  "folio" bigint NOT NULL,
+  "fecha" timestamp(3),
+  "idformadepago" varchar(5) NOT NULL,
+  "servicecode" varchar(50) NOT NULL,
+  "amount" numeric(14,4) NOT NULL,
+  "type" varchar(50) NOT NULL,
+  "accountid" varchar(250) NOT NULL,
+  "transactionid" varchar(250) NOT NULL,
+  "guestid" varchar(250) NOT NULL,
+  "transactionid_cancelled" varchar(250) NOT NULL,
+  "idturno_cierre" bigint,
+  "procesado" boolean,
+  "tipodecambio" numeric(19,4) NOT NULL,
+  "exchange_currency_id" varchar(5) NOT NULL,
+  PRIMARY KEY ("idbitacora")
+);
+
+CREATE TABLE "tempnumerostarjetas" (
+  "foliocuenta" bigint,
+  "idformadepago" varchar(5),
+  "numerotarjeta" varchar(50),
+  "importe" numeric(19,4),
+  "usuarioautorizo" varchar(20),
+  "titulartarjetamonedero" varchar(100),
+  "saldoanteriormonedero" numeric(19,4),
+  "sistema" smallint NOT NULL,
+  "foliokiosco" uuid,
+  "refIdEmpresa" varchar(20),
+  "refNombreEmpresa" varchar(200)
+);
+
+CREATE TABLE "numerostarjetas" (
+  "foliocuenta" numeric(8,0),
+  "idformadepago" varchar(10),
+  "numerotarjeta" varchar(50),
+  "importe" numeric(19,4),
+  "usuarioautorizo" varchar(20),
+  "titulartarjetamonedero" varchar(100),
+  "saldoanteriormonedero" numeric(19,4),
+  "idturno_cierre" bigint,
+  "procesado" boolean,
+  "sistema" smallint NOT NULL,
+  "foliokiosco" uuid,
+  "refIdEmpresa" varchar(20),
+  "refNombreEmpresa" varchar(200)
+);
+
+CREATE TABLE "almacen" (
+  "idalmacen" varchar(5) NOT NULL,
+  "nombre" varchar(30),
+  "ultimofolio" numeric(10,0),
+  "idempresa" varchar(15),
+  "tipo" numeric(1,0),
+  "WorkspaceId" uuid,
+  PRIMARY KEY ("idalmacen")
+);
+
+CREATE TABLE "facturasmovtos" (
+  "idfactura" numeric(10,0),
+  "cantidad" numeric(20,6),
+  "idproducto" varchar(15),
+  "precio" numeric(20,10),
+  "descuento" numeric(5,2),
+  "impuesto" numeric(5,2),
+  "descripcion" text,
+  "retencion1" numeric(5,2),
+  "retencion2" numeric(5,2),
+  "retencion3" numeric(5,2),
+  "idunidad" varchar(50),
+  "impuesto1" numeric(5,2) NOT NULL,
+  "impuesto2" numeric(5,2) NOT NULL,
+  "impuesto3" numeric(5,2) NOT NULL,
+  "versionfacturacion" numeric(16,6) NOT NULL,
+  "idprodserv_SAT" varchar(50) NOT NULL,
+  "idunidadmedida_SAT" varchar(50) NOT NULL,
+  "descuentoimporte" numeric(20,6) NOT NULL,
+  "subtotal" numeric(20,6) NOT NULL,
+  "importeimpuesto1" numeric(20,6) NOT NULL,
+  "importeimpuesto2" numeric(20,6) NOT NULL,
+  "importeimpuesto3" numeric(20,6) NOT NULL,
+  "importeretencion1" numeric(20,6) NOT NULL,
+  "importeretencion2" numeric(20,6) NOT NULL,
+  "importeretencion3" numeric(20,6) NOT NULL,
+  "total" numeric(20,6) NOT NULL,
+  "excentoimpuestos" boolean NOT NULL,
+  "foliodet" bigint NOT NULL,
+  "movimiento" bigint NOT NULL,
+  "importe" numeric(20,6) NOT NULL
+);
+
 CREATE TABLE "configuracion" (
   "versiondb" varchar(20),
   "forzarmotivocancela" boolean,
-  "nopermitircerrarturnocuentasabiertas" boolean
+  "nopermitircerrarturnocuentasabiertas" boolean,
+  "nodescargarinventario" boolean,
+  "usarproduccion" boolean
 );
 
 CREATE TABLE "parametros" (
@@ -1403,7 +1825,21 @@ CREATE TABLE "parametros" (
   "forzartipodescuento" boolean,
   "impuesto1" numeric(5,2),
   "impuesto2" numeric(5,2),
-  "impuesto3" numeric(5,2)
+  "impuesto3" numeric(5,2),
+  "monitornivelprioridad" numeric(2,0),
+  "monitorprioridadactual" numeric(2,0),
+  "usarsecuenciatiemposmonitor" boolean,
+  "ultimofolioimprimirformatoconcuenta" numeric(12,0)
+);
+
+CREATE TABLE "parametros2" (
+  "tipomanejoturno" integer NOT NULL,
+  "tipocuentabierta" integer,
+  "criteriodescargarecetas" numeric(1,0)
+);
+
+CREATE TABLE "parametros3" (
+  "turnoxmesero" boolean NOT NULL
 );
 
 CREATE INDEX "ix_tempcheqdet_foliodet_movimiento" ON "tempcheqdet" ("foliodet", "movimiento");
@@ -1433,3 +1869,9 @@ CREATE INDEX "ix_tempfoliosfacturados_folio" ON "tempfoliosfacturados" ("folio")
 CREATE INDEX "ix_foliosfacturados_folio" ON "foliosfacturados" ("folio");
 
 CREATE INDEX "ix_registroasistencias_entrada" ON "registroasistencias" ("entrada");
+
+CREATE INDEX "ix_productosmonitores_idproducto" ON "productosmonitores" ("idproducto");
+
+CREATE INDEX "ix_costos_idproducto" ON "costos" ("idproducto");
+
+CREATE INDEX "ix_recetasalmacenes_idproducto" ON "recetasalmacenes" ("idproducto");

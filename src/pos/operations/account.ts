@@ -8,6 +8,7 @@ import { PosError } from '../../protocol/errors.js';
 import type { PosContext } from '../context.js';
 import { computeTotals, totalsToApi, totalsToHeaderColumns, type ApiTotales, type Clasificacion, type TotalsLine } from '../totals.js';
 import { dec, flag, int, text } from '../values.js';
+import { handheldDevicesInUse, updateHandheldTotals } from './handheld-accounts.js';
 
 export const API_USER = 'API';
 
@@ -120,7 +121,7 @@ export function classification(value: string | number | null | undefined): Clasi
   return n === 1 || n === 2 ? n : 3;
 }
 
-/** Recomputes every total from the lines and the general percentage and stores them on the header. */
+/** Recomputes every total from the lines and the general percentage and stores them on the header (and the handheld devices' copy). */
 export async function saveTotals(ctx: PosContext, folio: number, lines: readonly TotalsLine[], generalDiscount: string): Promise<ApiTotales> {
   const totals = computeTotals(lines, generalDiscount);
   await ctx.db
@@ -128,7 +129,9 @@ export async function saveTotals(ctx: PosContext, folio: number, lines: readonly
     .set(ctx.schema.fitRow('tempcheques', totalsToHeaderColumns(totals)))
     .where('folio', '=', folio)
     .execute();
-  return totalsToApi(totals);
+  const totales = totalsToApi(totals);
+  if (await handheldDevicesInUse(ctx)) await updateHandheldTotals(ctx, folio, totales);
+  return totales;
 }
 
 export async function requireUser(ctx: PosContext, usuario: string | undefined): Promise<string> {
@@ -141,18 +144,4 @@ export async function requireUser(ctx: PosContext, usuario: string | undefined):
 export async function requireCompany(ctx: PosContext, idEmpresa: string): Promise<void> {
   const found = await ctx.db.selectFrom('empresas').select('idempresa').where('idempresa', '=', idEmpresa).executeTakeFirst();
   if (!found) throw new PosError('company_not_found', `There is no company ${idEmpresa}.`, { idEmpresa });
-}
-
-/** The shift open now for a station and company, if any. */
-export async function openShift(ctx: PosContext, estacion: string, idEmpresa: string): Promise<number | undefined> {
-  const row = await ctx.db
-    .selectFrom('turnos')
-    .select('idturno')
-    .where('idestacion', '=', estacion)
-    .where('idempresa', '=', idEmpresa)
-    .where('cierre', 'is', null)
-    .where('apertura', 'is not', null)
-    .orderBy('idturno', 'desc')
-    .executeTakeFirst();
-  return row ? Number(row.idturno) : undefined;
 }

@@ -11,6 +11,7 @@ import type { PosContext } from '../context.js';
 import { implement } from '../operation.js';
 import { readSettings } from '../settings.js';
 import { accountLines, lockOpenAccount, requireLines, requireUser, saveTotals, type StoredLine } from './account.js';
+import { handheldDevicesInUse, renumberHandheldLines } from './handheld-accounts.js';
 
 /** The requested lines plus every modifier that follows a requested base line. */
 function linesToCancel(lines: readonly StoredLine[], requested: ReadonlyArray<{ movimiento: number; idProducto: string }>): StoredLine[] {
@@ -25,7 +26,7 @@ function linesToCancel(lines: readonly StoredLine[], requested: ReadonlyArray<{ 
 
 export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
   const account = await lockOpenAccount(ctx, input.folio);
-  const settings = await readSettings(ctx.db);
+  const settings = await readSettings(ctx);
   const razon = (input.razon ?? '').trim();
   if (settings.forceCancelReason && razon === '') {
     throw new PosError('reason_required', 'This branch requires a reason (razon) to cancel products.');
@@ -65,6 +66,12 @@ export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
 
   const survivors = lines.filter((l) => !gone.includes(l.movimiento));
   await renumber(ctx, account.folio, survivors);
+  if (await handheldDevicesInUse(ctx)) {
+    await renumberHandheldLines(ctx, account.mesa, [
+      ...gone.map((from) => ({ from, to: null })),
+      ...survivors.map((l, i) => ({ from: l.movimiento, to: i + 1 })),
+    ]);
+  }
   await logEvent(ctx, {
     usuario,
     evento: `${SERVICE_NAMES[account.tipodeservicio] ?? 'Comedor'} - Cancelación de productos`,

@@ -54,7 +54,7 @@ function checkCeiling(type: DiscountType | undefined, percent: InstanceType<type
 
 export const generalDiscount = implement(ops.generalDiscount, async (ctx, input) => {
   const account = await lockOpenAccount(ctx, input.folio);
-  const settings = await readSettings(ctx.db);
+  const settings = await readSettings(ctx);
   const type = await discountType(ctx, input.idTipoDescuento, settings.forceDiscountType, input.valor > 0);
   const usuario = await requireUser(ctx, input.usuario);
   const lines = await accountLines(ctx, account.folio);
@@ -66,11 +66,12 @@ export const generalDiscount = implement(ops.generalDiscount, async (ctx, input)
     .set(
       ctx.schema.fitRow('tempcheques', {
         descuento: g.toFixed(4),
-        desc_porc_original: removing ? null : g.toFixed(4),
+        // Without a discount, SR's own values for an account it opens (order-lifecycle row 91).
+        desc_porc_original: g.toFixed(4),
         desc_imp_original: removing || input.modo !== 'importe' ? null : new Dec(input.valor).toFixed(4),
-        idtipodescuento: removing ? null : (type?.id ?? null),
-        usuariodescuento: removing ? null : usuario,
-        comentariodescuento: removing ? null : (input.comentario ?? ''),
+        idtipodescuento: removing ? '' : (type?.id ?? ''),
+        usuariodescuento: removing ? '' : usuario,
+        comentariodescuento: removing ? '' : (input.comentario ?? ''),
         // The seed's "marked for discount synchronization with the point-of-sale system"; removing
         // a discount is a change SR must process too.
         procesar_descuento_sr: true,
@@ -84,7 +85,7 @@ export const generalDiscount = implement(ops.generalDiscount, async (ctx, input)
 
 export const lineDiscount = implement(ops.lineDiscount, async (ctx, input) => {
   const account = await lockOpenAccount(ctx, input.folio);
-  const settings = await readSettings(ctx.db);
+  const settings = await readSettings(ctx);
   const applying = input.productos.some((p) => p.valor > 0);
   const type = await discountType(ctx, input.idTipoDescuento, settings.forceDiscountType, applying);
   const usuario = await requireUser(ctx, input.usuario);
@@ -106,9 +107,10 @@ export const lineDiscount = implement(ops.lineDiscount, async (ctx, input) => {
       .set(
         ctx.schema.fitRow('tempcheqdet', {
           descuento: d.toFixed(scale),
-          idtipodescuento: removing ? null : (type?.id ?? null),
-          usuariodescuento: removing ? null : usuario,
-          comentariodescuento: removing ? null : (input.comentario ?? ''),
+          // Without a discount, SR's own values for a line it writes (order-lifecycle row 221).
+          idtipodescuento: removing ? '' : (type?.id ?? ''),
+          usuariodescuento: removing ? '' : usuario,
+          comentariodescuento: removing ? '' : (input.comentario ?? ''),
         }),
       )
       .where('foliodet', '=', account.folio)

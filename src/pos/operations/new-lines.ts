@@ -1,17 +1,23 @@
 /**
- * Turning requested lines into `tempcheqdet` rows as Soft Restaurant writes them: catalogue
- * price and taxes for the account's company unless sent, a modifier right after its base with
- * the modifier price registered for that base, composite-product marks, real line numbers
- * continuing after the account's last line, and the kitchen queue row of each line.
+ * Turning requested lines into `tempcheqdet` rows as Soft Restaurant writes them
+ * (order-lifecycle rows 205-230): catalogue price and taxes for the account's company unless
+ * sent, a modifier right after its base with the modifier price registered for that base,
+ * composite-product marks, real line numbers continuing after the account's last line, one
+ * kitchen production number and priority for the lines sent together, and a kitchen queue row
+ * (`productosenproduccion`) on each monitor the product is shown on.
  */
 import type { Decimal } from 'decimal.js';
 import { PosError } from '../../protocol/errors.js';
 import type { LineInput } from '../../protocol/operations/orders.js';
 import { insertRows } from '../bulk-insert.js';
 import type { PosContext } from '../context.js';
+import { nextFolioProduccion } from '../counters.js';
+import { nextProductionPriority } from '../settings.js';
+import { openShiftFor } from '../stations.js';
 import { precioSinImpuestos, Dec } from '../totals.js';
 import { dec, flag, text } from '../values.js';
 import { classification, type StoredLine } from './account.js';
+import { addHandheldLines, handheldDevicesInUse } from './handheld-accounts.js';
 
 interface Catalogue {
   descripcion: string;
@@ -30,6 +36,9 @@ export interface AccountRef {
   idempresa: string;
   estacion: string;
   idmesero: string;
+  mesa: string;
+  /** The series the account's kitchen production numbers come from. */
+  seriefolio: string;
 }
 
 /** Validates products (exist, not blocked) and prices every line; nothing is written yet. */
@@ -121,11 +130,11 @@ export interface DetailLine extends LineShape {
   comentario: string;
 }
 
-/** A line's detail row as Soft Restaurant writes it (tempcheqdet; cheqdet takes the same). */
+/** A line's detail row as Soft Restaurant writes it (tempcheqdet, order-lifecycle row 221; cheqdet takes the same). */
 export function detailRow(
   line: DetailLine,
   marks: ReturnType<typeof compositeMarks>[number],
-  at: { folio: number; movimiento: number; hora: Date; estacion: string; idmesero: string },
+  at: { folio: number; movimiento: number; hora: Date; estacion: string; idmesero: string; folioproduccion?: number; prioridad?: string },
 ) {
   return {
     foliodet: at.folio,
@@ -152,6 +161,15 @@ export function detailRow(
     marcar: false,
     estadomonitor: 0,
     nivel: 0,
+    usuariodescuento: '',
+    comentariodescuento: '',
+    idtipodescuento: '',
+    idcortesia: '',
+    numerotarjeta: '',
+    folioproduccion: at.folioproduccion ?? 0,
+    prioridadproduccion: at.prioridad ?? '',
+    sistema_envio: 1,
+    promovolumen: false,
   };
 }
 
@@ -170,46 +188,86 @@ async function registeredModifierPrices(ctx: PosContext, idEmpresa: string, inpu
   return new Map(sorted.filter((r) => r.precio !== null).map((r) => [`${r.idproducto}|${r.idmodificador}`, dec(r.precio).toFixed()]));
 }
 
+interface Monitor {
+  idmonitor: string;
+  minutosalerta: string;
+  minutospreparacion: string;
+}
+
+/** The monitors each product is shown on (productosmonitores); none where the branch has no such table. */
+async function monitorsOf(ctx: PosContext, products: readonly string[]): Promise<Map<string, Monitor[]>> {
+  const byProduct = new Map<string, Monitor[]>();
+  if (!ctx.schema.hasTable('productosmonitores') || products.length === 0) return byProduct;
+  const rows = await ctx.db
+    .selectFrom('productosmonitores')
+    .select(['idproducto', 'idmonitor', 'minutosalerta', 'minutospreparacion'])
+    .where('idproducto', 'in', [...new Set(products)])
+    .where('idmonitor', 'is not', null)
+    .orderBy('idmonitor')
+    .execute();
+  for (const r of rows) {
+    const monitor = { idmonitor: text(r.idmonitor) ?? '', minutosalerta: dec(r.minutosalerta).toFixed(), minutospreparacion: dec(r.minutospreparacion).toFixed() };
+    byProduct.set(r.idproducto!, [...(byProduct.get(r.idproducto!) ?? []), monitor]);
+  }
+  return byProduct;
+}
+
 /**
- * Writes priced lines after the account's last line (`lastMovimiento`), with their kitchen
- * queue rows. Returns the real line numbers, in the order the lines were sent.
+ * Writes priced lines after the account's last line (`lastMovimiento`), with one production
+ * number and priority for all of them and their kitchen queue rows. Returns the real line
+ * numbers, in the order the lines were sent.
  */
-export async function insertLines(
-  ctx: PosContext,
-  account: AccountRef,
-  lines: PricedLine[],
-  lastMovimiento: number,
-): Promise<number[]> {
+export async function insertLines(ctx: PosContext, account: AccountRef, lines: PricedLine[], lastMovimiento: number): Promise<number[]> {
   const movimientos = lines.map((_, i) => lastMovimiento + i + 1);
   const marks = compositeMarks(lines);
+  const folioproduccion = await nextFolioProduccion(ctx, account.seriefolio);
+  const prioridad = await nextProductionPriority(ctx);
   const detail = lines.map((l, i) =>
     ctx.schema.completeRow(
       'tempcheqdet',
-      detailRow({ ...l, comentario: l.input.comentario ?? '' }, marks[i]!, { folio: account.folio, movimiento: movimientos[i]!, hora: ctx.now, estacion: account.estacion, idmesero: account.idmesero }),
-    ),
-  );
-  await insertRows(ctx.db, 'tempcheqdet', detail);
-  await insertRows(
-    ctx.db,
-    'productosenproduccion',
-    lines.map((l, i) =>
-      ctx.schema.completeRow('productosenproduccion', {
-        idproducto: l.idproducto,
+      detailRow({ ...l, comentario: l.input.comentario ?? '' }, marks[i]!, {
         folio: account.folio,
-        movimiento: movimientos[i],
-        cantidad: l.cantidad.toDecimalPlaces(3).toFixed(),
-        comentario: l.input.comentario ?? '',
-        tiempo: '',
+        movimiento: movimientos[i]!,
         hora: ctx.now,
-        horaproduccion: ctx.now,
-        modificador: l.modificador,
-        estadomonitor: 0,
-        ...marks[i],
-        cancelado: false,
-        enviadomonitor: false,
-        idestacion: account.estacion,
+        estacion: account.estacion,
+        idmesero: account.idmesero,
+        folioproduccion,
+        prioridad,
       }),
     ),
   );
+  await insertRows(ctx.db, 'tempcheqdet', detail);
+
+  const monitors = await monitorsOf(ctx, lines.map((l) => l.idproducto));
+  const idturno = (await openShiftFor(ctx, account.estacion, account.idempresa, account.idmesero)) ?? 0;
+  await insertRows(
+    ctx.db,
+    'productosenproduccion',
+    lines.flatMap((l, i) =>
+      (monitors.get(l.idproducto) ?? []).map((monitor) =>
+        ctx.schema.completeRow('productosenproduccion', {
+          idproducto: l.idproducto,
+          folio: account.folio,
+          idmonitor: monitor.idmonitor,
+          movimiento: movimientos[i],
+          cantidad: l.cantidad.toDecimalPlaces(3).toFixed(),
+          comentario: l.input.comentario ?? '',
+          tiempo: '',
+          hora: ctx.now,
+          modificador: l.modificador,
+          estadomonitor: 0,
+          ...marks[i],
+          minutospreparacion: monitor.minutospreparacion,
+          minutosalerta: monitor.minutosalerta,
+          idturno_cierre: idturno,
+          prioridad,
+          separador: false,
+        }),
+      ),
+    ),
+  );
+  if (await handheldDevicesInUse(ctx)) {
+    await addHandheldLines(ctx, account, lines.map((l, i) => ({ ...l, movimiento: movimientos[i]!, ...marks[i]! })));
+  }
   return movimientos;
 }

@@ -1,16 +1,26 @@
-/** Creating accounts (open, or a closed quick sale) and adding lines to an open one. */
+/**
+ * Creating accounts (open, or a closed quick sale) and adding lines to an open one, written as
+ * Soft Restaurant writes them: opening an account (order-lifecycle rows 87-97), printing it
+ * (358-365) and paying it (514-561).
+ */
+import { randomUUID } from 'node:crypto';
 import { PosError } from '../../protocol/errors.js';
 import * as ops from '../../protocol/operations/orders.js';
 import type { PosContext } from '../context.js';
 import { nextNumcheque, nextOrden } from '../counters.js';
 import { implement } from '../operation.js';
-import { computeTotals, totalsToApi, totalsToHeaderColumns } from '../totals.js';
-import { dec, int } from '../values.js';
-import { accountLines, lockOpenAccount, openShift, requireCompany, requireUser, saveTotals } from './account.js';
+import { openShiftFor, stationOf, type Station } from '../stations.js';
+import { computeTotals, Dec, totalsToApi, totalsToHeaderColumns } from '../totals.js';
+import { dec, int, text } from '../values.js';
+import { accountLines, lockOpenAccount, requireCompany, requireUser, saveTotals } from './account.js';
+import { handheldDevicesInUse, openHandheldAccount } from './handheld-accounts.js';
 import { insertLines, priceLines } from './new-lines.js';
 
 /** `formasdepago.tipo` → the header column that accumulates it. */
 const PAYMENT_BUCKET = { 1: 'efectivo', 2: 'tarjeta', 3: 'vales', 4: 'otros' } as const;
+
+const DINE_IN = 1;
+const QUICK_SALE = 3;
 
 interface NewAccount {
   estacion: string;
@@ -22,9 +32,14 @@ interface NewAccount {
   tipoDeServicio: number;
   usuario: string;
   orden: number;
+  area: string;
 }
 
-/** The header of a new open account: SR's neutral opening state, all totals zero. */
+/**
+ * The header of a new account, all totals zero, with every column SR writes explicitly when it
+ * opens one (order-lifecycle row 91): a NULL there is a NULL SR's reports and terminals add up
+ * or compare. The account carries no shift (idturno 0) until it is paid.
+ */
 async function insertAccount(ctx: PosContext, a: NewAccount, extra: Record<string, unknown> = {}): Promise<number> {
   const header = ctx.schema.completeRow('tempcheques', {
     ...totalsToHeaderColumns(computeTotals([], 0)),
@@ -43,21 +58,71 @@ async function insertAccount(ctx: PosContext, a: NewAccount, extra: Record<strin
     reabiertas: 0,
     orden: a.orden,
     facturado: false,
+    idcliente: '',
+    idarearestaurant: a.area,
     idempresa: a.idEmpresa,
     tipodeservicio: a.tipoDeServicio,
     idturno: 0,
+    comentariodescuento: '',
     estacion: a.estacion,
+    usuariodescuento: '',
+    idtipodescuento: '',
+    numerotarjeta: '',
+    puntosmonederogenerados: 0,
+    tarjetadescuento: '',
+    usuariopago: '',
+    observaciones: '',
+    iddireccion: '',
+    telefonousadodomicilio: '',
+    cargo: 0,
+    campoadicional1: '',
+    idreservacion: '',
+    idcomisionista: '',
+    tipoventarapida: 0,
+    callcenter: false,
+    codigo_unico_af: '',
     usuarioapertura: a.usuario,
+    desc_porc_original: 0,
     cuentaenuso: false,
     efectivo: 0,
     tarjeta: 0,
     vales: 0,
     otros: 0,
     propina: 0,
+    // SR's database gives every account a WorkspaceId of its own (NEWID() by default).
+    WorkspaceId: randomUUID(),
     ...extra,
   });
   const row = await ctx.db.insertInto('tempcheques').values(header).returning('folio').executeTakeFirstOrThrow();
   return Number(row.folio);
+}
+
+/** The account's restaurant area: its table's, or the station's for the service (dine-in, delivery, quick sale). */
+async function areaOf(ctx: PosContext, station: Station, tipoDeServicio: number, mesa: string): Promise<string> {
+  if (mesa !== '') {
+    const table = await ctx.db.selectFrom('mesas').select('idarearestaurant').where('idmesa', '=', mesa).executeTakeFirst();
+    const area = text(table?.idarearestaurant)?.trim();
+    if (area) return area;
+  }
+  return station.areas[tipoDeServicio as 1 | 2 | 3] ?? '';
+}
+
+/**
+ * SR opens one account per table (order-lifecycle rows 87 and 90, again inside its
+ * transaction). The table's row is locked first, so two requests for one table queue here and
+ * the second sees the first's account.
+ */
+async function refuseOccupiedTable(ctx: PosContext, mesa: string): Promise<void> {
+  await ctx.db.selectFrom('mesas').select('idmesa').where('idmesa', '=', mesa).forUpdate().execute();
+  const open = await ctx.db
+    .selectFrom('tempcheques')
+    .select('folio')
+    .where('tipodeservicio', '=', DINE_IN)
+    .where((eb) => eb(eb.fn('upper', ['mesa']), '=', mesa.toUpperCase()))
+    .where((eb) => eb.or([eb('pagado', '=', false), eb('pagado', 'is', null)]))
+    .where((eb) => eb.or([eb('cancelado', '=', false), eb('cancelado', 'is', null)]))
+    .executeTakeFirst();
+  if (open) throw new PosError('table_occupied', `Table ${mesa} already has an open account (folio ${open.folio}).`, { mesa, folio: Number(open.folio) });
 }
 
 /** Marks the table occupied and assigned to the account, when the branch has such a table. */
@@ -74,17 +139,37 @@ async function occupyTable(ctx: PosContext, mesa: string, folio: number, idMeser
 export const createOrder = implement(ops.createOrder, async (ctx, input) => {
   await requireCompany(ctx, input.idEmpresa);
   const usuario = await requireUser(ctx, input.usuario);
-  if (input.turnDependent && (await openShift(ctx, input.estacion, input.idEmpresa)) === undefined) {
+  if (input.turnDependent && (await openShiftFor(ctx, input.estacion, input.idEmpresa, input.idMesero)) === undefined) {
     throw new PosError('shift_not_open', `No shift is open for station ${input.estacion} and company ${input.idEmpresa}.`);
   }
+  const station = await stationOf(ctx, input.estacion);
+  const serie = input.serie ?? station.serie;
   const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];
-  const orden = await nextOrden(ctx, input.serie);
-  const folio = await insertAccount(ctx, { ...input, usuario, orden });
+  const orden = await nextOrden(ctx, serie);
+  if (input.tipoDeServicio === DINE_IN && input.mesa !== '') await refuseOccupiedTable(ctx, input.mesa);
+  const area = await areaOf(ctx, station, input.tipoDeServicio, input.mesa);
+  const folio = await insertAccount(ctx, { ...input, serie, usuario, orden, area });
   await occupyTable(ctx, input.mesa, folio, input.idMesero);
-  const movimientos = lines.length > 0 ? await insertLines(ctx, { folio, idempresa: input.idEmpresa, estacion: input.estacion, idmesero: input.idMesero }, lines, 0) : [];
+  if (await handheldDevicesInUse(ctx)) {
+    await openHandheldAccount(ctx, { folio, mesa: input.mesa, idmesero: input.idMesero, noPersonas: input.noPersonas, area, estacion: input.estacion, tipoDeServicio: input.tipoDeServicio });
+  }
+  const account = { folio, idempresa: input.idEmpresa, estacion: input.estacion, idmesero: input.idMesero, mesa: input.mesa, seriefolio: serie };
+  const movimientos = lines.length > 0 ? await insertLines(ctx, account, lines, 0) : [];
   const totales = lines.length > 0 ? await saveTotals(ctx, folio, lines, '0') : totalsToApi(computeTotals([], 0));
   return { folio, orden, movimientos, totales };
 });
+
+/**
+ * A payment as SR stores it (order-lifecycle row 515): `importe` in the payment method's own
+ * currency, which SR multiplies by `tipodecambio` wherever it adds money up (shift-close rows
+ * 24-27 and 195-198). A sale of 100.00 pesos paid in dollars at 17.25 is 5.7971 dollars; the
+ * 4 decimals `money` keeps put the pesos within half a cent of the total below a rate of 100.
+ */
+function paymentOf(totalPesos: string, tipodecambio: string): { importe: string; pesos: string } {
+  const rate = new Dec(tipodecambio);
+  const importe = rate.isZero() ? new Dec(totalPesos) : new Dec(totalPesos).div(rate).toDecimalPlaces(4);
+  return { importe: importe.toFixed(4), pesos: importe.times(rate.isZero() ? 1 : rate).toFixed(4) };
+}
 
 export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, input) => {
   await requireCompany(ctx, input.idEmpresa);
@@ -95,22 +180,42 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
     .where('idformadepago', '=', input.idFormaDePago)
     .executeTakeFirst();
   if (!payment) throw new PosError('payment_method_not_found', `There is no payment method ${input.idFormaDePago}.`, { idFormaDePago: input.idFormaDePago });
-  const idTurno = await openShift(ctx, input.estacion, input.idEmpresa);
+  // A quick sale is paid at once: it carries the shift its station sells on, as SR's payment does (row 548).
+  const idTurno = await openShiftFor(ctx, input.estacion, input.idEmpresa);
   if (idTurno === undefined && input.turnDependent) {
     throw new PosError('shift_not_open', `No shift is open for station ${input.estacion} and company ${input.idEmpresa}.`);
   }
+  const station = await stationOf(ctx, input.estacion);
+  const serie = input.serie ?? station.serie;
   const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];
   const totals = computeTotals(lines, 0);
-  const total = totals.total.toFixed(2);
-  const orden = await nextOrden(ctx, input.serie);
-  const numcheque = await nextNumcheque(ctx, input.serie);
+  const tipodecambio = dec(payment.tipodecambio ?? 1).toFixed(4);
+  const paid = paymentOf(totals.total.toFixed(2), tipodecambio);
+  const orden = await nextOrden(ctx, serie);
+  const numcheque = await nextNumcheque(ctx, serie);
   const bucket = PAYMENT_BUCKET[(int(payment.tipo) ?? 4) as keyof typeof PAYMENT_BUCKET] ?? 'otros';
+  const area = await areaOf(ctx, station, QUICK_SALE, input.mesa);
   const folio = await insertAccount(
     ctx,
-    { ...input, idMesero: '', tipoDeServicio: 3, usuario, orden },
-    { pagado: true, impreso: true, impresiones: 1, cierre: ctx.now, numcheque, idturno: idTurno ?? 0, usuariopago: usuario, [bucket]: total },
+    { ...input, serie, idMesero: '', tipoDeServicio: QUICK_SALE, usuario, orden, area },
+    {
+      // Printing (row 361) and paying (row 548), at once.
+      pagado: true,
+      impreso: true,
+      impresiones: 1,
+      cierre: ctx.now,
+      numcheque,
+      idturno: idTurno ?? 0,
+      usuariopago: usuario,
+      propinaincluida: 0,
+      saldoanteriormonedero: 0,
+      titulartarjetamonedero: '',
+      numerocuenta: '',
+      [bucket]: paid.pesos,
+    },
   );
-  await insertLines(ctx, { folio, idempresa: input.idEmpresa, estacion: input.estacion, idmesero: '' }, lines, 0);
+  const account = { folio, idempresa: input.idEmpresa, estacion: input.estacion, idmesero: '', mesa: input.mesa, seriefolio: serie };
+  if (lines.length > 0) await insertLines(ctx, account, lines, 0);
   const totales = await saveTotals(ctx, folio, lines, '0');
   await ctx.db
     .insertInto('tempchequespagos')
@@ -118,10 +223,11 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
       ctx.schema.completeRow('tempchequespagos', {
         folio,
         idformadepago: payment.idformadepago,
-        importe: total,
+        importe: paid.importe,
         propina: 0,
-        tipodecambio: dec(payment.tipodecambio ?? 1).toFixed(4),
+        tipodecambio,
         referencia: '',
+        importe_cashdro: 0,
       }),
     )
     .execute();

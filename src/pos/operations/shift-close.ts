@@ -1,42 +1,66 @@
 /**
- * Closing a shift ("corte"), in one transaction: the shift's paid and cancelled accounts move
- * from the temp tables to the history tables (new folios, the old one kept in
- * `cheques.foliotempcheques`), the temp rows go, tables are freed, the shift gets its close
- * time and tender totals, and the order counters restart. Open accounts stay where they are.
+ * Closing a shift ("corte") as Soft Restaurant does it (sr-traces/shift-close-flow.tsv), in one
+ * transaction where SR uses several:
+ * - the shift's paid and cancelled accounts move from the temporary tables to the history
+ *   tables, with every side table SR archives (rows 76-88), pointed at their new folios, the old
+ *   one kept in `cheques.foliotempcheques`, marked processed (100-110);
+ * - their tables are freed, their table assignments and kitchen rows go (89-94);
+ * - the shift gets its close time and the cash the cashier declared (95, 112, 124), and its
+ *   station's series restarts its order and production counters (96-97);
+ * - the recipe of every product sold is queued for deduction from stock (127-133), with SR's
+ *   audit entry (229) and National Soft's sync mark (245-247);
+ * - the temporary rows of the moved accounts go (113-123).
+ * After the commit, as SR does outside its transactions, the identities of `cheques` and of an
+ * empty `tempcheques` are reseeded (69-70, 136-137).
  *
  * Every copy is one INSERT … SELECT, so the work is a fixed number of statements whatever the
  * shift holds. What is deleted is exactly what was copied (found again through
  * `foliotempcheques`), so an account a terminal pays while the close runs is never lost.
  */
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { PosError } from '../../protocol/errors.js';
 import * as ops from '../../protocol/operations/shifts.js';
+import { logEvent } from '../audit.js';
 import type { PosContext } from '../context.js';
+import { lockTable, reseedIdentity, type PosDb } from '../db.js';
 import { implement } from '../operation.js';
 import type { PosDatabase, PosTable } from '../schema.js';
 import { readSettings } from '../settings.js';
+import { stationOf, terminalsOf } from '../stations.js';
+import { markForSync, SYNC_ENTITY_SHIFT, SYNC_UPDATE } from '../sync-marks.js';
 import { Dec } from '../totals.js';
 import { dec, int, localIso, text } from '../values.js';
+import { API_USER } from './account.js';
 
 /** `formasdepago.tipo` → the shift total it adds to. */
 const TENDER = { 1: 'efectivo', 2: 'tarjeta', 3: 'vales', 4: 'credito' } as const;
+type Tender = (typeof TENDER)[keyof typeof TENDER];
 
 interface Shift {
   idturnointerno: number;
   idTurno: number;
   estacion: string;
   idEmpresa: string;
+  workspaceId: string | null;
 }
 
 async function lockShift(ctx: PosContext, input: { idTurno: number; estacion: string; idEmpresa: string }): Promise<Shift> {
+  const hasWorkspace = ctx.schema.has('turnos', 'WorkspaceId');
   const row = await ctx.db
     .selectFrom('turnos')
     .select(['idturnointerno', 'idturno', 'idestacion', 'idempresa', 'cierre'])
+    .$if(hasWorkspace, (q) => q.select('WorkspaceId'))
     .where('idturno', '=', input.idTurno)
     .forUpdate()
     .executeTakeFirst();
   if (!row) throw new PosError('shift_not_found', `There is no shift ${input.idTurno}.`, { idTurno: input.idTurno });
-  const shift = { idturnointerno: Number(row.idturnointerno), idTurno: input.idTurno, estacion: text(row.idestacion) ?? '', idEmpresa: text(row.idempresa) ?? '' };
+  const shift = {
+    idturnointerno: Number(row.idturnointerno),
+    idTurno: input.idTurno,
+    estacion: text(row.idestacion) ?? '',
+    idEmpresa: text(row.idempresa) ?? '',
+    workspaceId: (row as { WorkspaceId?: string | null }).WorkspaceId ?? null,
+  };
   if (shift.estacion !== input.estacion || shift.idEmpresa !== input.idEmpresa) {
     throw new PosError('shift_mismatch', `Shift ${input.idTurno} belongs to station ${shift.estacion} and company ${shift.idEmpresa}.`, {
       estacion: shift.estacion,
@@ -48,11 +72,27 @@ async function lockShift(ctx: PosContext, input: { idTurno: number; estacion: st
 }
 
 /**
+ * `configuracion.nopermitircerrarturnocuentasabiertas`: SR looks for open accounts across the
+ * whole database, whatever their station, and counts a paid account never printed as open
+ * (rows 31-33).
+ */
+async function refuseOpenAccounts(ctx: PosContext): Promise<void> {
+  const open = await ctx.db
+    .selectFrom('tempcheques')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where((eb) => eb.or([eb.and([eb('pagado', '=', false), eb('cancelado', '=', false)]), eb.and([eb('pagado', '=', true), eb('cierre', 'is', null)])]))
+    .executeTakeFirstOrThrow();
+  if (Number(open.n) > 0) {
+    throw new PosError('open_accounts_remaining', `This branch does not close a shift while ${open.n} account(s) are open.`, { openAccounts: Number(open.n) });
+  }
+}
+
+/**
  * Accounts no shift holds take this shift before anything is copied: a quick sale paid while no
- * shift was open at its station waits on shift 0 (the seed's `turnDependent: false`), and an
- * account cancelled before it was ever paid keeps 0. Soft Restaurant's own close takes the
- * shift-less accounts of its station the same way (shift-close row 75). Without this, such a
- * sale would be in no cash cut and never reach the history tables.
+ * shift was open waits on shift 0 (the seed's `turnDependent: false`), and an account cancelled
+ * before it was ever paid keeps 0. SR's own close takes the shift-less accounts of its station
+ * the same way (row 75); here those of the station and of the terminals that sell on its shift.
+ * Without this, such a sale would be in no cash cut and never reach the history tables.
  */
 async function adoptShiftless(ctx: PosContext, shift: Shift): Promise<void> {
   await ctx.db
@@ -60,12 +100,12 @@ async function adoptShiftless(ctx: PosContext, shift: Shift): Promise<void> {
     .set({ idturno: shift.idTurno })
     .where((eb) => eb.or([eb('idturno', '=', 0), eb('idturno', 'is', null)]))
     .where((eb) => eb.or([eb('pagado', '=', true), eb('cancelado', '=', true)]))
-    .where('estacion', '=', shift.estacion)
+    .where((eb) => eb.or([eb('estacion', '=', shift.estacion), eb('estacion', 'in', terminalsOf(ctx, shift.estacion))]))
     .where('idempresa', '=', shift.idEmpresa)
     .execute();
 }
 
-/** The accounts this close moves: paid or cancelled in the shift (shift-close row 76). */
+/** The accounts this close moves: paid or cancelled in the shift (row 76). */
 function closing(shift: Shift) {
   return (eb: ExpressionBuilder<PosDatabase, 'tempcheques'>) =>
     eb.and([eb('tempcheques.idturno', '=', shift.idTurno), eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)])]);
@@ -95,62 +135,104 @@ async function copyHeaders(ctx: PosContext, shift: Shift): Promise<number> {
   return Number(copied.n);
 }
 
+/** The side tables of an account that a close archives (rows 80-88), each with the column naming the account. */
+const ARCHIVED: ReadonlyArray<readonly [from: PosTable, to: PosTable, folioColumn: string]> = [
+  ['tempcheqdet', 'cheqdet', 'foliodet'],
+  ['tempchequespagos', 'chequespagos', 'folio'],
+  ['tempcancela', 'cancela', 'foliocheque'],
+  ['tempcheqpedidos', 'cheqpedidos', 'foliocheque'],
+  ['tempbitacoratarjetacredito', 'bitacoratarjetacredito', 'folio'],
+  ['tempbitacoraeasygoband', 'bitacoraeasygoband', 'folio'],
+  ['tempnumerostarjetas', 'numerostarjetas', 'foliocuenta'],
+  ['tempfoliosfacturados', 'foliosfacturados', 'folio'],
+];
+
 /**
- * Copies the rows of a child table of the moved accounts, pointing them at the new folio and
- * the closing shift.
+ * Copies the rows of a side table of the moved accounts, pointed at the new folio, tagged with
+ * the closing shift and processed: the state SR's copy (rows 80-88) and its repointing (101-110)
+ * leave together.
  */
 async function copyChildren(ctx: PosContext, shift: Shift, from: PosTable, to: PosTable, folioColumn: string): Promise<void> {
-  const closeColumn = ctx.schema.has(to, 'idturno_cierre') ? ['idturno_cierre'] : [];
-  const columns = ctx.schema.sharedColumns(from, to, [folioColumn, ...closeColumn]);
+  const marks = (['idturno_cierre', 'procesado'] as const).filter((c) => ctx.schema.has(to, c));
+  const columns = ctx.schema.sharedColumns(from, to, [folioColumn, ...marks]);
   await ctx.db
     .insertInto(to as Loose)
-    .columns([...columns, folioColumn, ...closeColumn])
+    .columns([...columns, folioColumn, ...marks])
     .expression(
       (ctx.db.selectFrom(`${from} as src` as Loose) as Loose)
         .innerJoin('cheques as c', 'c.foliotempcheques', `src.${folioColumn}`)
         .select((eb: Loose) => [
           ...columns.map((c) => eb.ref(`src.${c}`)),
           eb.ref('c.folio').as(folioColumn),
-          ...closeColumn.map((c) => eb.cast(eb.val(shift.idTurno), 'bigint').as(c)),
+          ...marks.map((c) => (c === 'procesado' ? eb.cast(eb.val(true), 'boolean') : eb.cast(eb.val(shift.idTurno), 'bigint')).as(c)),
         ])
         .where('c.idturno', '=', shift.idTurno),
     )
     .execute();
 }
 
-/** Deletes the temp rows of exactly the accounts that were copied. */
-async function deleteCopied(ctx: PosContext, shift: Shift, table: PosTable, folioColumn: string): Promise<void> {
-  await (ctx.db.deleteFrom(table as Loose) as Loose).where(folioColumn, 'in', copiedFolios(ctx, shift)).execute();
-}
-
 function copiedFolios(ctx: PosContext, shift: Shift) {
   return ctx.db.selectFrom('cheques').select('foliotempcheques').where('idturno', '=', shift.idTurno);
 }
 
-async function freeTables(ctx: PosContext, shift: Shift): Promise<void> {
-  await ctx.db.updateTable('mesasasignadas').set({ activo: 0 }).where('folio', 'in', copiedFolios(ctx, shift)).execute();
-  // A table stays occupied while an account that is still open sits at it.
+/** Invoice lines of the moved accounts follow them to their new folios (row 100). */
+async function repointInvoiceLines(ctx: PosContext, shift: Shift): Promise<void> {
+  if (!ctx.schema.has('facturasmovtos', 'foliodet')) return;
   await ctx.db
-    .updateTable('mesas')
-    .set({ estatus_ocupacion: 0 })
-    .where('idmesa', 'in', ctx.db.selectFrom('cheques').select('mesa').where('idturno', '=', shift.idTurno).where('mesa', 'is not', null))
-    .where(
-      'idmesa',
-      'not in',
-      ctx.db.selectFrom('tempcheques').select('mesa').where('mesa', 'is not', null).where('pagado', '=', false).where('cancelado', '=', false),
-    )
+    .updateTable('facturasmovtos')
+    .set((eb) => ({
+      foliodet: eb
+        .selectFrom('cheques as c')
+        .select('c.folio')
+        .whereRef('c.foliotempcheques', '=', 'facturasmovtos.foliodet')
+        .where('c.idturno', '=', shift.idTurno),
+    }))
+    .where('foliodet', 'in', copiedFolios(ctx, shift))
+    .where('idfactura', 'in', ctx.db.selectFrom('foliosfacturados as ff').select('ff.idfactura').where('ff.idturno_cierre', '=', shift.idTurno))
     .execute();
 }
 
-async function tenderTotals(ctx: PosContext, shift: Shift): Promise<Record<(typeof TENDER)[keyof typeof TENDER], string>> {
+/**
+ * The moved accounts' tables are freed and their table assignments and kitchen rows deleted
+ * (rows 89-94); then every table no active assignment holds is free (row 91).
+ */
+async function releaseTables(ctx: PosContext, shift: Shift): Promise<void> {
+  await ctx.db
+    .updateTable('mesas')
+    .set({ estatus_ocupacion: 0 })
+    .where('idmesa', 'in', ctx.db.selectFrom('mesasasignadas').select('idmesa').where('folio', 'in', copiedFolios(ctx, shift)).where('activo', '=', 1))
+    .execute();
+  await ctx.db.deleteFrom('mesasasignadas').where('folio', 'in', copiedFolios(ctx, shift)).execute();
+  await ctx.db
+    .updateTable('mesas')
+    .set({ estatus_ocupacion: 0 })
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('mesasasignadas as ma').select('ma.idmesa').whereRef('ma.idmesa', '=', 'mesas.idmesa').where('ma.activo', '=', 1))))
+    .execute();
+  await ctx.db.deleteFrom('productosenproduccion').where('folio', 'in', copiedFolios(ctx, shift)).execute();
+}
+
+/** Deletes the temp rows of exactly the accounts that were copied (rows 113-123). */
+async function deleteCopied(ctx: PosContext, shift: Shift): Promise<void> {
+  for (const [table, , column] of ARCHIVED) {
+    if (ctx.schema.hasTable(table)) await (ctx.db.deleteFrom(table as Loose) as Loose).where(column, 'in', copiedFolios(ctx, shift)).execute();
+  }
+  await ctx.db.deleteFrom('tempcheques').where('folio', 'in', copiedFolios(ctx, shift)).execute();
+}
+
+/**
+ * What the shift took, by tender, as SR's cash cut adds it up (rows 195-198): each payment's
+ * amount and tip in its own currency times its exchange rate, over the paid, not cancelled
+ * accounts.
+ */
+async function tenderTotals(ctx: PosContext, shift: Shift): Promise<Record<Tender, string>> {
   const rows = await ctx.db
     .selectFrom('chequespagos as p')
     .innerJoin('cheques as c', 'c.folio', 'p.folio')
     .innerJoin('formasdepago as f', 'f.idformadepago', 'p.idformadepago')
-    .select((eb) => ['f.tipo', eb.fn.sum<string | number>('p.importe').as('importe')])
+    .select((eb) => ['f.tipo', eb.fn.sum<string | number>(sql`(coalesce(${eb.ref('p.importe')}, 0) + coalesce(${eb.ref('p.propina')}, 0)) * coalesce(${eb.ref('p.tipodecambio')}, 1)`).as('importe')])
     .where('c.idturno', '=', shift.idTurno)
     .where('c.pagado', '=', true)
-    .where('c.cancelado', '=', false)
+    .where((eb) => eb.or([eb('c.cancelado', '=', false), eb('c.cancelado', 'is', null)]))
     .groupBy('f.tipo')
     .execute();
   const totals = { efectivo: new Dec(0), tarjeta: new Dec(0), vales: new Dec(0), credito: new Dec(0) };
@@ -162,52 +244,126 @@ async function tenderTotals(ctx: PosContext, shift: Shift): Promise<Record<(type
   return { efectivo: totals.efectivo.toFixed(2), tarjeta: totals.tarjeta.toFixed(2), vales: totals.vales.toFixed(2), credito: totals.credito.toFixed(2) };
 }
 
+/**
+ * The shift's row: its close time, and in the cash columns what the cashier declared, 0 for
+ * what was not declared (row 95); SR's cash cut compares them with the payments. Then SR's
+ * processed marks (rows 112, 124).
+ */
+async function closeShiftRow(ctx: PosContext, shift: Shift, declared: Partial<Record<Tender, number>>): Promise<void> {
+  const cash = (t: Tender) => new Dec(declared[t] ?? 0).toFixed(2);
+  await ctx.db
+    .updateTable('turnos')
+    .set(
+      ctx.schema.fitRow('turnos', {
+        cierre: ctx.now,
+        efectivo: cash('efectivo'),
+        tarjeta: cash('tarjeta'),
+        vales: cash('vales'),
+        credito: cash('credito'),
+        corte_enviado: false,
+        eliminartemporalesencierre: true,
+      }),
+    )
+    .where('idturnointerno', '=', shift.idturnointerno)
+    .execute();
+  if (ctx.schema.has('turnos', 'procesado')) {
+    await ctx.db.updateTable('turnos').set({ procesado: true }).where('cierre', 'is not', null).where('procesado', '=', false).execute();
+  }
+}
+
+/** The series the close restarts (row 96): the one asked for, or the shift's station's. */
+async function resetSeries(ctx: PosContext, shift: Shift, serie: string | undefined): Promise<void> {
+  const series = serie ?? (await stationOf(ctx, shift.estacion)).serie;
+  await ctx.db.updateTable('folios').set({ ultimaorden: 0, ultimofolioproduccion: 0 }).where('serie', '=', series).execute();
+  if (ctx.schema.has('parametros', 'ultimofolioimprimirformatoconcuenta')) {
+    await ctx.db.updateTable('parametros').set({ ultimofolioimprimirformatoconcuenta: 0 }).execute();
+  }
+}
+
+const INVENTORY_TABLES = ['inventariopendiente', 'costos', 'insumos', 'insumosdetalle', 'recetasalmacenes'] as const;
+
+/**
+ * Queues the recipe of every product the shift sold for deduction from stock, as SR does after
+ * its close (rows 127-133): an `inventariopendiente` row per supply and warehouse, concept SPV,
+ * minus the recipe quantity times the quantity sold, at the supply's average cost, in the
+ * warehouse the recipe names for the account's area. SR applies these rows to stock itself
+ * (rows 232-237). Cancelled accounts sold nothing; supplies that are not inventoried, and
+ * recipes without a warehouse, move no stock (SR drops such rows, row 234).
+ */
+async function queueInventoryDeduction(ctx: PosContext, shift: Shift): Promise<number> {
+  if (INVENTORY_TABLES.some((t) => !ctx.schema.hasTable(t))) return 0;
+  const result = await ctx.db
+    .insertInto('inventariopendiente')
+    .columns(['fecha', 'idconcepto', 'idinsumo', 'costo', 'cantidad', 'idalmacen', 'idturno'])
+    .expression(
+      ctx.db
+        .selectFrom('cheqdet as d')
+        .innerJoin('cheques as c', 'c.folio', 'd.foliodet')
+        .innerJoin('costos as co', (j) => j.onRef('co.idproducto', '=', 'd.idproducto').onRef('co.idempresa', '=', 'c.idempresa'))
+        .innerJoin('insumos as i', 'i.idinsumo', 'co.idinsumo')
+        .innerJoin('insumosdetalle as idt', (j) => j.onRef('idt.idinsumo', '=', 'co.idinsumo').onRef('idt.idempresa', '=', 'c.idempresa').on('idt.inventariable', '=', 1))
+        .innerJoin('recetasalmacenes as ra', (j) =>
+          j
+            .onRef('ra.idproducto', '=', 'd.idproducto')
+            .onRef('ra.idinsumo', '=', 'co.idinsumo')
+            .onRef('ra.idempresa', '=', 'c.idempresa')
+            .onRef('ra.idarearestaurant', '=', 'c.idarearestaurant'),
+        )
+        .select((eb) => [
+          eb.cast<Date>(eb.val(ctx.now), 'timestamp').as('fecha'),
+          eb.cast<string>(eb.val('SPV'), 'varchar(5)').as('idconcepto'),
+          'co.idinsumo',
+          eb.fn.max('idt.costopromedio').as('costo'),
+          sql<string>`-sum(${eb.ref('d.cantidad')} * ${eb.ref('co.cantidad')})`.as('cantidad'),
+          'ra.idalmacen',
+          eb.cast<number>(eb.val(shift.idTurno), 'bigint').as('idturno'),
+        ])
+        .where('c.idturno', '=', shift.idTurno)
+        .where((eb) => eb.or([eb('c.cancelado', '=', false), eb('c.cancelado', 'is', null)]))
+        .where('ra.idalmacen', 'is not', null)
+        .where('ra.idalmacen', '!=', '')
+        .groupBy(['co.idinsumo', 'ra.idalmacen']),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0);
+}
+
+/**
+ * After the commit, as SR does (rows 69-70, 136-137): `cheques`' identity continues from its
+ * highest folio, and an empty `tempcheques` numbers its next account 1 again. The table is held
+ * while it is found empty and reseeded, so a terminal opening an account meanwhile waits.
+ */
+async function reseedIdentities(db: PosDb): Promise<void> {
+  const top = await db.selectFrom('cheques').select((eb) => eb.fn.max('folio').as('folio')).executeTakeFirst();
+  await reseedIdentity(db, 'cheques', 'folio', Number(top?.folio ?? 0));
+  await db.transaction().execute(async (trx) => {
+    await lockTable(trx, 'tempcheques');
+    const left = await trx.selectFrom('tempcheques').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    if (Number(left.n) === 0) await reseedIdentity(trx, 'tempcheques', 'folio', 0);
+  });
+}
+
 export const closeShift = implement(ops.closeShift, async (ctx, input) => {
   const shift = await lockShift(ctx, input);
-  const settings = await readSettings(ctx.db);
-  if (settings.forbidCloseWithOpenAccounts) {
-    const open = await ctx.db
-      .selectFrom('tempcheques')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('pagado', '=', false)
-      .where('cancelado', '=', false)
-      .where('estacion', '=', shift.estacion)
-      .where('idempresa', '=', shift.idEmpresa)
-      .executeTakeFirstOrThrow();
-    if (Number(open.n) > 0) {
-      throw new PosError('open_accounts_remaining', `This branch does not close a shift while ${open.n} account(s) are open at station ${shift.estacion}.`, {
-        openAccounts: Number(open.n),
-      });
-    }
-  }
+  const settings = await readSettings(ctx);
+  if (settings.forbidCloseWithOpenAccounts) await refuseOpenAccounts(ctx);
 
   await adoptShiftless(ctx, shift);
   const migratedCheques = await copyHeaders(ctx, shift);
-  await copyChildren(ctx, shift, 'tempcheqdet', 'cheqdet', 'foliodet');
-  await copyChildren(ctx, shift, 'tempchequespagos', 'chequespagos', 'folio');
-  await copyChildren(ctx, shift, 'tempcancela', 'cancela', 'foliocheque');
-  await copyChildren(ctx, shift, 'tempfoliosfacturados', 'foliosfacturados', 'folio');
-  await ctx.db.updateTable('productosenproduccion').set({ idturno_cierre: shift.idTurno }).where('folio', 'in', copiedFolios(ctx, shift)).execute();
-  await freeTables(ctx, shift);
-  for (const [table, column] of [
-    ['tempcheqdet', 'foliodet'],
-    ['tempchequespagos', 'folio'],
-    ['tempcancela', 'foliocheque'],
-    ['tempfoliosfacturados', 'folio'],
-    ['tempcheques', 'folio'],
-  ] as const) {
-    await deleteCopied(ctx, shift, table, column);
+  for (const [from, to, folioColumn] of ARCHIVED) {
+    if (ctx.schema.hasTable(from) && ctx.schema.hasTable(to)) await copyChildren(ctx, shift, from, to, folioColumn);
   }
+  await repointInvoiceLines(ctx, shift);
+  await releaseTables(ctx, shift);
+  await deleteCopied(ctx, shift);
 
   const tenders = await tenderTotals(ctx, shift);
-  await ctx.db
-    .updateTable('turnos')
-    .set({ cierre: ctx.now, ...tenders })
-    .where('idturnointerno', '=', shift.idturnointerno)
-    .execute();
-  let counters = ctx.db.updateTable('folios').set({ ultimaorden: 0, ultimofolioproduccion: 0 });
-  if (input.serie !== undefined) counters = counters.where('serie', '=', input.serie);
-  await counters.execute();
+  await closeShiftRow(ctx, shift, input.declaracion ?? {});
+  await resetSeries(ctx, shift, input.serie);
+  if (!settings.noInventoryDeduction) await queueInventoryDeduction(ctx, shift);
+  await logEvent(ctx, { usuario: API_USER, evento: 'Aplicando Insumos pendientes por descargar', valores: `Turno: ${shift.idTurno}`, estacion: shift.estacion, idempresa: shift.idEmpresa });
+  if (shift.workspaceId) await markForSync(ctx, SYNC_ENTITY_SHIFT, shift.workspaceId, SYNC_UPDATE);
+  ctx.afterCommit?.(reseedIdentities);
 
   return {
     idTurno: shift.idTurno,

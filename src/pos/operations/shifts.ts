@@ -7,7 +7,11 @@ import { likeContains } from '../db.js';
 import { implement } from '../operation.js';
 import { selectPage } from '../paging.js';
 import { amount, int, localIso, text } from '../values.js';
-import { openShift as openShiftOf, requireCompany, requireUser } from './account.js';
+import { randomUUID } from 'node:crypto';
+import { readSettings } from '../settings.js';
+import { openShiftFor, shiftWaiter, stationOf } from '../stations.js';
+import { markForSync, SYNC_CREATE, SYNC_ENTITY_SHIFT } from '../sync-marks.js';
+import { requireCompany, requireUser } from './account.js';
 
 export const listShifts = implement(ops.listShifts, async (ctx, input) => {
   let query = ctx.db
@@ -66,16 +70,25 @@ async function nextShiftNumber(ctx: PosContext): Promise<number> {
   return next;
 }
 
+/**
+ * Opening a shift as SR does (order-lifecycle rows 31-40): the next shift number under the lock
+ * on `parametros`, the shift of the station's cash station, kept for no waiter (`idmesero` '',
+ * where SR's terminals look for it) unless the branch keeps a shift per waiter, then National
+ * Soft's sync mark and the sales-sending log entry.
+ */
 export const openShift = implement(ops.openShift, async (ctx, input) => {
   await requireCompany(ctx, input.idEmpresa);
   await requireUser(ctx, input.cajero);
+  const [station, settings] = await Promise.all([stationOf(ctx, input.estacion), readSettings(ctx)]);
+  const idmesero = shiftWaiter(settings.shiftPerWaiter, input.idMesero);
   // The counter lock comes first: two opens for one station queue here, and the second then
   // sees the shift the first one opened.
   const idTurno = await nextShiftNumber(ctx);
-  const open = await openShiftOf(ctx, input.estacion, input.idEmpresa);
+  const open = await openShiftFor(ctx, station.shiftStation, input.idEmpresa, input.idMesero);
   if (open !== undefined) {
-    throw new PosError('shift_already_open', `Shift ${open} is already open for station ${input.estacion} and company ${input.idEmpresa}.`, { idTurno: open });
+    throw new PosError('shift_already_open', `Shift ${open} is already open for station ${station.shiftStation} and company ${input.idEmpresa}.`, { idTurno: open });
   }
+  const workspaceId = randomUUID();
   await ctx.db
     .insertInto('turnos')
     .values(
@@ -84,26 +97,32 @@ export const openShift = implement(ops.openShift, async (ctx, input) => {
         fondo: input.fondo.toFixed(2),
         apertura: ctx.now,
         cierre: null,
-        idestacion: input.estacion,
+        idestacion: station.shiftStation,
         cajero: input.cajero,
         efectivo: 0,
         tarjeta: 0,
         vales: 0,
         credito: 0,
         idempresa: input.idEmpresa,
-        idmesero: input.idMesero ?? null,
+        idmesero,
         fondodolares: input.fondoDolares.toFixed(2),
         offline: false,
         enviadoacentral: false,
+        // SR's database gives every shift a WorkspaceId of its own (NEWID() by default), which its sync mark names.
+        WorkspaceId: workspaceId,
       }),
     )
     .execute();
+  if (ctx.schema.has('turnos', 'WorkspaceId')) await markForSync(ctx, SYNC_ENTITY_SHIFT, workspaceId, SYNC_CREATE);
+  if (ctx.schema.hasTable('bitacoraEnvioVentas')) {
+    await ctx.db.insertInto('bitacoraEnvioVentas').values(ctx.schema.completeRow('bitacoraEnvioVentas', { fechaapertura: ctx.now })).execute();
+  }
   return {
     idTurno,
     apertura: localIso(ctx.now)!,
     fondo: input.fondo,
     cajero: input.cajero,
-    idMesero: input.idMesero ?? null,
+    idMesero: idmesero,
     fondoDolares: input.fondoDolares,
   };
 });

@@ -64,7 +64,9 @@ export const totales = z.object({
 const accountHeader = {
   turnDependent: z.boolean().default(false).describe('true: refuse (409 shift_not_open) unless a shift is open for estacion + idEmpresa'),
   estacion: text(40).min(1),
-  serie: text(15).default('').describe('folio series (folios.serie); orden and numcheque are allocated from it'),
+  serie: text(15)
+    .optional()
+    .describe("folio series (folios.serie) orden and numcheque are allocated from; default: the station's (estaciones.seriefolio). A series the branch has no counters for is refused (422 series_not_found)"),
   idEmpresa: text(15).min(1),
   noPersonas: z.number().int().min(0).max(999).default(1),
   usuario,

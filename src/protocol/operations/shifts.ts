@@ -64,7 +64,11 @@ export const closeShift = defineOperation({
     idTurno: integerQuery.pipe(z.number().int().positive()),
     estacion: z.string().min(1).max(40),
     idEmpresa: z.string().min(1).max(15),
-    serie: z.string().max(15).optional().describe('series whose order and production counters restart; all series when absent'),
+    serie: z.string().max(15).optional().describe("series whose order and production counters restart; default: the shift's station's series (estaciones.seriefolio)"),
+    declaracion: z
+      .object({ efectivo: amount.optional(), tarjeta: amount.optional(), vales: amount.optional(), credito: amount.optional() })
+      .optional()
+      .describe("what the cashier counted, by tender; kept in the shift's cash columns for SR's cash cut to compare with the payments (0 for what is not declared)"),
   }),
   output: z.object({
     idTurno: z.number().int(),

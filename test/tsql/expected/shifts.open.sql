@@ -3,8 +3,15 @@ select "fingerprint", "result" from "ba_idempotency" where "scope" = @1 and "ide
 insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result", "created_at", "expires_at") values (@1, @2, @3, @4, @5, @6, @7);
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "usuario" from "usuarios" where "usuario" = @1;
+select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
+select "forzarmotivocancela", "nopermitircerrarturnocuentasabiertas", "nodescargarinventario" from "configuracion";
+select "forzartipodescuento" from "parametros";
+select "turnoxmesero" from "parametros3";
 select "ultimoturno" from "parametros" with (tablockx);
 update "parametros" set "ultimoturno" = @1;
-select "idturno" from "turnos" where "idestacion" = @1 and "idempresa" = @2 and "cierre" is null and "apertura" is not null order by "idturno" desc;
-insert into "turnos" ("idturno", "fondo", "apertura", "cierre", "idestacion", "cajero", "efectivo", "tarjeta", "vales", "credito", "idempresa", "idmesero", "fondodolares", "offline", "enviadoacentral", "enviadoaf", "corte_enviado", "eliminartemporalesencierre", "procesado") values (@1, @2, @3, @4, @5, @6, @7, @8, @9, @10, @11, @12, @13, @14, @15, @16, @17, @18, @19);
+select "idturno" from "turnos" where "idestacion" = @1 and "idempresa" = @2 and "idmesero" = @3 and "cierre" is null and "apertura" is not null order by "idturno" desc;
+insert into "turnos" ("idturno", "fondo", "apertura", "cierre", "idestacion", "cajero", "efectivo", "tarjeta", "vales", "credito", "idempresa", "idmesero", "fondodolares", "offline", "enviadoacentral", "WorkspaceId", "enviadoaf", "corte_enviado", "eliminartemporalesencierre", "procesado") values (@1, @2, @3, @4, @5, @6, @7, @8, @9, @10, @11, @12, @13, @14, @15, @16, @17, @18, @19, @20);
+select "Id" from "nsplatformcontrol" where "WorkspaceId" = @1 and "EntityType" = @2;
+insert into "nsplatformcontrol" ("WorkspaceId", "EntityType", "OperationType", "IsSync", "Attempts", "CreateDate") values (@1, @2, @3, @4, @5, @6);
+insert into "bitacoraEnvioVentas" ("fechaapertura") values (@1);
 update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;

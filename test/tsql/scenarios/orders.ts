@@ -11,7 +11,7 @@ async function account(run: RunOp): Promise<{ folio: number }> {
 }
 
 export const orderScenarios: Scenario[] = [
-  { op: 'orders.create', input: { ...header, mesa: '1', turnDependent: true, productos: [base, modifier, drink] } },
+  { op: 'orders.create', input: { ...header, mesa: '3', turnDependent: true, productos: [base, modifier, drink] } },
   { op: 'orders.create', input: { ...header, usuario: 'CAJERO' } },
   { op: 'orders.createClosed', input: { ...header, idFormaDePago: 'EFE', productos: [base, modifier, drink] } },
   { op: 'orders.addLines', input: { usuario: 'CAJERO', productos: [{ ...base, idProducto: '3002' }, { ...modifier, idProducto: '9002' }] }, setup: (_db, run) => account(run) },

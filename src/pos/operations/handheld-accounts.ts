@@ -1,0 +1,108 @@
+/**
+ * Soft Restaurant's copy of open accounts for its handheld devices (Soft Restaurant Móvil):
+ * `cuentas` per account and `detallescuentas` per line, kept only when devices are registered
+ * (`registro_dispositivos` has rows, order-lifecycle rows 94-96 and 208-220). SR keys the lines
+ * by table (`clavemesa`), and the header by folio; a paid account leaves both (rows 551-552), so
+ * a quick sale, paid at once, never has them.
+ */
+import { insertRows } from '../bulk-insert.js';
+import { readOnce, type PosContext } from '../context.js';
+import type { ApiTotales } from '../totals.js';
+import type { PricedLine } from './new-lines.js';
+
+/** Whether this branch registered handheld devices (and has the tables for them). */
+export function handheldDevicesInUse(ctx: PosContext): Promise<boolean> {
+  const { schema } = ctx;
+  if (!schema.hasTable('registro_dispositivos') || !schema.hasTable('cuentas') || !schema.hasTable('detallescuentas')) return Promise.resolve(false);
+  return readOnce(ctx, 'handheld-devices', async () => {
+    const row = await ctx.db.selectFrom('registro_dispositivos').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n) > 0;
+  });
+}
+
+export interface HandheldAccount {
+  folio: number;
+  mesa: string;
+  idmesero: string;
+  noPersonas: number;
+  area: string;
+  estacion: string;
+  tipoDeServicio: number;
+}
+
+/** The account's header for the devices (order-lifecycle row 96). */
+export async function openHandheldAccount(ctx: PosContext, a: HandheldAccount): Promise<void> {
+  await ctx.db
+    .insertInto('cuentas')
+    .values(
+      ctx.schema.completeRow('cuentas', {
+        clavemesa: a.mesa,
+        clavemesero: a.idmesero,
+        numeropersonas: a.noPersonas,
+        clavearea: a.area,
+        estacion: a.estacion,
+        imprimir: false,
+        tiposervicio: a.tipoDeServicio,
+        enviadosr: true,
+        foliocuenta: a.folio,
+        idmesa: '',
+      }),
+    )
+    .execute();
+}
+
+/** The lines just written, for the devices (order-lifecycle rows 209-220): `idcomanda` numbers each sending at the table. */
+export async function addHandheldLines(
+  ctx: PosContext,
+  account: { mesa: string; estacion: string; idmesero: string },
+  lines: ReadonlyArray<PricedLine & { movimiento: number; idproductocompuesto: string; productocompuestoprincipal: boolean }>,
+): Promise<void> {
+  const last = await ctx.db.selectFrom('detallescuentas').select((eb) => eb.fn.max('idcomanda').as('n')).where('clavemesa', '=', account.mesa).executeTakeFirst();
+  const idcomanda = Number(last?.n ?? 0) + 1;
+  await insertRows(
+    ctx.db,
+    'detallescuentas',
+    lines.map((l) =>
+      ctx.schema.completeRow('detallescuentas', {
+        clavemesa: account.mesa,
+        clave: l.idproducto,
+        descripcion: l.descripcion,
+        precio: l.precio.toFixed(4),
+        cantidad: l.cantidad.toFixed(),
+        comentario: l.input.comentario ?? '',
+        modificador: l.modificador,
+        estacion: account.estacion,
+        enviadosr: true,
+        descuento: 0,
+        movimiento: l.movimiento,
+        tiempo: '',
+        hora: ctx.now,
+        idproductocompuesto: l.idproductocompuesto,
+        productocompuestoprincipal: l.productocompuestoprincipal,
+        nivel: 0,
+        comanda: '',
+        idcomanda,
+        idmesero: account.idmesero,
+      }),
+    ),
+  );
+}
+
+/** The devices' copy of the totals (order-lifecycle row 272). */
+export async function updateHandheldTotals(ctx: PosContext, folio: number, totales: ApiTotales): Promise<void> {
+  await ctx.db
+    .updateTable('cuentas')
+    .set({ total: totales.total, subtotal: totales.subtotal, totalimpuesto1: totales.totalImpuesto1, descuentoimporte: totales.descuentoImporte })
+    .where('foliocuenta', '=', folio)
+    .execute();
+}
+
+/** Cancelled lines leave the devices' copy, and the rest take their new numbers. */
+export async function renumberHandheldLines(ctx: PosContext, mesa: string, renumbering: ReadonlyArray<{ from: number; to: number | null }>): Promise<void> {
+  const gone = renumbering.filter((r) => r.to === null).map((r) => r.from);
+  if (gone.length > 0) await ctx.db.deleteFrom('detallescuentas').where('clavemesa', '=', mesa).where('movimiento', 'in', gone).execute();
+  for (const r of renumbering) {
+    if (r.to === null || r.to === r.from) continue;
+    await ctx.db.updateTable('detallescuentas').set({ movimiento: r.to }).where('clavemesa', '=', mesa).where('movimiento', '=', r.from).execute();
+  }
+}

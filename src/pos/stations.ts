@@ -1,0 +1,81 @@
+/**
+ * What a station's row (estaciones) decides about its sales: which shift they belong to, their
+ * folio series and their restaurant area. A station the branch does not know is taken as its own
+ * cash station with no series and no area.
+ */
+import { readOnce, type PosContext } from './context.js';
+import { readSettings } from './settings.js';
+import { int, text } from './values.js';
+
+export interface Station {
+  id: string;
+  /**
+   * The station whose shift its sales belong to. A terminal whose `cajacomandero` names a cash
+   * station sells on that station's shift (order-lifecycle rows 13-14: SR reads it from
+   * DESKTOP-7 and looks the shift up at DESKTOP-1601QUU), unless its `usarturnoestacion` asks
+   * for a shift of its own.
+   */
+  shiftStation: string;
+  /** `seriefolio`: the series of its orders and tickets. */
+  serie: string;
+  /** Its restaurant areas by service: 1 dine-in, 2 delivery, 3 quick sale. */
+  areas: Record<1 | 2 | 3, string>;
+}
+
+export function stationOf(ctx: Pick<PosContext, 'db'>, estacion: string): Promise<Station> {
+  return readOnce(ctx, `station:${estacion}`, () => read(ctx, estacion));
+}
+
+async function read(ctx: Pick<PosContext, 'db'>, estacion: string): Promise<Station> {
+  const row = await ctx.db
+    .selectFrom('estaciones')
+    .select(['idestacion', 'cajacomandero', 'usarturnoestacion', 'seriefolio', 'idarearestaurant', 'idarearestaurantdomicilio', 'idarearestaurantrapido'])
+    .where('idestacion', '=', estacion)
+    .executeTakeFirst();
+  const cash = text(row?.cajacomandero)?.trim() ?? '';
+  const ownShift = (int(row?.usarturnoestacion) ?? 0) !== 0;
+  return {
+    id: estacion,
+    shiftStation: cash !== '' && !ownShift ? cash : estacion,
+    serie: text(row?.seriefolio)?.trim() ?? '',
+    areas: {
+      1: text(row?.idarearestaurant)?.trim() ?? '',
+      2: text(row?.idarearestaurantdomicilio)?.trim() ?? '',
+      3: text(row?.idarearestaurantrapido)?.trim() ?? '',
+    },
+  };
+}
+
+/**
+ * The waiter a shift is kept for: '' for a station's shift, as SR writes it and as its terminals
+ * look it up (`… AND idmesero=''`, order-lifecycle rows 14, 34, 41); the waiter's own id where
+ * the branch keeps a shift per waiter (parametros3.turnoxmesero).
+ */
+export function shiftWaiter(shiftPerWaiter: boolean, idMesero: string | undefined): string {
+  return shiftPerWaiter ? (idMesero ?? '') : '';
+}
+
+/** The shift open now that a sale at `estacion` belongs to, found as SR's terminals find it. */
+export async function openShiftFor(ctx: Pick<PosContext, 'db' | 'schema'>, estacion: string, idEmpresa: string, idMesero?: string): Promise<number | undefined> {
+  const [station, settings] = await Promise.all([stationOf(ctx, estacion), readSettings(ctx)]);
+  const row = await ctx.db
+    .selectFrom('turnos')
+    .select('idturno')
+    .where('idestacion', '=', station.shiftStation)
+    .where('idempresa', '=', idEmpresa)
+    .where('idmesero', '=', shiftWaiter(settings.shiftPerWaiter, idMesero))
+    .where('cierre', 'is', null)
+    .where('apertura', 'is not', null)
+    .orderBy('idturno', 'desc')
+    .executeTakeFirst();
+  return row ? Number(row.idturno) : undefined;
+}
+
+/** The terminals that sell on `cashStation`'s shift (their `cajacomandero` names it), as a subquery of station ids. */
+export function terminalsOf(ctx: Pick<PosContext, 'db'>, cashStation: string) {
+  return ctx.db
+    .selectFrom('estaciones')
+    .select('idestacion')
+    .where('cajacomandero', '=', cashStation)
+    .where((w) => w.or([w('usarturnoestacion', '=', 0), w('usarturnoestacion', 'is', null)]));
+}
