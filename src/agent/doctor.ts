@@ -14,6 +14,7 @@ import pg from 'pg';
 import pino from 'pino';
 import * as tedious from 'tedious';
 import WebSocket from 'ws';
+import { errorCodes, NETWORK_CODES } from '../database-errors.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { AgentFileConfig } from '../config/schema.js';
 import { installedTables, readInstalledSchema } from '../pos/columns.js';
@@ -168,33 +169,6 @@ export interface ClassifiedDatabaseError {
   /** A finer reason: `refused`, `name`, `timeout`, `instance`, `password-expired`, `account-disabled`. */
   reason?: string;
   message: string;
-}
-
-const NETWORK_CODES: Record<string, string> = {
-  ECONNREFUSED: 'refused',
-  ENOTFOUND: 'name',
-  EAI_AGAIN: 'name',
-  ETIMEDOUT: 'timeout',
-  ETIMEOUT: 'timeout',
-  EHOSTUNREACH: 'timeout',
-  ENETUNREACH: 'timeout',
-  ECONNRESET: 'reset',
-  EPIPE: 'reset',
-};
-
-function errorCodes(error: unknown): string[] {
-  const codes: string[] = [];
-  const seen = new Set<unknown>();
-  const visit = (e: unknown) => {
-    if (!e || typeof e !== 'object' || seen.has(e)) return;
-    seen.add(e);
-    const { code, cause, errors } = e as { code?: unknown; cause?: unknown; errors?: unknown };
-    if (typeof code === 'string') codes.push(code);
-    visit(cause);
-    if (Array.isArray(errors)) errors.forEach(visit);
-  };
-  visit(error);
-  return codes;
 }
 
 /**

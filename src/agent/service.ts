@@ -7,7 +7,7 @@
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AgentFileConfig } from '../config/schema.js';
-import { isConnectionError } from '../pos/db.js';
+import { isConnectionError } from '../database-errors.js';
 import { startAgent, type Agent } from './agent.js';
 import { explainDatabaseError } from './doctor.js';
 import { backoffDelay } from './connection.js';

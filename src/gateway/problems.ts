@@ -1,7 +1,7 @@
 /** RFC 9457 problem details: the one shape every error of the API takes. */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { isConnectionError } from '../pos/db.js';
+import { isConnectionError } from '../database-errors.js';
 import { ERROR_STATUS, ERROR_TITLES, isErrorCode, type ErrorCode } from '../protocol/errors.js';
 
 export interface FieldError {

@@ -64,6 +64,16 @@ describe('agent service', () => {
     expect((await fetch(`http://127.0.0.1:${again.healthPort}/healthz`)).status).toBe(200);
   });
 
+  it('keeps retrying a database whose host does not resolve (ENOTFOUND at boot), instead of exiting', async () => {
+    const dir = mkdtempSync(`${tmpdir()}/agent-dns-`);
+    const { log, lines } = capture();
+    const service = await runService(await config({ database: { dialect: 'postgres', url: 'postgres://u:p@pos-server.invalid:5432/pos' } }), `${dir}/config.json`, log);
+    running.push(service);
+    expect(service.agent()).toBeUndefined();
+    expect(lines.some((l) => l.msg === 'POS database unreachable; retrying until it answers')).toBe(true);
+    expect(lines.some((l) => l.msg === 'agent cannot start')).toBe(false);
+  });
+
   it('takes over a lock left by a process that died', async () => {
     const dir = mkdtempSync(`${tmpdir()}/agent-stale-`);
     const { writeFileSync } = await import('node:fs');

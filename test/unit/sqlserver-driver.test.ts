@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as tedious from 'tedious';
 import { DummyDriver, Kysely, MssqlAdapter, MssqlIntrospector, type DatabaseConnection } from 'kysely';
-import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation, MssqlPosQueryCompiler, PosMssqlAdapter, PosRequest, PosTediousConnection, pgShapedRow, tediousConfig, withLockTimeout } from '../../src/pos/db.js';
+import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation } from '../../src/database-errors.js';
+import { MssqlPosQueryCompiler, PosMssqlAdapter, PosRequest, PosTediousConnection, pgShapedRow, tediousConfig, withLockTimeout } from '../../src/pos/db.js';
 import type { PosDatabase } from '../../src/pos/schema.js';
 
 /** What tedious and pg report for SQL Server / PostgreSQL failures, without a server. */
@@ -71,6 +72,9 @@ describe('telling an unavailable database from a rejected statement', () => {
     ['session killed (596)', requestError(596, 21)],
     ['any severity 20+ error', requestError(0, 20)],
     ['PostgreSQL shutting down', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
+    // A branch whose database host does not resolve or route at boot must be retried, not exit.
+    ...['ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].map((code) => [`pg: ${code}`, Object.assign(new Error(`getaddrinfo ${code} pos-server`), { code, syscall: 'connect' })] as const),
+    ['tedious: a ConnectionError wrapping ENOTFOUND', new tedious.ConnectionError('Failed to connect to pos-server:1433', 'ESOCKET', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND pos-server'), { code: 'ENOTFOUND' }) })],
   ])('%s is a connection failure', (_name, error) => {
     expect(isConnectionError(error)).toBe(true);
   });
