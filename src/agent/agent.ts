@@ -36,7 +36,7 @@ export interface Agent {
 export async function startAgent(
   config: AgentConfig,
   log: Logger,
-  testHooks: Pick<RunnerOptions, 'beforeCommit' | 'afterCommit'> = {},
+  testHooks: Pick<RunnerOptions, 'beforeCommit' | 'afterCommit' | 'wallClock'> = {},
 ): Promise<Agent> {
   const workerId = config.workerId ?? `${hostname()}-${config.licenseKey}`;
   const pos = await openPos(config.database, log);

@@ -22,6 +22,8 @@ export interface RunnerOptions {
   beforeCommit?: (op: string, trx: PosDb) => Promise<void> | void;
   /** Called once a write has committed, before its answer is sent; tests use it to lose answers. */
   afterCommit?: (op: string) => void;
+  /** The branch server's wall clock (Date.now); tests set it minutes off the gateway's. */
+  wallClock?: () => number;
 }
 
 class Deadline extends Error {}
@@ -49,10 +51,13 @@ export class JobRunner {
   }
 
   async run(job: JobMessage): Promise<ResultMessage> {
+    // The budget counts from receipt on this process's monotonic clock: the wall clocks of the
+    // branch server and the gateway may be minutes apart.
+    const deadline = performance.now() + job.budgetMs;
     await this.#acquire();
     try {
-      if (Date.now() > job.deadline) throw new Deadline();
-      const data = await this.#execute(job);
+      if (performance.now() > deadline) throw new Deadline();
+      const data = await this.#execute(job, deadline);
       return { type: 'result', jobId: job.jobId, ok: true, data };
     } catch (error) {
       return { type: 'result', jobId: job.jobId, ok: false, error: this.#describe(job, error) };
@@ -61,7 +66,7 @@ export class JobRunner {
     }
   }
 
-  async #execute(job: JobMessage): Promise<unknown> {
+  async #execute(job: JobMessage, deadline: number): Promise<unknown> {
     const impl = this.opts.operations.get(job.op);
     if (!impl) throw new PosError('not_found', `This agent does not know the operation ${job.op}.`);
     const parsed = impl.def.input.safeParse(job.params);
@@ -73,7 +78,7 @@ export class JobRunner {
     const { pos, log } = this.opts;
     // Whole seconds: SQL Server's datetime keeps 1/300 s and would round .999 up to the next
     // second, so a time the API answers would differ from the one a later read shows.
-    const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const now = new Date(Math.floor((this.opts.wallClock ?? Date.now)() / 1000) * 1000);
     const base = { dialect: pos.dialect, schema: pos.schema, log: log.child({ jobId: job.jobId, op: job.op }), now };
     if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
 
@@ -89,8 +94,9 @@ export class JobRunner {
         const result = await impl.run({ ...base, db: trx, afterCommit: (task) => afterCommit.push(task) }, parsed.data);
         if (idem) await recordResult(trx, idem, result);
         await this.opts.beforeCommit?.(job.op, trx);
-        // Committing after the gateway gave up would apply a write the client was told failed.
-        if (Date.now() > job.deadline) throw new Deadline();
+        // Committing after the gateway gave up would apply a write the client was told failed;
+        // but what was printed is printed, and its record is what keeps a retry from printing again.
+        if (performance.now() > deadline && !impl.def.outsideEffect) throw new Deadline();
         return result;
       });
     let result: unknown;
@@ -100,9 +106,10 @@ export class JobRunner {
         break;
       } catch (error) {
         const duplicate = job.idempotency !== undefined && isUniqueViolation(error);
-        const deadlock = isDeadlock(error);
+        // Running a print again would print again: only a replay of its record is safe.
+        const deadlock = isDeadlock(error) && !impl.def.outsideEffect;
         if (!(duplicate || deadlock) || retries >= MAX_RETRIES) throw error;
-        if (Date.now() > job.deadline) throw new Deadline();
+        if (performance.now() > deadline) throw new Deadline();
         if (deadlock) {
           base.log.warn({ retry: retries + 1 }, 'deadlock with another POS transaction; everything was rolled back, running again');
           await new Promise((r) => setTimeout(r, 5 + Math.random() * 45));

@@ -52,6 +52,15 @@ export interface HubOptions {
   helloTimeoutMs?: number;
 }
 
+/**
+ * The agent's share of the time the gateway waits: a little less, so that a write the agent
+ * commits at the end of its budget is answered before the gateway gives up on it (the job's
+ * trip to the agent comes out of the difference).
+ */
+export function agentBudget(timeoutMs: number): number {
+  return Math.max(1, timeoutMs - Math.min(1_000, Math.floor(timeoutMs / 10)));
+}
+
 export class AgentHub {
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
   readonly #agents = new Map<string, ConnectedAgent>();
@@ -100,7 +109,7 @@ export class AgentHub {
     if (!agent) throw new AgentOfflineError(`No agent is connected for branch ${licenseKey}.`);
     const jobId = randomUUID();
     const dispatchedAt = new Date().toISOString();
-    const job: JobMessage = { type: 'job', jobId, op, params, deadline: Date.now() + timeoutMs, ...(idempotency ? { idempotency } : {}) };
+    const job: JobMessage = { type: 'job', jobId, op, params, budgetMs: agentBudget(timeoutMs), ...(idempotency ? { idempotency } : {}) };
     const outcome = await new Promise<{ ok: boolean; data?: unknown; error?: JobError }>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(jobId);
@@ -115,6 +124,24 @@ export class AgentHub {
       });
     });
     return { jobId, workerId: agent.workerId, dispatchedAt, ...outcome };
+  }
+
+  /**
+   * A result this gateway cannot read answers its request at once, rather than leaving the
+   * client to wait for the timeout; whether the job ran is unknown, and a retry with the same
+   * Idempotency-Key is answered from the agent's own record if it did.
+   */
+  #unreadableResult(agent: ConnectedAgent, message: unknown, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): void {
+    const jobId = (message as { jobId?: unknown }).jobId;
+    const pending = typeof jobId === 'string' ? this.#pending.get(jobId) : undefined;
+    this.opts.log.error({ licenseKey: agent.licenseKey, jobId, issues: issues.map((i) => `${i.path.join('.')}: ${i.message}`) }, 'agent sent a result that does not match the protocol');
+    if (!pending || pending.agent !== agent) return;
+    clearTimeout(pending.timer);
+    this.#pending.delete(jobId as string);
+    pending.resolve({
+      ok: false,
+      error: { code: 'agent_bad_result', message: 'The branch agent answered with a result the gateway cannot read; whether the job ran is unknown. Retry with the same Idempotency-Key.' },
+    });
   }
 
   async close(): Promise<void> {
@@ -218,7 +245,10 @@ export class AgentHub {
       // Results are most of the traffic: check them against their own schema, not the union.
       const type = (message as { type?: unknown } | null)?.type;
       const parsed = (type === 'result' ? resultMessage : agentMessage).safeParse(message);
-      if (!parsed.success) return;
+      if (!parsed.success) {
+        if (type === 'result') this.#unreadableResult(agent, message, parsed.error.issues);
+        return;
+      }
       if (parsed.data.type === 'status') {
         agent.status = parsed.data;
         return;

@@ -36,6 +36,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   printer_failed: 502,
+  agent_bad_result: 502,
   agent_offline: 503,
   pos_unavailable: 503,
   pos_busy: 503,

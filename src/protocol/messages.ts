@@ -47,8 +47,12 @@ export const jobMessage = z.object({
   op: z.string(),
   params: z.unknown(),
   idempotency: z.object({ scope: z.string(), key: z.string(), fingerprint: z.string() }).optional(),
-  /** Epoch milliseconds after which the gateway no longer waits for the answer. */
-  deadline: z.number(),
+  /**
+   * How long the agent may take, counted from when it receives the job on its own monotonic
+   * clock: branch clocks drift by minutes from the gateway's, so no wall-clock time crosses the
+   * wire. The gateway waits a little longer than this for the answer.
+   */
+  budgetMs: z.number().int().positive(),
 });
 
 export const welcomeMessage = z.object({ type: z.literal('welcome'), serverTime: z.string() });

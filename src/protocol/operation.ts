@@ -10,6 +10,12 @@ export interface OperationDef<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   output: O;
   /** Writes run in one transaction with an exactly-once idempotency record. */
   write: boolean;
+  /**
+   * The write does something outside the database that a rollback cannot undo (it prints):
+   * once done, its record is committed even past the job's deadline, so that a retry answers
+   * from it instead of doing it again.
+   */
+  outsideEffect?: boolean;
 }
 
 export function defineOperation<I extends z.ZodType, O extends z.ZodType>(def: OperationDef<I, O>): OperationDef<I, O> {

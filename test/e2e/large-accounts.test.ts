@@ -27,7 +27,7 @@ async function recorded(op: string, params: Record<string, unknown>): Promise<{ 
   const pos = stack.agents.get(BRANCH)!.pos;
   const recorder = new TsqlRecorder();
   const runner = new JobRunner({ pos: { ...pos, db: pos.db.withPlugin(recorder) }, operations, log: pino({ level: 'silent' }), concurrency: 1, idempotencyRetentionMs: 3_600_000 });
-  const result = await runner.run({ type: 'job', jobId: randomUUID(), op, params, deadline: Date.now() + 60_000, idempotency: { scope: 'test', key: randomUUID(), fingerprint: 'f' } });
+  const result = await runner.run({ type: 'job', jobId: randomUUID(), op, params, budgetMs: 60_000, idempotency: { scope: 'test', key: randomUUID(), fingerprint: 'f' } });
   expect(result.ok, JSON.stringify(result)).toBe(true);
   return { data: result.ok ? result.data : undefined, statements: recorder.statements };
 }

@@ -378,7 +378,7 @@ describe('products.update on Soft Restaurant 10', () => {
         jobId: randomUUID(),
         op: 'products.update',
         params: { ...tacos, idProducto: '3001' },
-        deadline: Date.now() + 30_000,
+        budgetMs: 30_000,
         idempotency: { scope: 'test', key: randomUUID(), fingerprint: 'f' },
       });
       expect(result.ok, JSON.stringify(result)).toBe(true);

@@ -33,7 +33,7 @@ let jobs = 0;
 async function runJob(runner: JobRunner, op: string, params: Record<string, unknown>): Promise<unknown> {
   const n = ++jobs;
   const idempotency = operations.get(op)!.def.write ? { scope: 'tsql', key: `${op}-${n}`, fingerprint: 'f' } : undefined;
-  const result = await runner.run({ type: 'job', jobId: `tsql-${n}`, op, params, deadline: Date.now() + 60_000, ...(idempotency ? { idempotency } : {}) });
+  const result = await runner.run({ type: 'job', jobId: `tsql-${n}`, op, params, budgetMs: 60_000, ...(idempotency ? { idempotency } : {}) });
   expect(result.ok, JSON.stringify(result)).toBe(true);
   return result.ok ? result.data : undefined;
 }

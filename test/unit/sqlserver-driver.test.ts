@@ -65,7 +65,7 @@ describe('rows read from SQL Server take the shapes pg gives', () => {
 });
 
 describe('telling an unavailable database from a rejected statement', () => {
-  it.each([
+  it.each<[string, unknown]>([
     ['login refused or database not openable', new tedious.ConnectionError('Login failed', 'ELOGIN')],
     ['socket gone', new tedious.ConnectionError('Connection lost - read ECONNRESET', 'ESOCKET')],
     ['database offline (942)', requestError(942, 14)],
@@ -73,7 +73,7 @@ describe('telling an unavailable database from a rejected statement', () => {
     ['any severity 20+ error', requestError(0, 20)],
     ['PostgreSQL shutting down', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
     // A branch whose database host does not resolve or route at boot must be retried, not exit.
-    ...['ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].map((code) => [`pg: ${code}`, Object.assign(new Error(`getaddrinfo ${code} pos-server`), { code, syscall: 'connect' })] as const),
+    ...['ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].map((code): [string, unknown] => [`pg: ${code}`, Object.assign(new Error(`getaddrinfo ${code} pos-server`), { code, syscall: 'connect' })]),
     ['tedious: a ConnectionError wrapping ENOTFOUND', new tedious.ConnectionError('Failed to connect to pos-server:1433', 'ESOCKET', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND pos-server'), { code: 'ENOTFOUND' }) })],
   ])('%s is a connection failure', (_name, error) => {
     expect(isConnectionError(error)).toBe(true);

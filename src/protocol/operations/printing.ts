@@ -78,6 +78,7 @@ function everyPrinterResolved(ids: string[], targets: Record<string, unknown>, c
 export const printOrder = defineOperation({
   name: 'print.order',
   write: true,
+  outsideEffect: true,
   input: printOrderBody.extend({ printers }).superRefine((input, ctx) =>
     everyPrinterResolved(
       input.grupos.map((g) => g.printerId),
@@ -91,6 +92,7 @@ export const printOrder = defineOperation({
 export const printTest = defineOperation({
   name: 'print.test',
   write: true,
+  outsideEffect: true,
   input: printTestBody.extend({ printers }).superRefine((input, ctx) => everyPrinterResolved([input.printerId], input.printers, ctx)),
   output: printOutput,
 });

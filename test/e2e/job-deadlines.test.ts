@@ -1,0 +1,135 @@
+/**
+ * A job's time limit travels as a budget the agent measures on its own monotonic clock, so a
+ * branch server whose wall clock is minutes or an hour off the gateway's neither fails every
+ * job nor commits after the client was told 504. A print that reached its printer is recorded
+ * even past the limit. A result the gateway cannot read is answered at once.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { AGENT_PATH } from '../../src/protocol/messages.js';
+import { startVirtualPrinter } from '../../src/printing/virtual-printer.js';
+import { LOOPBACK } from '../support/printer-ports.js';
+import { BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
+import { until } from '../support/until.js';
+
+const MINUTE = 60_000;
+/** The agents' wall clock, this many ms off the gateway's. */
+let clockOffsetMs = 0;
+/** How long each write waits just before it commits. */
+let holdBeforeCommitMs = 0;
+const JOB_TIMEOUT_MS = 1_500;
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack({
+    gateway: { jobTimeoutMs: JOB_TIMEOUT_MS },
+    agentHooks: {
+      wallClock: () => Date.now() + clockOffsetMs,
+      beforeCommit: () => new Promise((r) => setTimeout(r, holdBeforeCommitMs)),
+    },
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const createOrder = (estacion = 'CAJA1') =>
+  stack.api('POST', `/temp_ordenes/${BRANCH}`, { body: { estacion, idEmpresa: '0000000001' }, headers: { 'idempotency-key': randomUUID() } });
+
+describe("an agent whose clock is off the gateway's", () => {
+  it.each([
+    ['5 minutes ahead', 5 * MINUTE],
+    ['5 minutes behind', -5 * MINUTE],
+    ['an hour ahead', 60 * MINUTE],
+    ['an hour behind', -60 * MINUTE],
+  ])('%s runs reads and writes', async (_name, offset) => {
+    clockOffsetMs = offset;
+    holdBeforeCommitMs = 0;
+    try {
+      const read = await stack.api('GET', `/empresas/${BRANCH}`);
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      const write = await createOrder();
+      expect(write.status, JSON.stringify(write.body)).toBe(201);
+      // The account carries the branch's own time, as the POS writes it.
+      const header = await stack.pos.get(BRANCH)!.db.selectFrom('tempcheques').select('fecha').where('folio', '=', write.body.folio).executeTakeFirstOrThrow();
+      expect(Math.abs(header.fecha!.getTime() - (Date.now() + offset))).toBeLessThan(10_000);
+    } finally {
+      clockOffsetMs = 0;
+    }
+  });
+
+  it.each([
+    ['an hour behind', -60 * MINUTE],
+    ['on time', 0],
+  ])('%s never commits a write after the client was told 504', async (_name, offset) => {
+    clockOffsetMs = offset;
+    holdBeforeCommitMs = JOB_TIMEOUT_MS + 500;
+    const db = stack.pos.get(BRANCH)!.db;
+    const before = await db.selectFrom('tempcheques').select('folio').execute();
+    try {
+      const res = await createOrder('CAJA2');
+      expect(res.status).toBe(504);
+      expect(res.body.code).toBe('agent_timeout');
+      await new Promise((r) => setTimeout(r, holdBeforeCommitMs + 500));
+      expect(await db.selectFrom('tempcheques').select('folio').execute()).toHaveLength(before.length);
+    } finally {
+      clockOffsetMs = 0;
+      holdBeforeCommitMs = 0;
+    }
+  });
+});
+
+describe('a print that finishes after the deadline', () => {
+  it('is recorded, and a retry with the same key does not print again', async () => {
+    const printer = await startVirtualPrinter({ host: LOOPBACK });
+    try {
+      const registered = await stack.api('POST', '/print/printers', {
+        body: { licenseKey: BRANCH, printerIp: LOOPBACK, printerPort: printer.port, displayName: 'Cocina', kind: 'thermal', widthMm: 80 },
+      });
+      const printerId = registered.body.id as string;
+      const key = randomUUID();
+      holdBeforeCommitMs = JOB_TIMEOUT_MS + 500;
+      const late = await stack.api('POST', `/print/${BRANCH}/prueba`, { body: { printerId }, headers: { 'idempotency-key': key } });
+      expect(late.status).toBe(504);
+      await printer.waitForJob();
+      holdBeforeCommitMs = 0;
+      await new Promise((r) => setTimeout(r, 1_000));
+      const records = await stack.pos.get(BRANCH)!.db.selectFrom('ba_print_jobs').selectAll().where('kind', '=', 'test').execute();
+      expect(records.length).toBeGreaterThan(0);
+
+      const retry = await stack.api('POST', `/print/${BRANCH}/prueba`, { body: { printerId }, headers: { 'idempotency-key': key } });
+      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(printer.jobs).toHaveLength(1);
+    } finally {
+      holdBeforeCommitMs = 0;
+      await printer.close();
+    }
+  });
+});
+
+describe('a result the gateway cannot read', () => {
+  it('answers 502 agent_bad_result at once instead of a 504 after the timeout', async () => {
+    await stack.agents.get(STRICT_BRANCH)!.stop(100);
+    const ws = new WebSocket(`${stack.url.replace('http', 'ws')}${AGENT_PATH}`, { headers: { authorization: `Bearer ${stack.agentTokens.get(STRICT_BRANCH)}` } });
+    try {
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+      ws.send(JSON.stringify({ type: 'hello', licenseKey: STRICT_BRANCH, workerId: 'broken-agent', agentVersion: '0.0.0', posVersion: null, capabilities: [] }));
+      ws.on('message', (raw) => {
+        const message = JSON.parse(String(raw)) as { type: string; jobId?: string };
+        if (message.type === 'job') ws.send(JSON.stringify({ type: 'result', jobId: message.jobId, ok: 'maybe' }));
+      });
+      await until(() => stack.gateway.hub.agentFor(STRICT_BRANCH)?.workerId === 'broken-agent');
+      const started = Date.now();
+      const res = await stack.api('GET', `/empresas/${STRICT_BRANCH}`);
+      expect(res.status).toBe(502);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body.code).toBe('agent_bad_result');
+      expect(Date.now() - started).toBeLessThan(JOB_TIMEOUT_MS);
+    } finally {
+      ws.close();
+    }
+  });
+});
