@@ -62,10 +62,29 @@ function send(target: PrinterTargetParams, bytes: Buffer): Promise<PrintResult> 
   return printerQueue.send({ host: target.printerIp, port: target.printerPort }, bytes, { language: target.kind === 'label' ? 'tspl' : 'escpos' });
 }
 
+/**
+ * What the client reads about a failed printer: the stable code and a sentence for people. What
+ * the socket said (`connect ECONNREFUSED 10.0.0.9:9100`) is for the agent's log only.
+ */
+const FAILURE_SENTENCES: Record<PrintResultRecord['error'] & string, string> = {
+  unreachable: 'The printer did not answer: check that it is on and connected to the network.',
+  refused: 'The printer refused the connection: check its address and port in the registry.',
+  timeout: 'The printer stopped answering while it was printing.',
+  paper_out: 'The printer is out of paper.',
+  cover_open: 'The printer cover is open.',
+  offline: 'The printer dropped the connection before the job was complete.',
+};
+
 function toResult(printerId: string, result: PrintResult): PrintResultRecord {
   return result.status === 'printed'
     ? { printerId, status: 'printed', bytes: result.bytes }
-    : { printerId, status: 'failed', error: result.error, detail: result.detail };
+    : { printerId, status: 'failed', error: result.error, detail: FAILURE_SENTENCES[result.error] };
+}
+
+/** Logs what the printers said when a job failed on them, for the branch's technician. */
+function logFailures(ctx: { log: { warn: (obj: object, msg: string) => void } }, what: string, failures: ReadonlyArray<{ printerId: string; result: PrintResult }>): void {
+  const failed = failures.filter((f) => f.result.status === 'failed');
+  if (failed.length > 0) ctx.log.warn({ failed: failed.map((f) => ({ printerId: f.printerId, ...f.result })) }, what);
 }
 
 function printerKey(t: PrinterTargetParams): string {
@@ -79,6 +98,7 @@ function printerKey(t: PrinterTargetParams): string {
  */
 export const printOrder = implement(ops.printOrder, async (ctx, input) => {
   const results: PrintResultRecord[] = Array.from({ length: input.grupos.length });
+  const sentResults: Array<{ printerId: string; result: PrintResult }> = [];
   const byPrinter = new Map<string, number[]>();
   input.grupos.forEach((group, i) => {
     const key = printerKey(input.printers[group.printerId]!);
@@ -90,13 +110,15 @@ export const printOrder = implement(ops.printOrder, async (ctx, input) => {
       for (const i of indexes) {
         const group = input.grupos[i]!;
         if (failure) {
-          const detail = `not sent: an earlier ticket of this order failed on this printer (${failure.error})`;
+          const detail = `Not sent: an earlier ticket of this order failed on this printer. ${FAILURE_SENTENCES[failure.error!]}`;
           results[i] = { printerId: group.printerId, status: 'failed', error: failure.error, detail };
           continue;
         }
         const target = input.printers[group.printerId]!;
         const bytes = await renderKitchenJob(target, kitchenTicketOf(input, group, ctx.now), group.copias);
-        results[i] = toResult(group.printerId, await send(target, bytes));
+        const sent = await send(target, bytes);
+        sentResults.push({ printerId: group.printerId, result: sent });
+        results[i] = toResult(group.printerId, sent);
         if (results[i].status === 'failed') failure = results[i];
       }
     }),
@@ -109,16 +131,16 @@ export const printOrder = implement(ops.printOrder, async (ctx, input) => {
     paymentMethod: input.paymentMethod,
     results,
   });
-  const failed = results.filter((r) => r.status === 'failed');
-  if (failed.length > 0) ctx.log.warn({ orderRef, orderFolio: String(input.orderFolio), failed }, 'printers did not take the order');
+  logFailures(ctx, `printers did not take order ${String(input.orderFolio)} (orderRef ${orderRef})`, sentResults);
   return { orderRef, results };
 });
 
 export const printTest = implement(ops.printTest, async (ctx, input) => {
   const target = input.printers[input.printerId]!;
   const ticket: TestTicket = { title: input.title, message: input.message, printerName: input.printerName ?? target.displayName, date: ctx.now };
-  const result = toResult(input.printerId, await send(target, await renderTestJob(target, ticket)));
+  const sent = await send(target, await renderTestJob(target, ticket));
+  const result = toResult(input.printerId, sent);
   const orderRef = await recordPrintJob(ctx, { kind: 'test', isReprint: false, results: [result] });
-  if (result.status === 'failed') ctx.log.warn({ orderRef, result }, 'printer did not take the test page');
+  logFailures(ctx, `printer did not take the test page (orderRef ${orderRef})`, [{ printerId: input.printerId, result: sent }]);
   return { orderRef, results: [result] };
 });

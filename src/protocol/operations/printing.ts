@@ -59,7 +59,7 @@ export const printResult = z.object({
   status: z.enum(['printed', 'failed']),
   bytes: z.number().int().optional().describe('bytes the printer took (printed)'),
   error: z.enum(PRINT_ERRORS).optional().describe('why it failed (failed)'),
-  detail: z.string().optional().describe('what the agent saw, for people (failed)'),
+  detail: z.string().optional().describe('what went wrong, for people (failed); the agent logs what the printer said'),
 });
 
 export const printOutput = z.object({
