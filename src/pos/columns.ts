@@ -5,6 +5,7 @@
  * without a default filled with a neutral value, free text cut to the column's width.
  */
 import { randomUUID } from 'node:crypto';
+import iconv from 'iconv-lite';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { introspection, type PosDb, type PosDialectName } from './db.js';
@@ -28,6 +29,21 @@ type Row = Record<string, unknown>;
 export type ColumnValues<T extends PosTable> = { [K in keyof PosDatabase[T]]?: unknown };
 
 const TEXT_TYPES = new Set(['varchar', 'nvarchar', 'char', 'nchar', 'character varying', 'character', 'text', 'ntext']);
+
+/**
+ * Text types that hold the database's code page rather than Unicode. Soft Restaurant's databases
+ * use Latin1_General collations (code page 1252); the reference schema's PostgreSQL varchar
+ * stands for SR's varchar, so the demo and the tests store what a branch would.
+ */
+const CODE_PAGE_TYPES = new Set(['varchar', 'char', 'text', 'character varying', 'character']);
+
+// eslint-disable-next-line no-control-regex -- the ASCII range is the point
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** The text as a code page 1252 column keeps it: SQL Server stores '?' for what the code page lacks, one per UTF-16 unit. */
+function inCodePage(text: string): string {
+  return ASCII.test(text) ? text : iconv.decode(iconv.encode(text, 'win1252'), 'win1252');
+}
 
 function neutralValue(column: ColumnInfo): unknown {
   const type = column.dataType.toLowerCase();
@@ -120,23 +136,25 @@ export class InstalledSchema {
     return out as Insertable<PosDatabase[T]>;
   }
 
+  /**
+   * Text as the column stores it: in its code page, and cut to its width, never inside a
+   * character. The API refuses text longer than its column; what is still cut is text the
+   * agent composes (system log entries) or that the seed allows longer (a cancellation reason).
+   */
   #cut(table: string, info: ColumnInfo, value: unknown): unknown {
-    if (typeof value !== 'string' || info.maxLength === null || info.maxLength < 0 || value.length <= info.maxLength) {
-      return value;
-    }
+    if (typeof value !== 'string' || info.maxLength === null) return value;
+    const text = CODE_PAGE_TYPES.has(info.dataType.toLowerCase()) ? inCodePage(value) : value;
+    if (info.maxLength < 0 || text.length <= info.maxLength) return text;
     const key = `${table}.${info.name}`;
     if (!this.#reportedCuts.has(key)) {
       this.#reportedCuts.add(key);
-      this.#log?.info({ column: key, width: info.maxLength, length: value.length }, 'text cut to the column width');
+      this.#log?.info({ column: key, width: info.maxLength, length: text.length }, 'text cut to the column width');
     }
-    return value.slice(0, info.maxLength);
+    const end = /[\ud800-\udbff]/.test(text[info.maxLength - 1] ?? '') ? info.maxLength - 1 : info.maxLength;
+    return text.slice(0, end);
   }
 }
 
-/**
- * The installed columns of `tables`, which must all exist, and of those `optional` tables that
- * do: operations that write an optional table (a side table older versions lack) check first.
- */
 export async function readInstalledSchema(
   db: PosDb,
   dialect: PosDialectName,

@@ -3,6 +3,7 @@
  * folio series and their restaurant area. A station the branch does not know is taken as its own
  * cash station with no series and no area.
  */
+import { PosError } from '../protocol/errors.js';
 import { readOnce, type PosContext } from './context.js';
 import { readSettings } from './settings.js';
 import { int, text } from './values.js';
@@ -22,11 +23,22 @@ export interface Station {
   areas: Record<1 | 2 | 3, string>;
 }
 
-export function stationOf(ctx: Pick<PosContext, 'db'>, estacion: string): Promise<Station> {
+export function stationOf(ctx: Pick<PosContext, 'db'>, estacion: string): Promise<Station & { known: boolean }> {
   return readOnce(ctx, `station:${estacion}`, () => read(ctx, estacion));
 }
 
-async function read(ctx: Pick<PosContext, 'db'>, estacion: string): Promise<Station> {
+/**
+ * The station a request names, as the branch spells it: a station the branch does not have is
+ * refused (422 station_not_found), and what is written is the branch's own spelling, never a
+ * look-alike the server's collation happens to match (a full-width ＣＡＪＡ１, another letter case).
+ */
+export async function requireStation(ctx: Pick<PosContext, 'db'>, estacion: string): Promise<Station> {
+  const station = await stationOf(ctx, estacion);
+  if (!station.known) throw new PosError('station_not_found', `There is no station ${JSON.stringify(estacion)} at this branch.`, { estacion });
+  return station;
+}
+
+async function read(ctx: Pick<PosContext, 'db'>, estacion: string): Promise<Station & { known: boolean }> {
   const row = await ctx.db
     .selectFrom('estaciones')
     .select(['idestacion', 'cajacomandero', 'usarturnoestacion', 'seriefolio', 'idarearestaurant', 'idarearestaurantdomicilio', 'idarearestaurantrapido'])
@@ -34,9 +46,11 @@ async function read(ctx: Pick<PosContext, 'db'>, estacion: string): Promise<Stat
     .executeTakeFirst();
   const cash = text(row?.cajacomandero)?.trim() ?? '';
   const ownShift = (int(row?.usarturnoestacion) ?? 0) !== 0;
+  const id = text(row?.idestacion) ?? estacion;
   return {
-    id: estacion,
-    shiftStation: cash !== '' && !ownShift ? cash : estacion,
+    known: row !== undefined,
+    id,
+    shiftStation: cash !== '' && !ownShift ? cash : id,
     serie: text(row?.seriefolio)?.trim() ?? '',
     areas: {
       1: text(row?.idarearestaurant)?.trim() ?? '',

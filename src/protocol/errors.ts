@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   reason_required: 422,
   shift_mismatch: 422,
   series_not_found: 422,
+  station_not_found: 422,
+  waiter_not_found: 422,
   idempotency_key_reused: 422,
   payload_too_large: 413,
   unsupported_media_type: 415,

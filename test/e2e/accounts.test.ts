@@ -173,6 +173,49 @@ describe('create an open order', () => {
   });
 });
 
+describe('references', () => {
+  it.each(['<script>alert(1)</script>', '\r\nX-Injected', 'CAJA9'])('refuses the unknown station %j with 422 station_not_found, writing nothing', async (estacion) => {
+    const before = await counts();
+    for (const [path, body] of [
+      ['/temp_ordenes/{lk}', { ...base, estacion }],
+      ['/ordenes/{lk}', { ...base, estacion, idFormaDePago: 'EFE', productos: [tacos] }],
+    ] as const) {
+      const res = await write(path, body);
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body).toMatchObject({ code: 'station_not_found', estacion });
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  it("writes a look-alike station the server's collation matches under the branch's own spelling, or refuses it", async () => {
+    // SQL Server's case- and width-insensitive collations, which also ignore format characters,
+    // may find CAJA1 for these; PostgreSQL does not.
+    for (const estacion of ['ＣＡＪＡ１', 'caja1', 'CAJA1\u202e']) {
+      const res = await write('/temp_ordenes/{lk}', { ...base, estacion });
+      if (res.status === 422) {
+        expect(res.body.code).toBe('station_not_found');
+      } else {
+        expect(res.status).toBe(201);
+        expect((await header(res.body.folio)).estacion).toBe('CAJA1');
+      }
+    }
+  });
+
+  it('refuses an unknown waiter with 422 waiter_not_found, writing nothing', async () => {
+    const before = await counts();
+    const res = await write('/temp_ordenes/{lk}', { ...base, idMesero: '99' });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: 'waiter_not_found', idMesero: '99' });
+    expect(await counts()).toEqual(before);
+  });
+
+  it("stores text outside the branch's code page as '?', as SQL Server stores it in its varchar columns", async () => {
+    const folio = await openOrder([{ ...tacos, comentario: 'sin 🌶 por favor' }], { mesa: 'Ā😀' });
+    expect((await header(folio)).mesa).toBe('???');
+    expect((await lines(folio))[0]!.comentario).toBe('sin ?? por favor');
+  });
+});
+
 describe('create a closed order', () => {
   it('creates it paid, printed, numbered and paid in full in the open shift', async () => {
     const before = await db.selectFrom('folios').select('ultimofolio').where('serie', '=', 'A').executeTakeFirstOrThrow();

@@ -68,13 +68,16 @@ describe('open a shift', () => {
   it.each([
     [{ cajero: 'NADIE' }, 422, 'user_not_found'],
     [{ idEmpresa: '0000000077' }, 422, 'company_not_found'],
+    [{ estacion: 'CAJA9' }, 422, 'station_not_found'],
+    [{ idMesero: '99' }, 422, 'waiter_not_found'],
     [{ fondo: -1 }, 400, 'validation_failed'],
     [{ fondo: 1.005 }, 400, 'validation_failed'],
   ])('refuses %j with %i %s', async (extra, status, code) => {
-    const res = await write('/turnos_apertura/{lk}', { estacion: 'CAJA9', idEmpresa: company, cajero: 'CAJERO', fondo: 100, ...extra });
+    const before = await db.selectFrom('turnos').select('idturno').execute();
+    const res = await write('/turnos_apertura/{lk}', { estacion: 'TERM1', idEmpresa: company, cajero: 'CAJERO', fondo: 100, ...extra });
     expect(res.status).toBe(status);
     expect(res.body.code).toBe(code);
-    expect(await db.selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA9').execute()).toHaveLength(0);
+    expect(await db.selectFrom('turnos').select('idturno').execute()).toHaveLength(before.length);
   });
 });
 
@@ -99,10 +102,11 @@ describe('list shifts', () => {
 describe('turnDependent', () => {
   it('both creates refuse with 409 shift_not_open when required and no shift is open', async () => {
     for (const [path, body] of [
-      ['/temp_ordenes/{lk}', { estacion: 'CAJA3', idEmpresa: company, turnDependent: true }],
-      ['/ordenes/{lk}', { estacion: 'CAJA3', idEmpresa: company, turnDependent: true, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] }],
+      ['/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, turnDependent: true }],
+      ['/ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, turnDependent: true, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] }],
     ] as const) {
-      const res = await write(path, body);
+      // The strict branch has no shift open at CAJA2.
+      const res = await write(path, body, STRICT_BRANCH);
       expect(res.status).toBe(409);
       expect(res.body.code).toBe('shift_not_open');
     }
@@ -250,7 +254,8 @@ describe('a quick sale made while no shift is open (seed: turnDependent false)',
     expect(waiting.body.idTurno).toBe(0);
     const stored = await db.selectFrom('tempcheques').select(['idturno', 'pagado']).where('folio', '=', waiting.body.folio).executeTakeFirstOrThrow();
     expect([Number(stored.idturno), stored.pagado]).toEqual([0, true]);
-    const elsewhere = await quickSale('CAJA9');
+    // CAJA1's shift closed earlier in this file: a sale there waits for CAJA1's next close.
+    const elsewhere = await quickSale('CAJA1');
     expect(elsewhere.body.idTurno).toBe(0);
 
     const opened = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 });

@@ -51,3 +51,28 @@ describe('the installed schema on PostgreSQL (exact names)', () => {
     expect(() => schema.fitRow('tempcheques', {})).toThrow(/not installed/);
   });
 });
+
+describe('text as the column stores it', () => {
+  const schema = new InstalledSchema(
+    [
+      [
+        'tempcancela',
+        [
+          col('razon', { dataType: 'varchar', maxLength: 10 }),
+          col('comanda', { dataType: 'character varying', maxLength: 4 }),
+          col('clave', { dataType: 'nvarchar', maxLength: 3 }),
+          col('idmotivocancela', { dataType: 'varchar', maxLength: -1 }),
+        ],
+      ],
+    ],
+    { caseInsensitive: true },
+  );
+
+  it("keeps code page 1252 text and writes '?' for what the code page lacks, as SQL Server stores it", () => {
+    expect(schema.fitRow('tempcancela', { razon: 'Añejo €5', idmotivocancela: 'Café 😀 Ā' })).toEqual({ razon: 'Añejo €5', idmotivocancela: 'Café ?? ?' });
+  });
+
+  it('cuts to the width after the conversion, never inside a character', () => {
+    expect(schema.fitRow('tempcancela', { comanda: '😀😀😀😀', clave: 'a😀😀' })).toEqual({ comanda: '????', clave: 'a😀' });
+  });
+});

@@ -138,7 +138,16 @@ export async function requireUser(ctx: PosContext, usuario: string | undefined):
   if (usuario === undefined) return API_USER;
   const found = await ctx.db.selectFrom('usuarios').select('usuario').where('usuario', '=', usuario).executeTakeFirst();
   if (!found) throw new PosError('user_not_found', `There is no user ${usuario}.`, { usuario });
-  return usuario;
+  // The branch's own spelling, as requireStation keeps it.
+  return text(found.usuario) ?? usuario;
+}
+
+/** A waiter the request names ('' for none), as the branch spells it; 422 waiter_not_found otherwise. */
+export async function requireWaiter(ctx: PosContext, idMesero: string): Promise<string> {
+  if (idMesero === '') return '';
+  const found = await ctx.db.selectFrom('meseros').select('idmesero').where('idmesero', '=', idMesero).executeTakeFirst();
+  if (!found) throw new PosError('waiter_not_found', `There is no waiter ${JSON.stringify(idMesero)} at this branch.`, { idMesero });
+  return text(found.idmesero) ?? idMesero;
 }
 
 export async function requireCompany(ctx: PosContext, idEmpresa: string): Promise<void> {

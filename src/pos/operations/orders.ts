@@ -9,10 +9,10 @@ import * as ops from '../../protocol/operations/orders.js';
 import type { PosContext } from '../context.js';
 import { nextNumcheque, nextOrden } from '../counters.js';
 import { implement } from '../operation.js';
-import { openShiftFor, stationOf, type Station } from '../stations.js';
+import { openShiftFor, requireStation, type Station } from '../stations.js';
 import { computeTotals, Dec, totalsToApi, totalsToHeaderColumns } from '../totals.js';
 import { dec, int, text } from '../values.js';
-import { accountLines, lockOpenAccount, requireCompany, requireUser, saveTotals } from './account.js';
+import { accountLines, lockOpenAccount, requireCompany, requireUser, requireWaiter, saveTotals } from './account.js';
 import { handheldDevicesInUse, openHandheldAccount } from './handheld-accounts.js';
 import { insertLines, priceLines } from './new-lines.js';
 
@@ -139,21 +139,23 @@ async function occupyTable(ctx: PosContext, mesa: string, folio: number, idMeser
 export const createOrder = implement(ops.createOrder, async (ctx, input) => {
   await requireCompany(ctx, input.idEmpresa);
   const usuario = await requireUser(ctx, input.usuario);
-  if (input.turnDependent && (await openShiftFor(ctx, input.estacion, input.idEmpresa, input.idMesero)) === undefined) {
-    throw new PosError('shift_not_open', `No shift is open for station ${input.estacion} and company ${input.idEmpresa}.`);
+  const station = await requireStation(ctx, input.estacion);
+  const estacion = station.id;
+  const idMesero = await requireWaiter(ctx, input.idMesero);
+  if (input.turnDependent && (await openShiftFor(ctx, estacion, input.idEmpresa, idMesero)) === undefined) {
+    throw new PosError('shift_not_open', `No shift is open for station ${estacion} and company ${input.idEmpresa}.`);
   }
-  const station = await stationOf(ctx, input.estacion);
   const serie = input.serie ?? station.serie;
   const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];
   const orden = await nextOrden(ctx, serie);
   if (input.tipoDeServicio === DINE_IN && input.mesa !== '') await refuseOccupiedTable(ctx, input.mesa);
   const area = await areaOf(ctx, station, input.tipoDeServicio, input.mesa);
-  const folio = await insertAccount(ctx, { ...input, serie, usuario, orden, area });
-  await occupyTable(ctx, input.mesa, folio, input.idMesero);
+  const folio = await insertAccount(ctx, { ...input, estacion, idMesero, serie, usuario, orden, area });
+  await occupyTable(ctx, input.mesa, folio, idMesero);
   if (await handheldDevicesInUse(ctx)) {
-    await openHandheldAccount(ctx, { folio, mesa: input.mesa, idmesero: input.idMesero, noPersonas: input.noPersonas, area, estacion: input.estacion, tipoDeServicio: input.tipoDeServicio });
+    await openHandheldAccount(ctx, { folio, mesa: input.mesa, idmesero: idMesero, noPersonas: input.noPersonas, area, estacion, tipoDeServicio: input.tipoDeServicio });
   }
-  const account = { folio, idempresa: input.idEmpresa, estacion: input.estacion, idmesero: input.idMesero, mesa: input.mesa, seriefolio: serie };
+  const account = { folio, idempresa: input.idEmpresa, estacion, idmesero: idMesero, mesa: input.mesa, seriefolio: serie };
   const movimientos = lines.length > 0 ? await insertLines(ctx, account, lines, 0) : [];
   const totales = lines.length > 0 ? await saveTotals(ctx, folio, lines, '0') : totalsToApi(computeTotals([], 0));
   return { folio, orden, movimientos, totales };
@@ -180,12 +182,13 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
     .where('idformadepago', '=', input.idFormaDePago)
     .executeTakeFirst();
   if (!payment) throw new PosError('payment_method_not_found', `There is no payment method ${input.idFormaDePago}.`, { idFormaDePago: input.idFormaDePago });
+  const station = await requireStation(ctx, input.estacion);
+  const estacion = station.id;
   // A quick sale is paid at once: it carries the shift its station sells on, as SR's payment does (row 548).
-  const idTurno = await openShiftFor(ctx, input.estacion, input.idEmpresa);
+  const idTurno = await openShiftFor(ctx, estacion, input.idEmpresa);
   if (idTurno === undefined && input.turnDependent) {
-    throw new PosError('shift_not_open', `No shift is open for station ${input.estacion} and company ${input.idEmpresa}.`);
+    throw new PosError('shift_not_open', `No shift is open for station ${estacion} and company ${input.idEmpresa}.`);
   }
-  const station = await stationOf(ctx, input.estacion);
   const serie = input.serie ?? station.serie;
   const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];
   const totals = computeTotals(lines, 0);
@@ -197,7 +200,7 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
   const area = await areaOf(ctx, station, QUICK_SALE, input.mesa);
   const folio = await insertAccount(
     ctx,
-    { ...input, serie, idMesero: '', tipoDeServicio: QUICK_SALE, usuario, orden, area },
+    { ...input, estacion, serie, idMesero: '', tipoDeServicio: QUICK_SALE, usuario, orden, area },
     {
       // Printing (row 361) and paying (row 548), at once.
       pagado: true,
@@ -214,7 +217,7 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
       [bucket]: paid.pesos,
     },
   );
-  const account = { folio, idempresa: input.idEmpresa, estacion: input.estacion, idmesero: '', mesa: input.mesa, seriefolio: serie };
+  const account = { folio, idempresa: input.idEmpresa, estacion, idmesero: '', mesa: input.mesa, seriefolio: serie };
   if (lines.length > 0) await insertLines(ctx, account, lines, 0);
   const totales = await saveTotals(ctx, folio, lines, '0');
   await ctx.db

@@ -9,9 +9,9 @@ import { selectPage } from '../paging.js';
 import { amount, int, localIso, text } from '../values.js';
 import { randomUUID } from 'node:crypto';
 import { readSettings } from '../settings.js';
-import { openShiftFor, shiftWaiter, stationOf } from '../stations.js';
+import { openShiftFor, requireStation, shiftWaiter } from '../stations.js';
 import { markForSync, SYNC_CREATE, SYNC_ENTITY_SHIFT } from '../sync-marks.js';
-import { requireCompany, requireUser } from './account.js';
+import { requireCompany, requireUser, requireWaiter } from './account.js';
 
 export const listShifts = implement(ops.listShifts, async (ctx, input) => {
   let query = ctx.db
@@ -78,13 +78,15 @@ async function nextShiftNumber(ctx: PosContext): Promise<number> {
  */
 export const openShift = implement(ops.openShift, async (ctx, input) => {
   await requireCompany(ctx, input.idEmpresa);
-  await requireUser(ctx, input.cajero);
-  const [station, settings] = await Promise.all([stationOf(ctx, input.estacion), readSettings(ctx)]);
-  const idmesero = shiftWaiter(settings.shiftPerWaiter, input.idMesero);
+  const cajero = await requireUser(ctx, input.cajero);
+  const station = await requireStation(ctx, input.estacion);
+  const waiter = await requireWaiter(ctx, input.idMesero ?? '');
+  const settings = await readSettings(ctx);
+  const idmesero = shiftWaiter(settings.shiftPerWaiter, waiter);
   // The counter lock comes first: two opens for one station queue here, and the second then
   // sees the shift the first one opened.
   const idTurno = await nextShiftNumber(ctx);
-  const open = await openShiftFor(ctx, station.shiftStation, input.idEmpresa, input.idMesero);
+  const open = await openShiftFor(ctx, station.shiftStation, input.idEmpresa, waiter);
   if (open !== undefined) {
     throw new PosError('shift_already_open', `Shift ${open} is already open for station ${station.shiftStation} and company ${input.idEmpresa}.`, { idTurno: open });
   }
@@ -98,7 +100,7 @@ export const openShift = implement(ops.openShift, async (ctx, input) => {
         apertura: ctx.now,
         cierre: null,
         idestacion: station.shiftStation,
-        cajero: input.cajero,
+        cajero,
         efectivo: 0,
         tarjeta: 0,
         vales: 0,
@@ -121,7 +123,7 @@ export const openShift = implement(ops.openShift, async (ctx, input) => {
     idTurno,
     apertura: localIso(ctx.now)!,
     fondo: input.fondo,
-    cajero: input.cajero,
+    cajero,
     idMesero: idmesero,
     fondoDolares: input.fondoDolares,
   };

@@ -4,6 +4,7 @@ insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result"
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "usuario" from "usuarios" where "usuario" = @1;
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
+select "idmesero" from "meseros" where "idmesero" = @1;
 select "forzarmotivocancela", "nopermitircerrarturnocuentasabiertas", "nodescargarinventario" from "configuracion";
 select "forzartipodescuento" from "parametros";
 select "turnoxmesero" from "parametros3";
