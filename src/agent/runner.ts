@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { PosError } from '../protocol/errors.js';
 import type { JobError, JobMessage, ResultMessage } from '../protocol/messages.js';
 import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation } from '../database-errors.js';
-import type { PosDb } from '../pos/db.js';
+import type { PosDb } from '../pos/schema.js';
 import { claim, recordResult } from '../pos/idempotency.js';
 import type { Implementation } from '../pos/operation.js';
 import type { PosRuntime } from '../pos/runtime.js';

@@ -7,8 +7,7 @@
 import { Decimal } from 'decimal.js';
 import type { InstalledSchema } from '../pos/columns.js';
 import { insertRows } from '../pos/bulk-insert.js';
-import type { PosDb } from '../pos/db.js';
-import type { PosTable } from '../pos/schema.js';
+import type { PosDb, PosTable } from '../pos/schema.js';
 import { compositeMarks, detailRow } from '../pos/operations/new-lines.js';
 import { computeTotals, Dec, totalsToHeaderColumns, type AccountTotals, type Clasificacion } from '../pos/totals.js';
 import { operationalDay } from '../pos/operational-day.js';

@@ -9,8 +9,7 @@
  */
 import type { InstalledSchema } from '../pos/columns.js';
 import { insertRows } from '../pos/bulk-insert.js';
-import type { PosDb } from '../pos/db.js';
-import type { PosTable } from '../pos/schema.js';
+import type { PosDb, PosTable } from '../pos/schema.js';
 import { precioSinImpuestos } from '../pos/totals.js';
 import { DEMO_GROUPS, DEMO_MODIFIERS, DEMO_MONITORS, DEMO_PRODUCTS, DEMO_RECIPES, DEMO_SUPPLIES, MONITOR_OF_GROUP } from './menu.js';
 import { demoDay, seedHistory } from './seed-history.js';

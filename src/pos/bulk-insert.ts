@@ -5,8 +5,7 @@
  * same statements run on PostgreSQL, so its tests cover the splitting.
  */
 import type { Insertable } from 'kysely';
-import type { PosDb } from './db.js';
-import type { PosDatabase, PosTable } from './schema.js';
+import type { PosDatabase, PosDb, PosTable } from './schema.js';
 
 /** Parameters one statement may use, short of 2,100 to leave room for anything else in it. */
 const MAX_PARAMETERS = 2_000;

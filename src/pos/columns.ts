@@ -6,11 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import iconv from 'iconv-lite';
-import { sql } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Logger } from 'pino';
-import { introspection, type PosDb, type PosDialectName } from './db.js';
-import type { Insertable, Updateable } from 'kysely';
-import type { PosDatabase, PosTable } from './schema.js';
+import { introspection, type PosDialectName } from './sql-dialect.js';
+import type { PosDatabase, PosDb, PosTable } from './schema.js';
 
 export interface ColumnInfo {
   name: string;

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { InstalledSchema } from './columns.js';
-import type { PosDb, PosDialectName } from './db.js';
+import type { PosDialectName } from './sql-dialect.js';
+import type { PosDb } from './schema.js';
 
 /**
  * What an operation gets besides its validated input. For a write, `db` is the transaction the

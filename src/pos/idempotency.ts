@@ -6,7 +6,7 @@
  * and then fails as a duplicate, and the runner retries it as a replay.
  */
 import { PosError } from '../protocol/errors.js';
-import type { PosDb } from './db.js';
+import type { PosDb } from './schema.js';
 
 export interface IdempotencyClaim {
   scope: string;

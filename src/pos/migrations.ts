@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
-import type { PosDialectName } from './db.js';
+import type { PosDialectName } from './sql-dialect.js';
 
 export const SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
 

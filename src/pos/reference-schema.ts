@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
-import type { PosDb, PosDialectName } from './db.js';
+import type { PosDialectName } from './sql-dialect.js';
+import type { PosDb } from './schema.js';
 import { SQL_DIR } from './migrations.js';
 
 export function referenceSchemaSql(dialect: PosDialectName, file = 'softrestaurant11.sql'): string[] {

@@ -1,7 +1,9 @@
 /** Opens the POS database for the agent: connection, `ba_` migrations, installed columns, version. */
 import type { Logger } from 'pino';
 import { readInstalledSchema, type InstalledSchema } from './columns.js';
-import { createPosDb, type PosDb, type PosDbConfig, type PosDialectName } from './db.js';
+import { createPosDb, type PosDbConfig } from './db.js';
+import { type PosDialectName } from './sql-dialect.js';
+import { type PosDb } from './schema.js';
 import { agentMigrationsDir, runMigrations } from './migrations.js';
 
 /** The Soft Restaurant tables the agent reads or writes. */

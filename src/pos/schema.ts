@@ -1,4 +1,4 @@
-import type { ColumnType, GeneratedAlways } from 'kysely';
+import type { ColumnType, GeneratedAlways, Kysely } from 'kysely';
 import type { SoftRestaurantTables } from './schema-softrestaurant.js';
 
 export type { Num } from './schema-softrestaurant.js';
@@ -40,3 +40,5 @@ export interface PosDatabase extends SoftRestaurantTables {
 }
 
 export type PosTable = keyof PosDatabase;
+
+export type PosDb = Kysely<PosDatabase>;

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { PosDb } from '../../src/pos/db.js';
+import type { PosDb } from '../../src/pos/schema.js';
 import { SR10 } from '../support/schema-variant.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
 

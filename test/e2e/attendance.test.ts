@@ -4,7 +4,7 @@
  * operational day) or on fixed past dates (explicit windows).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PosDb } from '../../src/pos/db.js';
+import type { PosDb } from '../../src/pos/schema.js';
 import { localIso } from '../../src/pos/values.js';
 import { BRANCH, OTHER_USERS_BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 

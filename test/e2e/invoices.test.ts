@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InstalledSchema } from '../../src/pos/columns.js';
-import type { PosDb } from '../../src/pos/db.js';
+import type { PosDb } from '../../src/pos/schema.js';
 import { BRANCH, OTHER_USERS_BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobRunner } from '../../src/agent/runner.js';
-import { TsqlRecorder } from '../../src/pos/db.js';
+import { TsqlRecorder } from '../../src/pos/sql-dialect.js';
 import { operations } from '../../src/pos/operations/index.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 

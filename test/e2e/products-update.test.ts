@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobRunner } from '../../src/agent/runner.js';
-import type { PosDb } from '../../src/pos/db.js';
+import type { PosDb } from '../../src/pos/schema.js';
 import { updateProduct } from '../../src/pos/operations/products.js';
 import { SYNC_CREATE, SYNC_ENTITY_PRODUCT, SYNC_UPDATE } from '../../src/pos/sync-marks.js';
 import { openPos } from '../../src/pos/runtime.js';

@@ -1,7 +1,7 @@
 /** Shifts through the whole path: list, open (with races), close with consolidation and rollback. */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PosDb } from '../../src/pos/db.js';
+import type { PosDb } from '../../src/pos/schema.js';
 import { localIso } from '../../src/pos/values.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
 

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PosDb } from '../../src/pos/db.js';
+import type { PosDb } from '../../src/pos/schema.js';
 import { SYNC_CREATE, SYNC_ENTITY_SHIFT, SYNC_UPDATE } from '../../src/pos/sync-marks.js';
 import { SR10 } from '../support/schema-variant.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';

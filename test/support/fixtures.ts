@@ -7,7 +7,8 @@
 import { writeAccount, writeClosedAccount, type AccountSpec, type WrittenAccount } from '../../src/demo/seed-history.js';
 import { DEMO_COMPANY } from '../../src/demo/seed.js';
 import type { InstalledSchema } from '../../src/pos/columns.js';
-import { dialectOf, type PosDb } from '../../src/pos/db.js';
+import { dialectOf } from '../../src/pos/sql-dialect.js';
+import { type PosDb } from '../../src/pos/schema.js';
 import { readPosSchema } from '../../src/pos/runtime.js';
 
 export type { WrittenAccount };

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobRunner } from '../../src/agent/runner.js';
-import { TsqlRecorder } from '../../src/pos/db.js';
+import { TsqlRecorder } from '../../src/pos/sql-dialect.js';
 import { operations } from '../../src/pos/operations/index.js';
 import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
 import { newPosDatabase } from '../support/databases.js';

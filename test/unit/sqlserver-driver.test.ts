@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import * as tedious from 'tedious';
 import { DummyDriver, Kysely, MssqlAdapter, MssqlIntrospector, type DatabaseConnection } from 'kysely';
 import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation } from '../../src/database-errors.js';
-import { MssqlPosQueryCompiler, PosMssqlAdapter, PosRequest, PosTediousConnection, pgShapedRow, tediousConfig, withLockTimeout } from '../../src/pos/db.js';
+import { tediousConfig, withLockTimeout } from '../../src/pos/db.js';
+import { MssqlPosQueryCompiler } from '../../src/pos/sql-dialect.js';
+import { PosMssqlAdapter, PosRequest, PosTediousConnection, pgShapedRow } from '../../src/pos/mssql-driver.js';
 import type { PosDatabase } from '../../src/pos/schema.js';
 
 /** What tedious and pg report for SQL Server / PostgreSQL failures, without a server. */

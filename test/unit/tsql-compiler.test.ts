@@ -1,7 +1,7 @@
 /** The dialect translations of src/pos/db.ts, compiled without a server. */
 import { Kysely, DummyDriver, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { compileTsql, escapeLike, likeContains } from '../../src/pos/db.js';
+import { compileTsql, escapeLike, likeContains } from '../../src/pos/sql-dialect.js';
 import type { PosDatabase } from '../../src/pos/schema.js';
 
 // A query builder that never connects: we only look at the SQL it compiles.

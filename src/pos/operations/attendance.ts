@@ -3,7 +3,7 @@ import type { ExpressionBuilder } from 'kysely';
 import { dateFilterBound, DEFAULT_DAY_START_HOUR } from '../../protocol/common.js';
 import * as ops from '../../protocol/operations/attendance.js';
 import { TIPO_MESERO, TIPO_USUARIO } from '../../protocol/operations/attendance.js';
-import { likeContains } from '../db.js';
+import { likeContains } from '../sql-dialect.js';
 import { implement } from '../operation.js';
 import { selectPage } from '../paging.js';
 import type { PosDatabase } from '../schema.js';

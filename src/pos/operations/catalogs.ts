@@ -1,7 +1,7 @@
 /** Catalogue reads. Each function is one operation of protocol/operations/catalogs.ts. */
 import type { ExpressionBuilder } from 'kysely';
 import * as ops from '../../protocol/operations/catalogs.js';
-import { likeContains } from '../db.js';
+import { likeContains } from '../sql-dialect.js';
 import { implement } from '../operation.js';
 import { selectPage } from '../paging.js';
 import type { PosDatabase } from '../schema.js';

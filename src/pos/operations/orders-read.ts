@@ -3,7 +3,7 @@ import { dateFilterBound, DEFAULT_DAY_START_HOUR, toPage } from '../../protocol/
 import type { OpInput } from '../../protocol/operation.js';
 import * as ops from '../../protocol/operations/orders-read.js';
 import type { PosContext } from '../context.js';
-import { likeContains } from '../db.js';
+import { likeContains } from '../sql-dialect.js';
 import { implement } from '../operation.js';
 import { operationalDay, type OperationalDay } from '../operational-day.js';
 import { selectPage } from '../paging.js';

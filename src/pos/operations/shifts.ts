@@ -3,7 +3,7 @@ import { PosError } from '../../protocol/errors.js';
 import { dateFilterBound } from '../../protocol/common.js';
 import * as ops from '../../protocol/operations/shifts.js';
 import type { PosContext } from '../context.js';
-import { likeContains } from '../db.js';
+import { likeContains } from '../sql-dialect.js';
 import { implement } from '../operation.js';
 import { selectPage } from '../paging.js';
 import { amount, int, localIso, text } from '../values.js';

@@ -1,5 +1,6 @@
 import { readInstalledSchema } from '../../../src/pos/columns.js';
-import { dialectOf, type PosDb } from '../../../src/pos/db.js';
+import { dialectOf } from '../../../src/pos/sql-dialect.js';
+import { type PosDb } from '../../../src/pos/schema.js';
 import type { RunOp, Scenario } from './index.js';
 
 const company = '0000000001';

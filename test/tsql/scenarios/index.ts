@@ -3,7 +3,7 @@
  * The T-SQL of those statements is compared with test/tsql/expected/<op>.sql. Each file of
  * this folder holds the scenarios of one group of operations.
  */
-import type { PosDb } from '../../../src/pos/db.js';
+import type { PosDb } from '../../../src/pos/schema.js';
 import { attendanceProductScenarios } from './attendance-products.js';
 import { catalogScenarios } from './catalogs.js';
 import { orderScenarios } from './orders.js';

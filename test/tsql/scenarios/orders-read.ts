@@ -1,4 +1,4 @@
-import type { PosDb } from '../../../src/pos/db.js';
+import type { PosDb } from '../../../src/pos/schema.js';
 import { PosFixtures } from '../../support/fixtures.js';
 import type { Scenario } from './index.js';
 

@@ -1,0 +1,185 @@
+/**
+ * Every difference between SQL Server and PostgreSQL the operations meet, in one place.
+ *
+ * Operations build dialect-neutral Kysely queries. What differs is translated here, at compile
+ * time, so the same query node runs on PostgreSQL in tests and compiles to the T-SQL a branch
+ * runs (and that the saved expectations record):
+ * - `.forUpdate()` on a select becomes `WITH (UPDLOCK, ROWLOCK)` on SQL Server, or
+ *   `WITH (TABLOCKX)` for the counter tables that Soft Restaurant itself locks whole;
+ * - `.returning(identityColumn)` on an insert becomes `; SELECT SCOPE_IDENTITY()`, which, unlike
+ *   a bare OUTPUT clause, still works on tables that carry triggers;
+ * - paging uses `.offset().fetch()`, which both dialects accept;
+ * - LIKE patterns are escaped with one escape character valid in both (`likeContains`);
+ * - casts to `boolean` and `timestamp`, which INSERT … SELECT needs for parameters on
+ *   PostgreSQL, become `bit` and `datetime` (T-SQL's `timestamp` is a row version);
+ * - whole-table locks and identity reseeds (`lockTable`, `reseedIdentity`) have no common spelling.
+ * Dates are computed in JavaScript and passed as branch-local parameters; no SQL date arithmetic.
+ */
+import {
+  AliasNode,
+  ColumnNode,
+  DataTypeNode,
+  IdentifierNode,
+  MssqlAdapter,
+  MssqlQueryCompiler,
+  ReferenceNode,
+  sql,
+  TableNode,
+  type CompiledQuery,
+  type Expression,
+  type FromNode,
+  type InsertQueryNode,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RawBuilder,
+  type RootOperationNode,
+  type SelectQueryNode,
+  type SqlBool,
+  type UnknownRow,
+} from 'kysely';
+import type { PosDb } from './schema.js';
+
+export type PosDialectName = 'postgres' | 'mssql';
+
+/** Which dialect a connection speaks, for code handed only the Kysely instance. */
+export function dialectOf(db: PosDb): PosDialectName {
+  return db.getExecutor().adapter instanceof MssqlAdapter ? 'mssql' : 'postgres';
+}
+
+/** Tables whose counters Soft Restaurant allocates under an exclusive table lock. */
+const COUNTER_TABLES = new Set(['folios', 'parametros']);
+
+function tableName(node: FromNode['froms'][number]): string | undefined {
+  const inner = AliasNode.is(node) ? node.node : node;
+  return TableNode.is(inner) ? inner.table.identifier.name : undefined;
+}
+
+/** T-SQL names of the types the operations cast to with PostgreSQL's names. */
+const MSSQL_TYPES: Record<string, string> = { boolean: 'bit', timestamp: 'datetime' };
+
+export class MssqlPosQueryCompiler extends MssqlQueryCompiler {
+  #lockStack: boolean[] = [];
+
+  protected override visitDataType(node: DataTypeNode): void {
+    const mapped = typeof node.dataType === 'string' ? MSSQL_TYPES[node.dataType] : undefined;
+    super.visitDataType(mapped ? { ...node, dataType: mapped as DataTypeNode['dataType'] } : node);
+  }
+
+  protected override visitSelectQuery(node: SelectQueryNode): void {
+    const modifiers = node.endModifiers ?? [];
+    const forUpdate = modifiers.some((m) => m.modifier === 'ForUpdate');
+    this.#lockStack.push(forUpdate);
+    super.visitSelectQuery(forUpdate ? { ...node, endModifiers: modifiers.filter((m) => m.modifier !== 'ForUpdate') } : node);
+    this.#lockStack.pop();
+  }
+
+  protected override visitFrom(node: FromNode): void {
+    if (!this.#lockStack.at(-1)) return super.visitFrom(node);
+    this.append('from ');
+    node.froms.forEach((from, i) => {
+      if (i > 0) this.append(', ');
+      this.visitNode(from);
+      this.append(COUNTER_TABLES.has(tableName(from) ?? '') ? ' with (tablockx)' : ' with (updlock, rowlock)');
+    });
+  }
+
+  protected override visitInsertQuery(node: InsertQueryNode): void {
+    if (!node.returning) return super.visitInsertQuery(node);
+    const selections = node.returning.selections;
+    const only = selections.length === 1 ? selections[0]!.selection : undefined;
+    const column = only && ReferenceNode.is(only) && ColumnNode.is(only.column) ? only.column.column.name : undefined;
+    if (!column) throw new Error('T-SQL: an insert may only return its identity column');
+    super.visitInsertQuery({ ...node, returning: undefined });
+    this.append('; select cast(scope_identity() as bigint) as ');
+    this.visitNode(IdentifierNode.create(column));
+  }
+}
+
+/** Catalog expressions that have no common spelling, and whether the server compares names ignoring case. */
+export function introspection(dialect: PosDialectName) {
+  return dialect === 'mssql'
+    ? {
+        isIdentity: sql<number>`columnproperty(object_id(quotename(table_schema) + '.' + quotename(table_name)), column_name, 'IsIdentity')`,
+        currentSchema: sql<string>`schema_name()`,
+        // Soft Restaurant databases use case-insensitive collations, which cover identifiers too.
+        namesIgnoreCase: true,
+      }
+    : {
+        isIdentity: sql<number>`case when is_identity = 'YES' then 1 else 0 end`,
+        currentSchema: sql<string>`current_schema()`,
+        namesIgnoreCase: false,
+      };
+}
+
+/** `LIKE` special characters of both dialects (`[` opens a class on SQL Server). */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_[]/g, (ch) => `\\${ch}`);
+}
+
+/** Case-insensitive partial match that takes `%`, `_` and `[` in the search literally. */
+export function likeContains(value: Expression<unknown>, search: string): Expression<SqlBool> {
+  return sql<SqlBool>`lower(${value}) like ${`%${escapeLike(search.toLowerCase())}%`} escape '\\'`;
+}
+
+/** The T-SQL that SQL Server would run for a query node built for either dialect. */
+export function compileTsql(node: RootOperationNode): CompiledQuery {
+  return TSQL_FORMS.get(node) ?? new MssqlPosQueryCompiler().compileQuery(node, { queryId: '' } as never);
+}
+
+/**
+ * Records the T-SQL form of every statement a Kysely instance executes, in order. Subqueries
+ * pass through transformQuery too but never produce a result, so only executed statements
+ * are kept.
+ */
+export class TsqlRecorder implements KyselyPlugin {
+  readonly statements: string[] = [];
+  readonly #pending = new Map<string, RootOperationNode>();
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.#pending.set(args.queryId.queryId, args.node);
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const node = this.#pending.get(args.queryId.queryId);
+    this.#pending.delete(args.queryId.queryId);
+    if (node) this.statements.push(compileTsql(node).sql);
+    return args.result;
+  }
+}
+
+/** The T-SQL form of statements that have no common spelling, for `compileTsql` to show. */
+const TSQL_FORMS = new WeakMap<RootOperationNode, CompiledQuery>();
+
+/** Runs the form for the connection's dialect; the T-SQL expectations record the SQL Server form. */
+async function runDialectStatement(db: PosDb, forms: { mssql: RawBuilder<unknown>; postgres: RawBuilder<unknown> }): Promise<void> {
+  const chosen = dialectOf(db) === 'mssql' ? forms.mssql : forms.postgres;
+  TSQL_FORMS.set(chosen.toOperationNode(), compileTsql(forms.mssql.toOperationNode()));
+  await chosen.execute(db);
+}
+
+/**
+ * Holds an exclusive lock on a whole table until the transaction ends, as Soft Restaurant's
+ * TABLOCKX does: nobody else writes it (or, on SQL Server, reads it) meanwhile.
+ */
+export async function lockTable(trx: PosDb, table: 'tempcheques' | 'cheques'): Promise<void> {
+  await runDialectStatement(trx, {
+    mssql: sql`select top 0 1 as locked from ${sql.table(table)} with (tablockx, holdlock)`,
+    postgres: sql`lock table ${sql.table(table)} in exclusive mode`,
+  });
+}
+
+/**
+ * Makes the next identity value of a table `last + 1`, as SR's `DBCC CHECKIDENT (…, RESEED,
+ * last)` does (shift-close rows 69-70, 136-137). Not undone by a rollback on PostgreSQL.
+ */
+export async function reseedIdentity(db: PosDb, table: 'tempcheques' | 'cheques', column: 'folio', last: number): Promise<void> {
+  if (!Number.isSafeInteger(last) || last < 0) throw new RangeError(`identity reseed to ${last}`);
+  await runDialectStatement(db, {
+    mssql: sql`dbcc checkident (${sql.lit(table)}, reseed, ${sql.lit(last)}) with no_infomsgs`,
+    postgres: sql`select setval(pg_get_serial_sequence(${sql.lit(`"${table}"`)}, ${sql.lit(column)}), ${sql.lit(last + 1)}, false)`,
+  });
+}
+
