@@ -82,7 +82,7 @@ program
   .description("create or update the agent's own ba_ tables in the POS database, then exit (the installer runs it before switching releases)")
   .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
   .action(async (opts: { config: string }) => {
-    const { migrateAgentTables } = await import('./agent/doctor.js');
+    const { migrateAgentTables } = await import('./agent/migrate.js');
     const result = await migrateAgentTables(opts.config);
     console.log(
       result.applied.length > 0
@@ -99,7 +99,7 @@ program
   .option('-p, --printer <host:port...>', 'also check that these printers accept connections (TCP, port 9100 by default)')
   .option('--json', 'print the result as JSON')
   .action(async (opts: { config: string; printer?: string[]; json?: boolean }) => {
-    const { formatDoctorReport, parsePrinterOption, runDoctor } = await import('./agent/doctor.js');
+    const { formatDoctorReport, parsePrinterOption, runDoctor } = await import('./agent/doctor/index.js');
     const report = await runDoctor(opts.config, { printers: (opts.printer ?? []).map(parsePrinterOption) });
     console.log(opts.json ? JSON.stringify(report, null, 2) : formatDoctorReport(report));
     process.exitCode = report.ok ? 0 : 1;

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { AgentFileConfig } from '../config/schema.js';
 import { isConnectionError } from '../database-errors.js';
 import { startAgent, type Agent } from './agent.js';
-import { explainDatabaseError } from './doctor.js';
+import { explainDatabaseError } from './doctor/database-diagnosis.js';
 import { backoffDelay } from './connection.js';
 import { startHealthServer } from './health.js';
 import { acquireInstanceLock } from './single-instance.js';

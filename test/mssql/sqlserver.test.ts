@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { explainDatabaseError } from '../../src/agent/doctor.js';
+import { explainDatabaseError } from '../../src/agent/doctor/index.js';
 import { createPosDatabase } from '../../src/demo/pos-database.js';
 import { readInstalledSchema, type ColumnInfo, type InstalledSchema } from '../../src/pos/columns.js';
 import { createPosDb, ping, type PosConnection, type PosDbConfig } from '../../src/pos/db.js';

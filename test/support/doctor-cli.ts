@@ -3,7 +3,8 @@
  * independently of) the CLI: `npx tsx test/support/doctor-cli.ts doctor -c config.json`.
  */
 import { Command } from 'commander';
-import { formatDoctorReport, migrateAgentTables, parsePrinterOption, runDoctor } from '../../src/agent/doctor.js';
+import { formatDoctorReport, parsePrinterOption, runDoctor } from '../../src/agent/doctor/index.js';
+import { migrateAgentTables } from '../../src/agent/migrate.js';
 
 const program = new Command().name('doctor-cli');
 
