@@ -12,7 +12,7 @@ import net from 'node:net';
 import { printOrderBody } from '../src/protocol/operations/printing.js';
 import { printerCreate } from '../src/protocol/printers.js';
 import { renderKitchenTicket } from '../src/printing/escpos.js';
-import { kitchenTicketOf } from '../src/printing/operations.js';
+import { kitchenTicketOf } from '../src/printing/dispatch.js';
 import { SAMPLE_ORDER } from '../src/printing/preview-cli.js';
 import { startVirtualPrinter, type VirtualPrinter } from '../src/printing/virtual-printer.js';
 import type { BenchContext } from './run.js';

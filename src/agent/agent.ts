@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { StatusMessage } from '../protocol/messages.js';
 import { ping, type PosDbConfig } from '../pos/db.js';
-import { operations } from '../pos/operations/index.js';
+import { operations } from './operations.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { printGroup, printOrderBody } from '../protocol/operations/printing.js';
 import { LABEL_DEFAULTS, PAPER_WIDTHS_MM, printerId, printerKind, type PrinterTargetParams } from '../protocol/printers.js';
-import { kitchenTicketOf, renderKitchenJob, renderTestJob } from './operations.js';
+import { kitchenTicketOf, renderKitchenJob, renderTestJob } from './dispatch.js';
 import { renderPreviewPng } from './preview.js';
 import { toReceivedJob, type JobKind } from './received-job.js';
 

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobRunner } from '../../src/agent/runner.js';
 import { TsqlRecorder } from '../../src/pos/sql-dialect.js';
-import { operations } from '../../src/pos/operations/index.js';
+import { operations } from '../../src/agent/operations.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 
 const SQL_SERVER_PARAMETERS = 2_100;

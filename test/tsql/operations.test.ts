@@ -9,7 +9,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobRunner } from '../../src/agent/runner.js';
 import { TsqlRecorder } from '../../src/pos/sql-dialect.js';
-import { operations } from '../../src/pos/operations/index.js';
+import { operations } from '../../src/agent/operations.js';
 import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
 import { newPosDatabase } from '../support/databases.js';
 import { SCENARIOS } from './scenarios/index.js';

@@ -1,16 +1,19 @@
-/** Every operation the agent can run, by name. Adding an operation = a schema, a function, a line here. */
-import type { Implementation } from '../operation.js';
-import * as printing from '../../printing/operations.js';
-import * as attendance from './attendance.js';
-import * as cancellation from './cancellation.js';
-import * as catalogs from './catalogs.js';
-import * as discounts from './discounts.js';
-import * as invoices from './invoices.js';
-import * as orders from './orders.js';
-import * as products from './products.js';
-import * as shiftClose from './shift-close.js';
-import * as shifts from './shifts.js';
-import * as ordersRead from './orders-read.js';
+/**
+ * Every operation the agent can run, by name: the POS operations and the print operations plug
+ * in here, above both. Adding an operation = a schema, a function, a line here.
+ */
+import type { Implementation } from '../pos/operation.js';
+import * as attendance from '../pos/operations/attendance.js';
+import * as cancellation from '../pos/operations/cancellation.js';
+import * as catalogs from '../pos/operations/catalogs.js';
+import * as discounts from '../pos/operations/discounts.js';
+import * as invoices from '../pos/operations/invoices.js';
+import * as orders from '../pos/operations/orders.js';
+import * as products from '../pos/operations/products.js';
+import * as shiftClose from '../pos/operations/shift-close.js';
+import * as shifts from '../pos/operations/shifts.js';
+import * as ordersRead from '../pos/operations/orders-read.js';
+import * as printing from './print-operations.js';
 
 const all: Implementation[] = [
   catalogs.listProducts,

@@ -1,17 +1,13 @@
 /**
- * The agent's print operations (protocol/operations/printing.ts): render each ticket for its
- * printer (ESC/POS at the paper's width, or TSPL labels) and send it through the one printer
- * queue of the process, so jobs for the same printer never interleave, whichever job they come
- * from. They touch no Soft Restaurant table: the runner's transaction carries the job's record
- * (`ba_print_jobs`, whose id is the orderRef) and its idempotency record, which is what keeps a
- * job delivered twice from printing twice.
+ * Renders each ticket for its printer (ESC/POS at the paper's width, or TSPL labels) and sends
+ * it through the one printer queue of the process, so jobs for the same printer never
+ * interleave, whichever job they come from. What the agent records of a print job, and the
+ * operations the gateway calls, are in agent/print-operations.ts.
  */
-import { Decimal } from 'decimal.js';
 import * as ops from '../protocol/operations/printing.js';
 import type { PrintOrderInput, PrintResultRecord } from '../protocol/operations/printing.js';
+import type { OpInput } from '../protocol/operation.js';
 import type { PrinterTargetParams } from '../protocol/printers.js';
-import { implement } from '../pos/operation.js';
-import { recordPrintJob } from '../pos/print-jobs.js';
 import { renderKitchenTicket, renderTestTicket } from './escpos.js';
 import { PrinterQueue } from './printer-queue.js';
 import type { KitchenTicket, TestTicket } from './ticket.js';
@@ -25,11 +21,6 @@ export const printerQueue = new PrinterQueue();
 function widthOf(t: PrinterTargetParams): 58 | 80 {
   if (t.widthMm === null) throw new Error(`thermal printer ${t.printerIp}:${t.printerPort} has no widthMm`);
   return t.widthMm;
-}
-
-/** What the order stores of `price`: text as it came, a number as its decimal digits (no binary rounding). */
-function priceAsSent(price: string | number | undefined): string | undefined {
-  return price === undefined || typeof price === 'string' ? price : new Decimal(String(price)).toFixed();
 }
 
 type OrderFields = Pick<PrintOrderInput, 'orderFolio' | 'isReprint' | 'businessName' | 'businessSubtitle' | 'orderNote'>;
@@ -81,14 +72,14 @@ function toResult(printerId: string, result: PrintResult): PrintResultRecord {
     : { printerId, status: 'failed', error: result.error, detail: FAILURE_SENTENCES[result.error] };
 }
 
-/** Logs what the printers said when a job failed on them, for the branch's technician. */
-function logFailures(ctx: { log: { warn: (obj: object, msg: string) => void } }, what: string, failures: ReadonlyArray<{ printerId: string; result: PrintResult }>): void {
-  const failed = failures.filter((f) => f.result.status === 'failed');
-  if (failed.length > 0) ctx.log.warn({ failed: failed.map((f) => ({ printerId: f.printerId, ...f.result })) }, what);
-}
-
 function printerKey(t: PrinterTargetParams): string {
   return `${t.printerIp.toLowerCase()}:${t.printerPort}`;
+}
+
+/** What one printer said about one ticket: the client's record and the transport's own result (for the log). */
+export interface Delivery {
+  printerId: string;
+  result: PrintResult;
 }
 
 /**
@@ -96,9 +87,9 @@ function printerKey(t: PrinterTargetParams): string {
  * groups of one printer go in request order, and once one of them fails the rest are not sent
  * (each would only wait out the same timeout again): they fail with the same error.
  */
-export const printOrder = implement(ops.printOrder, async (ctx, input) => {
+export async function printOrderTickets(input: OpInput<typeof ops.printOrder>, now: Date): Promise<{ results: PrintResultRecord[]; deliveries: Delivery[] }> {
   const results: PrintResultRecord[] = Array.from({ length: input.grupos.length });
-  const sentResults: Array<{ printerId: string; result: PrintResult }> = [];
+  const deliveries: Delivery[] = [];
   const byPrinter = new Map<string, number[]>();
   input.grupos.forEach((group, i) => {
     const key = printerKey(input.printers[group.printerId]!);
@@ -115,32 +106,20 @@ export const printOrder = implement(ops.printOrder, async (ctx, input) => {
           continue;
         }
         const target = input.printers[group.printerId]!;
-        const bytes = await renderKitchenJob(target, kitchenTicketOf(input, group, ctx.now), group.copias);
+        const bytes = await renderKitchenJob(target, kitchenTicketOf(input, group, now), group.copias);
         const sent = await send(target, bytes);
-        sentResults.push({ printerId: group.printerId, result: sent });
+        deliveries.push({ printerId: group.printerId, result: sent });
         results[i] = toResult(group.printerId, sent);
         if (results[i].status === 'failed') failure = results[i];
       }
     }),
   );
-  const orderRef = await recordPrintJob(ctx, {
-    kind: 'order',
-    orderFolio: String(input.orderFolio),
-    isReprint: input.isReprint,
-    price: priceAsSent(input.price),
-    paymentMethod: input.paymentMethod,
-    results,
-  });
-  logFailures(ctx, `printers did not take order ${String(input.orderFolio)} (orderRef ${orderRef})`, sentResults);
-  return { orderRef, results };
-});
+  return { results, deliveries };
+}
 
-export const printTest = implement(ops.printTest, async (ctx, input) => {
+export async function printTestPage(input: OpInput<typeof ops.printTest>, now: Date): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
   const target = input.printers[input.printerId]!;
-  const ticket: TestTicket = { title: input.title, message: input.message, printerName: input.printerName ?? target.displayName, date: ctx.now };
+  const ticket: TestTicket = { title: input.title, message: input.message, printerName: input.printerName ?? target.displayName, date: now };
   const sent = await send(target, await renderTestJob(target, ticket));
-  const result = toResult(input.printerId, sent);
-  const orderRef = await recordPrintJob(ctx, { kind: 'test', isReprint: false, results: [result] });
-  logFailures(ctx, `printer did not take the test page (orderRef ${orderRef})`, [{ printerId: input.printerId, result: sent }]);
-  return { orderRef, results: [result] };
-});
+  return { result: toResult(input.printerId, sent), delivery: { printerId: input.printerId, result: sent } };
+}

@@ -1,0 +1,43 @@
+/**
+ * The agent's print operations (protocol/operations/printing.ts): printing/dispatch.ts prints,
+ * and the runner's transaction carries the job's record (`ba_print_jobs`, whose id is the
+ * orderRef) with its idempotency record, which is what keeps a job delivered twice from printing
+ * twice. They touch no Soft Restaurant table.
+ */
+import { Decimal } from 'decimal.js';
+import { implement } from '../pos/operation.js';
+import { recordPrintJob } from '../pos/print-jobs.js';
+import { printOrderTickets, printTestPage, type Delivery } from '../printing/dispatch.js';
+import * as ops from '../protocol/operations/printing.js';
+
+/** What the order stores of `price`: text as it came, a number as its decimal digits (no binary rounding). */
+function priceAsSent(price: string | number | undefined): string | undefined {
+  return price === undefined || typeof price === 'string' ? price : new Decimal(String(price)).toFixed();
+}
+
+/** Logs what the printers said when a job failed on them, for the branch's technician. */
+function logFailures(ctx: { log: { warn: (obj: object, msg: string) => void } }, what: string, deliveries: readonly Delivery[]): void {
+  const failed = deliveries.filter((d) => d.result.status === 'failed');
+  if (failed.length > 0) ctx.log.warn({ failed: failed.map((d) => ({ printerId: d.printerId, ...d.result })) }, what);
+}
+
+export const printOrder = implement(ops.printOrder, async (ctx, input) => {
+  const { results, deliveries } = await printOrderTickets(input, ctx.now);
+  const orderRef = await recordPrintJob(ctx, {
+    kind: 'order',
+    orderFolio: String(input.orderFolio),
+    isReprint: input.isReprint,
+    price: priceAsSent(input.price),
+    paymentMethod: input.paymentMethod,
+    results,
+  });
+  logFailures(ctx, `printers did not take order ${String(input.orderFolio)} (orderRef ${orderRef})`, deliveries);
+  return { orderRef, results };
+});
+
+export const printTest = implement(ops.printTest, async (ctx, input) => {
+  const { result, delivery } = await printTestPage(input, ctx.now);
+  const orderRef = await recordPrintJob(ctx, { kind: 'test', isReprint: false, results: [result] });
+  logFailures(ctx, `printer did not take the test page (orderRef ${orderRef})`, [delivery]);
+  return { orderRef, results: [result] };
+});
