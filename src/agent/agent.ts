@@ -1,7 +1,6 @@
 /** The branch agent: POS database + job runner + gateway connection, started and stopped as one. */
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { StatusMessage } from '../protocol/messages.js';
 import { ping, type PosDbConfig } from '../pos/db.js';
 import { operations } from './operations.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
@@ -60,7 +59,6 @@ export async function startAgent(
       workerId,
       agentVersion: VERSION,
       posVersion: pos.posVersion,
-      capabilities: [...operations.keys()],
     }),
     onJob: (job) => {
       if (!accepting) return;
@@ -69,19 +67,8 @@ export async function startAgent(
       });
     },
   });
-  const startedAt = Date.now();
   const pingDatabase = () => ping(pos.db);
-  const status = async (): Promise<StatusMessage> => ({
-    type: 'status',
-    agentVersion: VERSION,
-    uptimeSec: Math.round((Date.now() - startedAt) / 1000),
-    posConnected: await pingDatabase().then(
-      () => true,
-      () => false,
-    ),
-    jobsRunning: runner.running,
-  });
-  const stopScheduler = startScheduler({ pos, log, status, send: (m) => connection.send(m) });
+  const stopScheduler = startScheduler({ pos, log });
   connection.start();
 
   return {

@@ -46,4 +46,14 @@ const all: Implementation[] = [
   invoices.invoiceXml,
 ] as Implementation[];
 
-export const operations: ReadonlyMap<string, Implementation> = new Map(all.map((impl) => [impl.def.name, impl]));
+/** The registry by name; an operation listed twice is a mistake that must stop the agent, not shadow the first. */
+export function registry(implementations: readonly Implementation[]): ReadonlyMap<string, Implementation> {
+  const byName = new Map<string, Implementation>();
+  for (const impl of implementations) {
+    if (byName.has(impl.def.name)) throw new Error(`operation ${impl.def.name} is registered twice`);
+    byName.set(impl.def.name, impl);
+  }
+  return byName;
+}
+
+export const operations = registry(all);

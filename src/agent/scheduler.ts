@@ -1,11 +1,9 @@
 /**
  * Maintenance on a schedule (node-cron): expired idempotency records and print job records older
- * than 90 days are purged every hour, and the agent reports its version and uptime to the
- * gateway every minute.
+ * than 90 days are purged every hour.
  */
 import cron from 'node-cron';
 import type { Logger } from 'pino';
-import type { StatusMessage } from '../protocol/messages.js';
 import { purgeExpired } from '../pos/idempotency.js';
 import { purgePrintJobs } from '../pos/print-jobs.js';
 import type { PosRuntime } from '../pos/runtime.js';
@@ -13,8 +11,6 @@ import type { PosRuntime } from '../pos/runtime.js';
 export interface SchedulerDeps {
   pos: PosRuntime;
   log: Logger;
-  status: () => Promise<StatusMessage>;
-  send: (message: StatusMessage) => boolean;
 }
 
 /** How long a print job's record (price and payment method for receipts) is kept. */
@@ -31,11 +27,7 @@ export function startScheduler(deps: SchedulerDeps): () => void {
       deps.log.warn({ err: error }, 'purge of expired records failed; will retry next hour');
     }
   });
-  const heartbeat = cron.schedule('* * * * *', async () => {
-    deps.send(await deps.status());
-  });
   return () => {
     void purge.destroy();
-    void heartbeat.destroy();
   };
 }

@@ -33,7 +33,6 @@ interface ConnectedAgent {
   posVersion: string | null;
   connectedAt: Date;
   lastSeen: number;
-  status?: unknown;
 }
 
 interface PendingJob {
@@ -238,7 +237,7 @@ export class AgentHub {
         const previous = this.#agents.get(licenseKey);
         this.#agents.set(licenseKey, agent);
         if (previous) previous.ws.close(CLOSE.replaced, 'replaced by a newer connection');
-        ws.send(JSON.stringify({ type: 'welcome', serverTime: new Date().toISOString() }));
+        ws.send(JSON.stringify({ type: 'welcome' }));
         this.opts.log.info({ licenseKey, workerId: agent.workerId, agentVersion: agent.agentVersion, posVersion: agent.posVersion }, 'agent connected');
         return;
       }
@@ -247,10 +246,6 @@ export class AgentHub {
       const parsed = (type === 'result' ? resultMessage : agentMessage).safeParse(message);
       if (!parsed.success) {
         if (type === 'result') this.#unreadableResult(agent, message, parsed.error.issues);
-        return;
-      }
-      if (parsed.data.type === 'status') {
-        agent.status = parsed.data;
         return;
       }
       if (parsed.data.type !== 'result') return;

@@ -2,6 +2,8 @@
 // and the general percentage, so no operation accumulates rounding and applying 0 restores the
 // totals exactly. Money never goes through JavaScript numbers until the API's final formatting.
 import { Decimal } from 'decimal.js';
+import type { z } from 'zod';
+import type { totales } from '../protocol/operations/orders.js';
 import type { Tempcheques } from './schema-softrestaurant.js';
 
 // 40 significant digits keep the divisions by (1 + T/100) far below a cent on any account,
@@ -179,25 +181,8 @@ export function computeTotals(lines: readonly TotalsLine[], generalDiscount: Dec
   };
 }
 
-/** The API's `totales` object. */
-export interface ApiTotales {
-  subtotal: number;
-  descuento: number;
-  descuentoImporte: number;
-  subtotalConDescuento: number;
-  totalImpuesto1: number;
-  totalImpuesto2: number;
-  totalImpuesto3: number;
-  total: number;
-  totalAlimentos: number;
-  totalBebidas: number;
-  totalOtros: number;
-  totalDescuentos: number;
-  totalCortesias: number;
-  totalDescuentoYCortesia: number;
-  totalSinDescuento: number;
-  totalArticulos: number;
-}
+/** The API's `totales` object, as its schema says. */
+export type ApiTotales = z.output<typeof totales>;
 
 function fixed(d: Decimal, places: number): string {
   return d.toFixed(places, Decimal.ROUND_HALF_UP);

@@ -17,15 +17,6 @@ export const helloMessage = z.object({
   workerId: z.string().min(1).max(100),
   agentVersion: z.string(),
   posVersion: z.string().nullable(),
-  capabilities: z.array(z.string()),
-});
-
-export const statusMessage = z.object({
-  type: z.literal('status'),
-  agentVersion: z.string(),
-  uptimeSec: z.number(),
-  posConnected: z.boolean(),
-  jobsRunning: z.number(),
 });
 
 export const jobError = z.object({
@@ -39,7 +30,7 @@ export const resultMessage = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('result'), jobId: z.string(), ok: z.literal(false), error: jobError }),
 ]);
 
-export const agentMessage = z.union([helloMessage, statusMessage, resultMessage]);
+export const agentMessage = z.union([helloMessage, resultMessage]);
 
 export const jobMessage = z.object({
   type: z.literal('job'),
@@ -55,12 +46,12 @@ export const jobMessage = z.object({
   budgetMs: z.number().int().positive(),
 });
 
-export const welcomeMessage = z.object({ type: z.literal('welcome'), serverTime: z.string() });
+/** The gateway accepted the hello. */
+export const welcomeMessage = z.object({ type: z.literal('welcome') });
 
 export const gatewayMessage = z.union([jobMessage, welcomeMessage]);
 
 export type HelloMessage = z.infer<typeof helloMessage>;
-export type StatusMessage = z.infer<typeof statusMessage>;
 export type ResultMessage = z.infer<typeof resultMessage>;
 export type JobMessage = z.infer<typeof jobMessage>;
 export type JobError = z.infer<typeof jobError>;

@@ -116,7 +116,7 @@ describe('a result the gateway cannot read', () => {
     const ws = new WebSocket(`${stack.url.replace('http', 'ws')}${AGENT_PATH}`, { headers: { authorization: `Bearer ${stack.agentTokens.get(STRICT_BRANCH)}` } });
     try {
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-      ws.send(JSON.stringify({ type: 'hello', licenseKey: STRICT_BRANCH, workerId: 'broken-agent', agentVersion: '0.0.0', posVersion: null, capabilities: [] }));
+      ws.send(JSON.stringify({ type: 'hello', licenseKey: STRICT_BRANCH, workerId: 'broken-agent', agentVersion: '0.0.0', posVersion: null }));
       ws.on('message', (raw) => {
         const message = JSON.parse(String(raw)) as { type: string; jobId?: string };
         if (message.type === 'job') ws.send(JSON.stringify({ type: 'result', jobId: message.jobId, ok: 'maybe' }));

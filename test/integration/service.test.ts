@@ -92,7 +92,7 @@ describe('gateway connection', () => {
       gatewayUrl: `http://127.0.0.1:${port}`,
       token: 't',
       log,
-      hello: () => ({ type: 'hello', licenseKey: 'TEST000000000001', workerId: 'w', agentVersion: '0', posVersion: null, capabilities: [] }),
+      hello: () => ({ type: 'hello', licenseKey: 'TEST000000000001', workerId: 'w', agentVersion: '0', posVersion: null }),
       onJob: () => undefined,
       backoffBaseMs: 5,
       backoffMaxMs: 20,
