@@ -5,10 +5,10 @@
  * by table (`clavemesa`), and the header by folio; a paid account leaves both (rows 551-552), so
  * a quick sale, paid at once, never has them.
  */
+import type { Decimal } from 'decimal.js';
 import { insertRows } from '../bulk-insert.js';
 import { readOnce, type PosContext } from '../context.js';
 import type { ApiTotales } from '../totals.js';
-import type { PricedLine } from './new-lines.js';
 
 /** Whether this branch registered handheld devices (and has the tables for them). */
 export function handheldDevicesInUse(ctx: PosContext): Promise<boolean> {
@@ -51,12 +51,21 @@ export async function openHandheldAccount(ctx: PosContext, a: HandheldAccount): 
     .execute();
 }
 
+/** What the devices' table keeps of a line just written to the account. */
+export interface HandheldLine {
+  idproducto: string;
+  descripcion: string;
+  precio: Decimal;
+  cantidad: Decimal;
+  comentario: string;
+  modificador: boolean;
+  movimiento: number;
+  idproductocompuesto: string;
+  productocompuestoprincipal: boolean;
+}
+
 /** The lines just written, for the devices (order-lifecycle rows 209-220): `idcomanda` numbers each sending at the table. */
-export async function addHandheldLines(
-  ctx: PosContext,
-  account: { mesa: string; estacion: string; idmesero: string },
-  lines: ReadonlyArray<PricedLine & { movimiento: number; idproductocompuesto: string; productocompuestoprincipal: boolean }>,
-): Promise<void> {
+export async function addHandheldLines(ctx: PosContext, account: { mesa: string; estacion: string; idmesero: string }, lines: readonly HandheldLine[]): Promise<void> {
   const last = await ctx.db.selectFrom('detallescuentas').select((eb) => eb.fn.max('idcomanda').as('n')).where('clavemesa', '=', account.mesa).executeTakeFirst();
   const idcomanda = Number(last?.n ?? 0) + 1;
   await insertRows(
@@ -69,7 +78,7 @@ export async function addHandheldLines(
         descripcion: l.descripcion,
         precio: l.precio.toFixed(4),
         cantidad: l.cantidad.toFixed(),
-        comentario: l.input.comentario ?? '',
+        comentario: l.comentario,
         modificador: l.modificador,
         estacion: account.estacion,
         enviadosr: true,

@@ -267,7 +267,7 @@ export async function insertLines(ctx: PosContext, account: AccountRef, lines: P
     ),
   );
   if (await handheldDevicesInUse(ctx)) {
-    await addHandheldLines(ctx, account, lines.map((l, i) => ({ ...l, movimiento: movimientos[i]!, ...marks[i]! })));
+    await addHandheldLines(ctx, account, lines.map((l, i) => ({ ...l, comentario: l.input.comentario ?? '', movimiento: movimientos[i]!, ...marks[i]! })));
   }
   return movimientos;
 }
