@@ -9,6 +9,9 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { ACCESS_CHANNEL, type GatewayStore } from './store.js';
 
+/** How the listening connection shows in pg_stat_activity. */
+export const LISTENER_APPLICATION_NAME = 'gateway access listener';
+
 export interface AccessWatch {
   stop(): Promise<void>;
 }
@@ -45,8 +48,8 @@ export async function watchAccessChanges(
 
   const listen = async (reconnecting: boolean) => {
     // A half-open link (a NAT or firewall dropping it) raises no error: the heartbeat's own
-    // timeout is what notices it.
-    const c = new pg.Client({ connectionString: store.url, keepAlive: true, query_timeout: Math.max(1_000, heartbeatMs / 3) });
+    // timeout is what notices it. The application name tells this connection apart in pg_stat_activity.
+    const c = new pg.Client({ connectionString: store.url, keepAlive: true, query_timeout: Math.max(1_000, heartbeatMs / 3), application_name: LISTENER_APPLICATION_NAME });
     c.on('notification', (n) => onNotice(n.payload ?? ''));
     c.on('error', () => lost(c));
     c.on('end', () => lost(c));
