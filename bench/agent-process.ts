@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-export async function spawnAgent(config: Record<string, unknown>): Promise<ChildProcess> {
+export function spawnAgent(config: Record<string, unknown>): ChildProcess {
   const file = path.join(tmpdir(), `bench-agent-${process.pid}-${Date.now()}.json`);
   writeFileSync(file, JSON.stringify({ agent: { log: { level: 'warn' }, ...config } }));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'run', '--config', file], { stdio: ['ignore', 'inherit', 'inherit'] });

@@ -26,7 +26,7 @@ function errorsBehind(error: unknown): DriverError[] {
   const found: DriverError[] = [];
   const visit = (e: unknown) => {
     if (Array.isArray(e)) return e.forEach(visit);
-    if (typeof e !== 'object' || e === null || found.includes(e as DriverError)) return;
+    if (typeof e !== 'object' || e === null || found.includes(e)) return;
     const driverError = e as DriverError;
     found.push(driverError);
     visit(driverError.cause);
@@ -81,7 +81,7 @@ export function isConnectionError(error: unknown): boolean {
       kind(e) === 'ConnectionError' ||
       (typeof e.number === 'number' && MSSQL_UNAVAILABLE.has(e.number)) ||
       (typeof e.class === 'number' && e.class >= 20) ||
-      /Connection terminated|connection timeout|Client has encountered a connection error/i.test(String(e.message ?? '')),
+      (typeof e.message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message)),
   );
 }
 

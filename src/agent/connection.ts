@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
-import { AGENT_PATH, CLOSE, gatewayMessage, type AgentMessage, type HelloMessage, type JobMessage } from '../protocol/messages.js';
+import { AGENT_PATH, CLOSE, frameJson, gatewayMessage, type AgentMessage, type HelloMessage, type JobMessage } from '../protocol/messages.js';
 
 export interface ConnectionOptions {
   gatewayUrl: string;
@@ -102,7 +102,7 @@ export class GatewayConnection {
     });
     ws.on('message', (raw) => {
       this.#lastSeen = Date.now();
-      const parsed = gatewayMessage.safeParse(safeJson(raw.toString()));
+      const parsed = gatewayMessage.safeParse(frameJson(raw));
       if (!parsed.success) {
         this.opts.log.warn('ignored a malformed message from the gateway');
         return;
@@ -157,10 +157,3 @@ export class GatewayConnection {
   }
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}

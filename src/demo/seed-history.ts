@@ -101,6 +101,7 @@ export async function writeAccount(
     const product = catalogue.get(l.idproducto);
     if (!product) throw new Error(`product ${l.idproducto} is not on the menu of company ${spec.idempresa}`);
     const c = Number(product.clasificacion);
+    const clasificacion: Clasificacion = c === 1 || c === 2 ? c : 3;
     return {
       spec: l,
       cantidad: new Dec(l.cantidad ?? 1),
@@ -109,7 +110,7 @@ export async function writeAccount(
       impuesto2: new Dec(l.impuesto2 ?? product.impuesto2 ?? 0),
       impuesto3: new Dec(l.impuesto3 ?? product.impuesto3 ?? 0),
       descuento: new Dec(l.descuento ?? 0),
-      clasificacion: (c === 1 || c === 2 ? c : 3) as Clasificacion,
+      clasificacion,
     };
   });
   const totals = computeTotals(lines, spec.descuento ?? 0);
@@ -158,11 +159,11 @@ export async function writeAccount(
   const written = await db
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are shaped by the installed schema
     .insertInto(headerTable as any)
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument -- as above
     .values(schema.completeRow(headerTable, header) as any)
     .returning('folio')
     .executeTakeFirstOrThrow();
-  const folio = Number((written as { folio: number | string }).folio);
+  const folio = Number(written.folio);
 
   const marks = compositeMarks(lines.map((l) => ({ idproducto: l.spec.idproducto, modificador: l.spec.modificador ?? false })));
   const cierre = closed ? { idturno_cierre: closed.idturnoCierre } : {};

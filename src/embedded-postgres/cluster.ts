@@ -56,7 +56,7 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedCluster> {
   const running = opts.dataDir ? await runningClusterPort(path.resolve(opts.dataDir)) : undefined;
   if (running !== undefined) {
-    if (opts.shareRunning) return { ...clusterAt(running), stop: async () => undefined };
+    if (opts.shareRunning) return { ...clusterAt(running), stop: () => Promise.resolve() };
     throw new Error(`the PostgreSQL data in ${opts.dataDir} is already in use by another process (port ${running}); stop it first`);
   }
 
@@ -155,8 +155,8 @@ function launch(file: string, args: string[], runAs: RunAs | undefined, onLog: (
       output += text;
       if (ready && output.includes(ready)) settle();
     };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
     child.once('error', (error) => settle(new Error(`could not run ${file} (${error.message})`)));
     // 'close', not 'exit': by then all it printed has been read.
     child.once('close', (code, signal) => {

@@ -8,7 +8,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AGENT_PATH, CLOSE, agentMessage, helloMessage, resultMessage, type JobError, type JobMessage } from '../protocol/messages.js';
+import { AGENT_PATH, CLOSE, agentMessage, frameJson, helloMessage, resultMessage, type JobError, type JobMessage } from '../protocol/messages.js';
 import { sha256, type GatewayStore } from './store.js';
 
 export class AgentOfflineError extends Error {}
@@ -217,12 +217,8 @@ export class AgentHub {
     ws.on('ping', touch);
     ws.on('message', (raw) => {
       touch();
-      let message: unknown;
-      try {
-        message = JSON.parse(raw.toString());
-      } catch {
-        return;
-      }
+      const message = frameJson(raw);
+      if (message === undefined) return;
       if (!agent) {
         const hello = helloMessage.safeParse(message);
         if (!hello.success || hello.data.licenseKey !== licenseKey) {
@@ -242,7 +238,7 @@ export class AgentHub {
         return;
       }
       // Results are most of the traffic: check them against their own schema, not the union.
-      const type = (message as { type?: unknown } | null)?.type;
+      const type = typeof message === 'object' && message !== null && 'type' in message ? message.type : undefined;
       const parsed = (type === 'result' ? resultMessage : agentMessage).safeParse(message);
       if (!parsed.success) {
         if (type === 'result') this.#unreadableResult(agent, message, parsed.error.issues);

@@ -22,7 +22,6 @@ export function insertChunks<R extends object>(rows: readonly R[]): R[][] {
 
 export async function insertRows<T extends PosTable>(db: PosDb, table: T, rows: ReadonlyArray<Insertable<PosDatabase[T]>>): Promise<void> {
   for (const chunk of insertChunks(rows)) {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely cannot relate a generic table to its row type
-    await db.insertInto(table).values(chunk as any).execute();
+    await db.insertInto(table).values(chunk).execute();
   }
 }

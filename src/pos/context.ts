@@ -30,7 +30,7 @@ const readsOfJob = new WeakMap<object, Map<string, Promise<unknown>>>();
  */
 export function readOnce<T>(ctx: object, key: string, read: () => Promise<T>): Promise<T> {
   let reads = readsOfJob.get(ctx);
-  if (!reads) readsOfJob.set(ctx, (reads = new Map()));
+  if (!reads) readsOfJob.set(ctx, (reads = new Map<string, Promise<unknown>>()));
   let value = reads.get(key) as Promise<T> | undefined;
   if (!value) reads.set(key, (value = read()));
   return value;

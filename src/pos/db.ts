@@ -46,7 +46,7 @@ export type PosDbConfig =
 export interface PosConnection {
   db: PosDb;
   dialect: PosDialectName;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 // pg returns int8 as text to protect values above 2^53; POS counters never get there.

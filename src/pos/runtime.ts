@@ -39,7 +39,7 @@ export interface PosRuntime {
   dialect: PosDialectName;
   schema: InstalledSchema;
   posVersion: string | null;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** The Soft Restaurant version the installation reports (configuracion.versiondb). */

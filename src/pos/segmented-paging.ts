@@ -3,8 +3,8 @@ import { toPage, type Page } from '../protocol/common.js';
 
 /** One part of a result made of several queries read one after the other. */
 export interface Segment<T> {
-  count(): Promise<number>;
-  read(offset: number, fetch: number): Promise<T[]>;
+  count: () => Promise<number>;
+  read: (offset: number, fetch: number) => Promise<T[]>;
 }
 
 /** A segment from an ordered query (SQL Server's OFFSET/FETCH needs ORDER BY); the count drops the ordering. */

@@ -125,7 +125,7 @@ export function likeContains(value: Expression<unknown>, search: string): Expres
 
 /** The T-SQL that SQL Server would run for a query node built for either dialect. */
 export function compileTsql(node: RootOperationNode): CompiledQuery {
-  return TSQL_FORMS.get(node) ?? new MssqlPosQueryCompiler().compileQuery(node, { queryId: '' } as never);
+  return TSQL_FORMS.get(node) ?? new MssqlPosQueryCompiler().compileQuery(node, { queryId: '' });
 }
 
 /**
@@ -142,11 +142,11 @@ export class TsqlRecorder implements KyselyPlugin {
     return args.node;
   }
 
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     const node = this.#pending.get(args.queryId.queryId);
     this.#pending.delete(args.queryId.queryId);
     if (node) this.statements.push(compileTsql(node).sql);
-    return args.result;
+    return Promise.resolve(args.result);
   }
 }
 

@@ -1,7 +1,18 @@
 /** The WebSocket messages between gateway and agent (DESIGN.md, Wire protocol). */
+import type { RawData } from 'ws';
 import { z } from 'zod';
 
 export const AGENT_PATH = '/agent/v1';
+
+/** A frame's JSON, or undefined when it is not JSON. ws hands a frame over as one Buffer unless told otherwise. */
+export function frameJson(raw: RawData): unknown {
+  const bytes = Buffer.isBuffer(raw) ? raw : Array.isArray(raw) ? Buffer.concat(raw) : Buffer.from(raw);
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
 
 /** Close codes the gateway uses to tell an agent why it was disconnected. */
 export const CLOSE = {

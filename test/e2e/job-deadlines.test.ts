@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { AGENT_PATH } from '../../src/protocol/messages.js';
+import { AGENT_PATH, frameJson } from '../../src/protocol/messages.js';
 import { startVirtualPrinter } from '../../src/printing/virtual-printer.js';
 import { LOOPBACK } from '../support/printer-ports.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
@@ -118,7 +118,7 @@ describe('a result the gateway cannot read', () => {
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
       ws.send(JSON.stringify({ type: 'hello', licenseKey: STRICT_BRANCH, workerId: 'broken-agent', agentVersion: '0.0.0', posVersion: null }));
       ws.on('message', (raw) => {
-        const message = JSON.parse(String(raw)) as { type: string; jobId?: string };
+        const message = frameJson(raw) as { type: string; jobId?: string };
         if (message.type === 'job') ws.send(JSON.stringify({ type: 'result', jobId: message.jobId, ok: 'maybe' }));
       });
       await until(() => stack.gateway.hub.agentFor(STRICT_BRANCH)?.workerId === 'broken-agent');

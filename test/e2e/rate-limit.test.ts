@@ -12,7 +12,7 @@ afterAll(async () => {
 
 it('lets a burst through, then answers 429 with Retry-After, per key', async () => {
   const statuses: number[] = [];
-  let limited;
+  let limited: Awaited<ReturnType<typeof stack.api>> | undefined;
   for (let i = 0; i < 4; i++) {
     const res = await stack.api('GET', `/estaciones/${BRANCH}`, { key: API_KEY });
     statuses.push(res.status);

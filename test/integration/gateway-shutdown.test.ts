@@ -38,8 +38,9 @@ it('SIGTERM answers the request in flight, stops the store and exits 0', async (
   gateway.stdout!.on('data', (d) => (output += d));
   gateway.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => gateway.on('exit', (code) => resolve(code)));
-  cleanups.push(async () => {
+  cleanups.push(() => {
     if (gateway.exitCode === null) gateway.kill('SIGKILL');
+    return Promise.resolve();
   });
   await until(async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status === 200, 60_000);
 

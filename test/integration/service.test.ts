@@ -10,6 +10,7 @@ import { runService, type RunningService } from '../../src/agent/service.js';
 import { AlreadyRunningError } from '../../src/agent/single-instance.js';
 import { agentConfigSchema } from '../../src/config/schema.js';
 import { freePort } from '../../src/embedded-postgres/cluster.js';
+import { frameJson } from '../../src/protocol/messages.js';
 import { newPosDatabase } from '../support/databases.js';
 
 function capture(): { log: pino.Logger; lines: Array<{ msg: string; level: number }> } {
@@ -102,7 +103,7 @@ describe('gateway connection', () => {
       await new Promise((r) => setTimeout(r, 400));
       const hellos: unknown[] = [];
       const server = new WebSocketServer({ port, host: '127.0.0.1', path: '/agent/v1' });
-      server.on('connection', (ws) => ws.on('message', (m) => hellos.push(JSON.parse(String(m)))));
+      server.on('connection', (ws) => ws.on('message', (m) => hellos.push(frameJson(m))));
       const end = Date.now() + 5000;
       while (!connection.connected && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
       expect(connection.connected).toBe(true);

@@ -13,7 +13,7 @@ export interface SqlServer {
 }
 
 export async function startSqlServer(source: Extract<SqlServerSource, { source: string }>['source']): Promise<SqlServer> {
-  if (source === 'MSSQL_URL') return { config: parseMssqlUrl(process.env.MSSQL_URL!), stop: async () => undefined };
+  if (source === 'MSSQL_URL') return { config: parseMssqlUrl(process.env.MSSQL_URL!), stop: () => Promise.resolve() };
   const { MSSQLServerContainer } = await import('@testcontainers/mssqlserver');
   const container = await new MSSQLServerContainer('mcr.microsoft.com/mssql/server:2022-latest').acceptLicense().start();
   return {

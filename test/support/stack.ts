@@ -20,6 +20,8 @@ export interface TestStack extends Stack {
   pos: Map<string, PosConnection>;
   /** Each branch's POS database, for a second, independent connection. */
   posConfigs: Map<string, PosDbConfig>;
+  /** The gateway's store, for asserting what it holds. */
+  gatewayDatabaseUrl: string;
   api(method: string, path: string, opts?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse>;
 }
 
@@ -65,6 +67,7 @@ export async function startTestStack(
   const test = stack as TestStack;
   test.pos = pos;
   test.posConfigs = new Map(branches.map((b) => [b.licenseKey, b.database]));
+  test.gatewayDatabaseUrl = gatewayUrl;
   test.api = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.key !== null) headers['x-api-key'] = o.key ?? API_KEY;

@@ -31,7 +31,7 @@ describe('the installed schema on SQL Server (case-insensitive names)', () => {
   });
 
   it('shapes rows by the reference names and does not fill a column it was given under another spelling', () => {
-    const row = schema.completeRow('tempcheques', { idturno: 7, observaciones: 'mesa junto a la ventana', WorkspaceId: 'a0000000-0000-0000-0000-000000000001' } as never);
+    const row = schema.completeRow('tempcheques', { idturno: 7, observaciones: 'mesa junto a la ventana', WorkspaceId: 'a0000000-0000-0000-0000-000000000001' });
     expect(row).toEqual({ idturno: 7, observaciones: 'mesa ', WorkspaceId: 'a0000000-0000-0000-0000-000000000001' });
   });
 

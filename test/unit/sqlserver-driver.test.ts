@@ -161,8 +161,8 @@ describe('rolling back after the server already did', () => {
 
 /** SQL Server answering an insert's `; select scope_identity()` with one row. */
 class IdentityDriver extends DummyDriver {
-  override async acquireConnection(): Promise<DatabaseConnection> {
-    return { executeQuery: async () => ({ rows: [{ folio: 41 }] }) as never, streamQuery: () => (async function* () {})() };
+  override acquireConnection(): Promise<DatabaseConnection> {
+    return Promise.resolve({ executeQuery: () => Promise.resolve({ rows: [{ folio: 41 }] }) as never, streamQuery: () => (async function* () {})() });
   }
 }
 

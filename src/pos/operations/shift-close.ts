@@ -17,14 +17,14 @@
  * shift holds. What is deleted is exactly what was copied (found again through
  * `foliotempcheques`), so an account a terminal pays while the close runs is never lost.
  */
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { PosError } from '../../protocol/errors.js';
 import * as ops from '../../protocol/operations/shifts.js';
 import { logEvent } from '../audit.js';
 import type { PosContext } from '../context.js';
 import { lockTable, reseedIdentity } from '../sql-dialect.js';
 import { implement } from '../operation.js';
-import type { PosDatabase, PosDb, PosTable } from '../schema.js';
+import type { PosDb, PosTable } from '../schema.js';
 import { readSettings } from '../settings.js';
 import { stationOf, terminalsOf } from '../stations.js';
 import { markForSync, SYNC_ENTITY_SHIFT, SYNC_UPDATE } from '../sync-marks.js';
@@ -105,30 +105,29 @@ async function adoptShiftless(ctx: PosContext, shift: Shift): Promise<void> {
     .execute();
 }
 
-/** The accounts this close moves: paid or cancelled in the shift (row 76). */
-function closing(shift: Shift) {
-  return (eb: ExpressionBuilder<PosDatabase, 'tempcheques'>) =>
-    eb.and([eb('tempcheques.idturno', '=', shift.idTurno), eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)])]);
-}
-
-// Kysely cannot type column lists known only at run time; the names come from the installed schema.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
+/**
+ * The POS seen with tables and columns known only at run time: the column lists below come from
+ * the installed schema (SR versions differ), which Kysely's types cannot know.
+ */
+type LooseDb = Kysely<Record<string, Record<string, unknown>>>;
+const loose = (ctx: PosContext) => ctx.db as unknown as LooseDb;
 
 /**
  * Copies the closing accounts' headers into `cheques`, tagged with the shift; returns how many,
  * counted in `cheques` rather than taken from the driver's row count, which on SQL Server also
- * counts what triggers on the table write.
+ * counts what triggers on the table write. The accounts copied: paid or cancelled in the shift (row 76).
  */
 async function copyHeaders(ctx: PosContext, shift: Shift): Promise<number> {
   const columns = ctx.schema.sharedColumns('tempcheques', 'cheques', ['folio', 'idturno', 'foliotempcheques']);
-  await ctx.db
+  const db = loose(ctx);
+  await db
     .insertInto('cheques')
-    .columns([...columns, 'idturno', 'foliotempcheques'] as Loose)
+    .columns([...columns, 'idturno', 'foliotempcheques'])
     .expression(
-      (ctx.db.selectFrom('tempcheques') as Loose)
-        .select((eb: Loose) => [...columns.map((c) => eb.ref(`tempcheques.${c}`)), eb.cast(eb.val(shift.idTurno), 'bigint').as('idturno'), eb.ref('tempcheques.folio').as('foliotempcheques')])
-        .where(closing(shift)),
+      db
+        .selectFrom('tempcheques')
+        .select((eb) => [...columns.map((c) => `tempcheques.${c}` as const), eb.cast(eb.val(shift.idTurno), 'bigint').as('idturno'), eb.ref('tempcheques.folio').as('foliotempcheques')])
+        .where((eb) => eb.and([eb('tempcheques.idturno', '=', shift.idTurno), eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)])])),
     )
     .execute();
   const copied = await ctx.db.selectFrom('cheques').select((eb) => eb.fn.countAll().as('n')).where('idturno', '=', shift.idTurno).executeTakeFirstOrThrow();
@@ -155,14 +154,16 @@ const ARCHIVED: ReadonlyArray<readonly [from: PosTable, to: PosTable, folioColum
 async function copyChildren(ctx: PosContext, shift: Shift, from: PosTable, to: PosTable, folioColumn: string): Promise<void> {
   const marks = (['idturno_cierre', 'procesado'] as const).filter((c) => ctx.schema.has(to, c));
   const columns = ctx.schema.sharedColumns(from, to, [folioColumn, ...marks]);
-  await ctx.db
-    .insertInto(to as Loose)
+  const db = loose(ctx);
+  await db
+    .insertInto(to)
     .columns([...columns, folioColumn, ...marks])
     .expression(
-      (ctx.db.selectFrom(`${from} as src` as Loose) as Loose)
+      db
+        .selectFrom(`${from} as src`)
         .innerJoin('cheques as c', 'c.foliotempcheques', `src.${folioColumn}`)
-        .select((eb: Loose) => [
-          ...columns.map((c) => eb.ref(`src.${c}`)),
+        .select((eb) => [
+          ...columns.map((c) => `src.${c}` as const),
           eb.ref('c.folio').as(folioColumn),
           ...marks.map((c) => (c === 'procesado' ? eb.cast(eb.val(true), 'boolean') : eb.cast(eb.val(shift.idTurno), 'bigint')).as(c)),
         ])
@@ -214,7 +215,7 @@ async function releaseTables(ctx: PosContext, shift: Shift): Promise<void> {
 /** Deletes the temp rows of exactly the accounts that were copied (rows 113-123). */
 async function deleteCopied(ctx: PosContext, shift: Shift): Promise<void> {
   for (const [table, , column] of ARCHIVED) {
-    if (ctx.schema.hasTable(table)) await (ctx.db.deleteFrom(table as Loose) as Loose).where(column, 'in', copiedFolios(ctx, shift)).execute();
+    if (ctx.schema.hasTable(table)) await loose(ctx).deleteFrom(table).where(column, 'in', copiedFolios(ctx, shift)).execute();
   }
   await ctx.db.deleteFrom('tempcheques').where('folio', 'in', copiedFolios(ctx, shift)).execute();
 }
