@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemSchema } from '../protocol/problem.js';
 import type { JobMessage } from '../protocol/messages.js';
-import { claimOrReplay, fingerprint, idempotencyKeyOf, isReplayable } from './idempotency.js';
+import { claimOrReplay, fingerprint, idempotencyKeyOf, isReplayable, settleKey } from './idempotency.js';
 import { ApiError, jobErrorToApiError, problemBody, validationProblem } from './problems.js';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
 import { apiRoutes } from './routes/index.js';
@@ -107,19 +107,17 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
         const replay = await claimOrReplay(store, request, key, print, opts.idempotencyRetentionMs, opts.jobTimeoutMs * 2);
         if (replay) return reply.code(replay.status).header('idempotent-replayed', 'true').type(replay.status >= 400 ? 'application/problem+json' : 'application/json').send(replay.body);
         const idempotency = { scope: `user:${request.userId}`, key, fingerprint: print };
+        let body: unknown;
         try {
-          const body = await dispatch(def, licenseKey, params, idempotency);
-          await store.completeIdempotencyKey(request.userId, key, def.status ?? 200, body, (body as { jobId?: string }).jobId);
-          return reply.code(def.status ?? 200).send(body);
+          body = await dispatch(def, licenseKey, params, idempotency);
         } catch (error) {
-          const problem = error instanceof ApiError ? error : undefined;
-          if (problem && isReplayable(problem.status, problem.code)) {
-            await store.completeIdempotencyKey(request.userId, key, problem.status, problemBody(request, problem.status, problem.code, problem.message, problem.extra), problem.extra.jobId as string | undefined);
-          } else {
-            await store.releaseIdempotencyKey(request.userId, key);
-          }
+          const problem = error instanceof ApiError && isReplayable(error.status, error.code) ? error : undefined;
+          const kept = problem && { status: problem.status, body: problemBody(request, problem.status, problem.code, problem.message, problem.extra), jobId: problem.extra.jobId as string | undefined };
+          await settleKey(store, request.log, request.userId, key, kept);
           throw error;
         }
+        await settleKey(store, request.log, request.userId, key, { status: def.status ?? 200, body, jobId: (body as { jobId?: string }).jobId });
+        return reply.code(def.status ?? 200).send(body);
       },
     });
   }

@@ -14,6 +14,7 @@ import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
 import { sendProblem, toApiError } from './problems.js';
 import type { GatewayStore } from './store.js';
+import { refuseUnstorableText } from './unstorable-text.js';
 
 export interface GatewayOptions {
   store: GatewayStore;
@@ -61,6 +62,8 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     if (problem.status >= 500 && problem.code === 'internal_error') request.log.error({ err: error, url: request.url }, 'request failed');
     return sendProblem(request, reply, problem);
   });
+  // Before every route: a string no database can keep is refused before anything runs.
+  app.addHook('preValidation', refuseUnstorableText);
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, toApiError(Object.assign(new Error('not found'), { statusCode: 404 }) as never)));
 
   await app.register(swagger, {

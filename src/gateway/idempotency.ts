@@ -4,7 +4,7 @@
  * Finished outcomes (2xx and business 4xx) are replayed; a key still running is a 409; the same
  * key with another request is a 422. The agent's half commits the key with the write itself.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { ApiError } from './problems.js';
 import { sha256, type GatewayStore } from './store.js';
 
@@ -68,7 +68,7 @@ export async function claimOrReplay(
   if (record.state === 'running') {
     throw new ApiError('idempotency_in_progress', 'A request with this Idempotency-Key is still running; retry shortly.', {}, { 'retry-after': '1' });
   }
-  return { status: record.status_code ?? 200, body: typeof record.body === 'string' ? JSON.parse(record.body) : record.body };
+  return { status: record.status_code ?? 200, body: record.body === null ? null : JSON.parse(record.body) };
 }
 
 /** Outcomes the client must be able to retry with the same key are not kept. */
@@ -78,4 +78,34 @@ export function isReplayable(status: number, code?: string): boolean {
   if (code === 'printer_failed') return true;
   if (status < 400 || status >= 500) return false;
   return !['validation_failed', 'idempotency_key_missing', 'unauthorized', 'branch_forbidden', 'rate_limited', 'idempotency_in_progress', 'idempotency_key_reused'].includes(code ?? '');
+}
+
+/** What a request that held a key answered: kept for replay. */
+export interface Outcome {
+  status: number;
+  body: unknown;
+  jobId?: string;
+}
+
+/**
+ * Ends a claim: records `outcome` for replay, or releases the key when there is none to keep.
+ * Never throws, because the job has run and the client must hear its real outcome. A record that
+ * cannot be written releases the key instead: the client's retry reaches the agent again, whose
+ * own record answers it without writing twice. A key that cannot even be released is taken over
+ * once its claim is stale.
+ */
+export async function settleKey(store: GatewayStore, log: FastifyBaseLogger, userId: number, key: string, outcome: Outcome | undefined): Promise<void> {
+  if (outcome) {
+    try {
+      await store.completeIdempotencyKey(userId, key, outcome.status, outcome.body, outcome.jobId);
+      return;
+    } catch (error) {
+      log.error({ err: error, userId, jobId: outcome.jobId }, 'could not record the outcome of an Idempotency-Key request; releasing the key');
+    }
+  }
+  try {
+    await store.releaseIdempotencyKey(userId, key);
+  } catch (error) {
+    log.error({ err: error, userId, jobId: outcome?.jobId }, 'could not release an Idempotency-Key; it is taken over once its claim is stale');
+  }
 }

@@ -52,18 +52,19 @@ function fieldErrors(error: FastifyError): FieldError[] {
   }));
 }
 
-export function validationProblem(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>, where = 'body'): ApiError {
-  const errors = issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
+/** 400 validation_failed listing each field that is wrong. */
+export function invalidRequest(errors: FieldError[]): ApiError {
   return new ApiError('validation_failed', `The request is not valid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
+}
+
+export function validationProblem(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>, where = 'body'): ApiError {
+  return invalidRequest(issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message })));
 }
 
 /** Turns anything thrown in a route into a problem; unexpected errors become an opaque 500. */
 export function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
-  if (error.validation) {
-    const errors = fieldErrors(error);
-    return new ApiError('validation_failed', `The request is not valid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
-  }
+  if (error.validation) return invalidRequest(fieldErrors(error));
   if (isConnectionError(error)) return new ApiError('store_unavailable', 'The gateway cannot reach its database right now; retry shortly.', {}, { 'retry-after': '5' });
   const status = error.statusCode ?? 500;
   if (status === 429) return new ApiError('rate_limited', 'Too many requests for this API key; retry after the time in Retry-After.');

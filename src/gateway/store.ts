@@ -8,6 +8,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Kysely, PostgresDialect, sql, type ColumnType, type Generated } from 'kysely';
 import { runMigrations, SQL_DIR } from '../pos/migrations.js';
 import { createPgPool } from '../postgres-pool.js';
+import { toStorableText } from './unstorable-text.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -21,7 +22,8 @@ export interface GatewayDatabase {
     fingerprint: string;
     state: 'running' | 'done';
     status_code: number | null;
-    body: unknown;
+    /** The JSON text of the answer (text, not jsonb: any JSON the client got can be kept). */
+    body: string | null;
     job_id: string | null;
     created_at: Timestamp;
     expires_at: Timestamp;
@@ -42,8 +44,14 @@ export interface IdempotencyRecord {
   fingerprint: string;
   state: 'running' | 'done';
   status_code: number | null;
-  body: unknown;
+  body: string | null;
   job_id: string | null;
+}
+
+/** An agent's answer can carry any text (its worker id, an error code): none may fail the batch. */
+function storableJobLogRow(row: GatewayDatabase['gw_job_log']): GatewayDatabase['gw_job_log'] {
+  const text = (value: string | null) => (value === null ? null : toStorableText(value));
+  return { ...row, worker_id: text(row.worker_id), error_code: text(row.error_code) };
 }
 
 /** Tells every listening gateway, when this transaction commits, that keys or a branch changed. */
@@ -288,8 +296,16 @@ export class GatewayStore {
   async flushJobLog(): Promise<void> {
     clearTimeout(this.#jobLogTimer);
     this.#jobLogTimer = undefined;
-    const batch = this.#jobLog.splice(0);
-    if (batch.length > 0) await this.db.insertInto('gw_job_log').values(batch).execute().catch(() => undefined);
+    const batch = this.#jobLog.splice(0).map(storableJobLogRow);
+    if (batch.length > 0) {
+      await this.db
+        .insertInto('gw_job_log')
+        .values(batch)
+        // A job delivered twice is logged once; the batch is not lost over it.
+        .onConflict((oc) => oc.column('job_id').doNothing())
+        .execute()
+        .catch(() => undefined);
+    }
   }
 
   // Printers

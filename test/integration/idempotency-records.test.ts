@@ -1,0 +1,75 @@
+/**
+ * The gateway's idempotency records and job log on a real store: whatever an answer or an agent
+ * holds is kept, and a record that cannot be written never leaves its key stuck.
+ */
+import { Writable } from 'node:stream';
+import { sql } from 'kysely';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settleKey } from '../../src/gateway/idempotency.js';
+import { GatewayStore } from '../../src/gateway/store.js';
+import { newGatewayDatabase } from '../support/databases.js';
+
+let store: GatewayStore;
+let userId: number;
+const HOUR = 3_600_000;
+
+beforeAll(async () => {
+  store = new GatewayStore(await newGatewayDatabase());
+  userId = await store.ensureUser('records');
+});
+afterAll(async () => {
+  await store?.close();
+});
+
+/** A logger whose lines the test reads. */
+function capturingLog() {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()));
+      done();
+    },
+  });
+  return { log: pino({ level: 'info' }, sink), lines };
+}
+
+describe('idempotency outcomes', () => {
+  it('keeps and replays an answer holding NUL characters and lone surrogates', async () => {
+    const body = { jobId: 'j-1', detail: 'a\u0000b', name: 'x\ud800y', nested: [{ t: '\udfff' }] };
+    expect((await store.claimIdempotencyKey(userId, 'odd-text', 'f'.repeat(64), HOUR, HOUR)).claimed).toBe(true);
+    await store.completeIdempotencyKey(userId, 'odd-text', 201, body, 'j-1');
+    const again = await store.claimIdempotencyKey(userId, 'odd-text', 'f'.repeat(64), HOUR, HOUR);
+    expect(again.claimed).toBe(false);
+    expect(again.claimed === false && again.record).toMatchObject({ state: 'done', status_code: 201, job_id: 'j-1' });
+    expect(again.claimed === false && JSON.parse(again.record.body!)).toEqual(body);
+  });
+
+  it('an outcome that cannot be recorded releases the key and is logged', async () => {
+    expect((await store.claimIdempotencyKey(userId, 'unrecordable', 'a'.repeat(64), HOUR, HOUR)).claimed).toBe(true);
+    // A store that refuses to finish any record, as a broken one would.
+    await sql`alter table gw_idempotency add constraint test_never_done check (state <> 'done') not valid`.execute(store.db);
+    const { log, lines } = capturingLog();
+    try {
+      await settleKey(store, log, userId, 'unrecordable', { status: 201, body: { jobId: 'j-2', folio: 7 }, jobId: 'j-2' });
+    } finally {
+      await sql`alter table gw_idempotency drop constraint test_never_done`.execute(store.db);
+    }
+    expect(lines).toEqual([expect.objectContaining({ level: 50, jobId: 'j-2', msg: expect.stringMatching(/could not record/) })]);
+    expect((await store.claimIdempotencyKey(userId, 'unrecordable', 'a'.repeat(64), HOUR, HOUR)).claimed).toBe(true);
+  });
+});
+
+describe('job log', () => {
+  it('keeps an entry whatever text the agent sent in it', async () => {
+    const entry = { license_key: 'TEST000000000001', op: 'products.list', outcome: 'error', started_at: new Date(), duration_ms: 3 };
+    store.logJob({ ...entry, job_id: 'odd-agent', worker_id: 'w\u0000rker', error_code: 'bad\ud800' });
+    store.logJob({ ...entry, job_id: 'plain-agent', worker_id: 'worker', error_code: null });
+    await store.flushJobLog();
+    const rows = await store.db.selectFrom('gw_job_log').select(['job_id', 'worker_id', 'error_code']).where('job_id', 'in', ['odd-agent', 'plain-agent']).orderBy('job_id').execute();
+    expect(rows).toEqual([
+      { job_id: 'odd-agent', worker_id: 'w\ufffdrker', error_code: 'bad\ufffd' },
+      { job_id: 'plain-agent', worker_id: 'worker', error_code: null },
+    ]);
+  });
+});
