@@ -12,6 +12,7 @@ import { VERSION } from '../version.js';
 import { apiPlugin } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
+import { acceptOnlyUtf8Json } from './json-body.js';
 import { sendProblem, toApiError } from './problems.js';
 import type { GatewayStore } from './store.js';
 import { refuseUnstorableText } from './unstorable-text.js';
@@ -39,6 +40,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     bodyLimit: 4 * 1024 * 1024,
     ajv: { customOptions: { coerceTypes: false } },
   });
+  acceptOnlyUtf8Json(app);
   const jobTimeoutMs = opts.jobTimeoutMs ?? 30_000;
   const hub = new AgentHub({ store: opts.store, log: opts.log, jobTimeoutMs, ...opts.hub });
   hub.attach(app.server);
