@@ -13,6 +13,7 @@ import { apiPlugin } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
 import { acceptOnlyUtf8Json } from './json-body.js';
+import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { sendProblem, toApiError } from './problems.js';
 import type { GatewayStore } from './store.js';
 import { refuseUnstorableText } from './unstorable-text.js';
@@ -39,6 +40,8 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     trustProxy: true,
     bodyLimit: 4 * 1024 * 1024,
     ajv: { customOptions: { coerceTypes: false } },
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
   });
   acceptOnlyUtf8Json(app);
   const jobTimeoutMs = opts.jobTimeoutMs ?? 30_000;
