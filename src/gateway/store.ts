@@ -234,7 +234,8 @@ export class GatewayStore {
 
   /**
    * Claims (user, key) for a new request, or returns the record that holds it. A running record
-   * older than `staleAfterMs` belongs to a request whose gateway died: it is taken over.
+   * older than `staleAfterMs` belongs to a request whose gateway died: it is taken over, as is an
+   * expired one. Of concurrent claims of one key exactly one succeeds.
    */
   async claimIdempotencyKey(
     userId: number,
@@ -243,26 +244,38 @@ export class GatewayStore {
     retentionMs: number,
     staleAfterMs: number,
   ): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }> {
-    const now = Date.now();
-    return this.db.transaction().execute(async (trx) => {
-      const existing = await trx
-        .selectFrom('gw_idempotency')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('idem_key', '=', key)
-        .forUpdate()
-        .executeTakeFirst();
-      const expired = existing && new Date(existing.expires_at).getTime() < now;
-      const abandoned = existing?.state === 'running' && now - new Date(existing.created_at).getTime() > staleAfterMs;
-      if (existing && !expired && !abandoned) return { claimed: false as const, record: existing as IdempotencyRecord };
+    for (;;) {
+      const now = Date.now();
       const row = { fingerprint, state: 'running' as const, status_code: null, body: null, job_id: null, created_at: new Date(now), expires_at: new Date(now + retentionMs) };
-      await trx
+      // One statement decides: PostgreSQL locks a conflicting row and evaluates the takeover
+      // condition on its latest version, so a key another request has just claimed is not
+      // claimed again (a read followed by an upsert let every concurrent request through).
+      const claimed = await this.db
         .insertInto('gw_idempotency')
         .values({ user_id: userId, idem_key: key, ...row })
-        .onConflict((oc) => oc.columns(['user_id', 'idem_key']).doUpdateSet(row))
-        .execute();
-      return { claimed: true as const };
-    });
+        .onConflict((oc) =>
+          oc
+            .columns(['user_id', 'idem_key'])
+            .doUpdateSet(row)
+            .where((eb) =>
+              eb.or([
+                eb('gw_idempotency.expires_at', '<', new Date(now)),
+                eb.and([eb('gw_idempotency.state', '=', 'running'), eb('gw_idempotency.created_at', '<', new Date(now - staleAfterMs))]),
+              ]),
+            ),
+        )
+        .returning('idem_key')
+        .executeTakeFirst();
+      if (claimed) return { claimed: true };
+      const record = await this.db
+        .selectFrom('gw_idempotency')
+        .select(['fingerprint', 'state', 'status_code', 'body', 'job_id'])
+        .where('user_id', '=', userId)
+        .where('idem_key', '=', key)
+        .executeTakeFirst();
+      if (record) return { claimed: false, record };
+      // Released between the two statements: the key is free again.
+    }
   }
 
   async completeIdempotencyKey(userId: number, key: string, status: number, body: unknown, jobId: string | undefined): Promise<void> {

@@ -60,6 +60,27 @@ describe('idempotency outcomes', () => {
   });
 });
 
+describe('claims', () => {
+  it('of ten concurrent claims of one key, exactly one succeeds', async () => {
+    // Ten connections open first, so the claims do run at once.
+    await Promise.all(Array.from({ length: 10 }, () => sql`select pg_sleep(0.05)`.execute(store.db)));
+    const claims = await Promise.all(Array.from({ length: 10 }, () => store.claimIdempotencyKey(userId, 'raced', 'b'.repeat(64), HOUR, HOUR)));
+    expect(claims.filter((c) => c.claimed)).toHaveLength(1);
+    expect(claims.filter((c) => !c.claimed).map((c) => !c.claimed && c.record.state)).toEqual(Array(9).fill('running'));
+  });
+
+  it('a claim left running past the stale limit, or an expired record, is taken over once', async () => {
+    expect((await store.claimIdempotencyKey(userId, 'abandoned', 'c'.repeat(64), HOUR, HOUR)).claimed).toBe(true);
+    expect((await store.claimIdempotencyKey(userId, 'expired', 'd'.repeat(64), 1, HOUR)).claimed).toBe(true);
+    await store.completeIdempotencyKey(userId, 'expired', 200, { jobId: 'old' }, 'old');
+    await new Promise((r) => setTimeout(r, 20));
+    for (const [key, print] of [['abandoned', 'c'], ['expired', 'd']] as const) {
+      const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimIdempotencyKey(userId, key, print.repeat(64), HOUR, 10)));
+      expect(claims.filter((c) => c.claimed), key).toHaveLength(1);
+    }
+  });
+});
+
 describe('job log', () => {
   it('keeps an entry whatever text the agent sent in it', async () => {
     const entry = { license_key: 'TEST000000000001', op: 'products.list', outcome: 'error', started_at: new Date(), duration_ms: 3 };
