@@ -1,5 +1,5 @@
 /**
- * The authenticated API: X-Api-Key, per-key rate limit, branch scoping, and one generic handler
+ * The authenticated API: X-Api-Key (failures throttled per address), per-key rate limit, branch scoping, and one generic handler
  * that turns a RouteDef into a job for the branch's agent and its answer into the envelope.
  */
 import rateLimit from '@fastify/rate-limit';
@@ -10,6 +10,8 @@ import type { JobMessage } from '../protocol/messages.js';
 import { claimOrReplay, fingerprint, idempotencyKeyOf, isReplayable, settleKey } from './idempotency.js';
 import { ApiError, jobErrorToApiError, problemBody, validationProblem } from './problems.js';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
+import { authenticate } from './authentication.js';
+import type { FailedAuthLimit } from './failed-auth-throttle.js';
 import { apiRoutes } from './routes/index.js';
 import { pathSchema, payloadSchema, successResponse, type RouteDef } from './routes/route.js';
 import type { GatewayStore } from './store.js';
@@ -27,6 +29,7 @@ export interface ApiOptions {
   hub: AgentHub;
   jobTimeoutMs: number;
   rateLimit: { perSecond: number; burst: number };
+  failedAuthLimit: FailedAuthLimit;
   idempotencyRetentionMs: number;
 }
 
@@ -34,12 +37,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
   const { store, hub } = opts;
   app.decorateRequest('userId', 0);
 
-  app.addHook('onRequest', async (request) => {
-    const key = request.headers['x-api-key'];
-    const userId = typeof key === 'string' && key !== '' ? await store.userForApiKey(key) : null;
-    if (userId === null) throw new ApiError('unauthorized', 'Send a valid API key in the X-Api-Key header.');
-    request.userId = userId;
-  });
+  app.addHook('onRequest', authenticate(store, opts.failedAuthLimit));
 
   // A token bucket of `burst` refilled at `perSecond`, approximated by a window of burst/perSecond.
   await app.register(rateLimit, {

@@ -13,6 +13,7 @@ import { apiPlugin } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
 import { acceptOnlyUtf8Json } from './json-body.js';
+import { DEFAULT_FAILED_AUTH_LIMIT, type FailedAuthLimit } from './failed-auth-throttle.js';
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { sendProblem, toApiError } from './problems.js';
 import type { GatewayStore } from './store.js';
@@ -23,6 +24,10 @@ export interface GatewayOptions {
   log: Logger;
   jobTimeoutMs?: number;
   rateLimit?: { perSecond: number; burst: number };
+  /** Failed authentications allowed per client address before 429 (DEFAULT_FAILED_AUTH_LIMIT). */
+  failedAuthLimit?: FailedAuthLimit;
+  /** Whose X-Forwarded-For names the client address: any proxy (true, the default), none, or these addresses/CIDRs. */
+  trustProxy?: boolean | string[];
   idempotencyRetentionHours?: number;
   hub?: { pingIntervalMs?: number; deadAfterMs?: number };
 }
@@ -37,7 +42,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     loggerInstance: opts.log as FastifyBaseLogger,
     // The job log in the store records every dispatched call; per-request lines would repeat it.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: true,
+    trustProxy: opts.trustProxy ?? true,
     bodyLimit: 4 * 1024 * 1024,
     ajv: { customOptions: { coerceTypes: false } },
     clientErrorHandler: answerClientError,
@@ -101,6 +106,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     hub,
     jobTimeoutMs,
     rateLimit: opts.rateLimit ?? { perSecond: 20, burst: 40 },
+    failedAuthLimit: opts.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT,
     idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? 24) * 3_600_000,
   });
   try {
