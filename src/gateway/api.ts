@@ -12,6 +12,7 @@ import { ApiError, jobErrorToApiError, problemBody, validationProblem } from './
 import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
 import { authenticate } from './authentication.js';
 import type { FailedAuthLimit } from './failed-auth-throttle.js';
+import type { JobLog } from './job-log.js';
 import { apiRoutes } from './routes/index.js';
 import { pathSchema, payloadSchema, successResponse, type RouteDef } from './routes/route.js';
 import type { GatewayStore } from './store.js';
@@ -31,6 +32,7 @@ export interface ApiOptions {
   rateLimit: { perSecond: number; burst: number };
   failedAuthLimit: FailedAuthLimit;
   idempotencyRetentionMs: number;
+  jobLog: JobLog;
 }
 
 export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise<void> {
@@ -130,7 +132,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
       if (error instanceof AgentTimeoutError) throw new ApiError('agent_timeout', error.message);
       throw error;
     }
-    store.logJob({
+    opts.jobLog.add({
       job_id: outcome.jobId,
       license_key: licenseKey,
       op: def.op.name,

@@ -13,7 +13,10 @@ import { apiPlugin } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
 import { acceptOnlyUtf8Json } from './json-body.js';
-import { DEFAULT_FAILED_AUTH_LIMIT, type FailedAuthLimit } from './failed-auth-throttle.js';
+import { JobLog } from './job-log.js';
+import { schedulePurges } from './purges.js';
+import { DEFAULT_FAILED_AUTH_LIMIT, DEFAULT_IDEMPOTENCY_RETENTION_HOURS, DEFAULT_JOB_LOG_RETENTION_DAYS, DEFAULT_PURGE_INTERVAL_MINUTES } from './defaults.js';
+import type { FailedAuthLimit } from './failed-auth-throttle.js';
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { sendProblem, toApiError } from './problems.js';
 import type { GatewayStore } from './store.js';
@@ -29,6 +32,10 @@ export interface GatewayOptions {
   /** Whose X-Forwarded-For names the client address: any proxy (true, the default), none, or these addresses/CIDRs. */
   trustProxy?: boolean | string[];
   idempotencyRetentionHours?: number;
+  /** Job log entries older than this are purged (DEFAULT_JOB_LOG_RETENTION_DAYS). */
+  jobLogRetentionDays?: number;
+  /** How often records past their retention are purged (DEFAULT_PURGE_INTERVAL_MINUTES). */
+  purgeIntervalMs?: number;
   hub?: { pingIntervalMs?: number; deadAfterMs?: number };
 }
 
@@ -101,13 +108,16 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     return { code, status: ERROR_STATUS[code], title: ERROR_TITLES[code] };
   });
 
+  const jobLog = new JobLog(opts.store, opts.log);
+  app.addHook('onClose', () => jobLog.flush());
   await app.register(apiPlugin, {
     store: opts.store,
     hub,
     jobTimeoutMs,
     rateLimit: opts.rateLimit ?? { perSecond: 20, burst: 40 },
     failedAuthLimit: opts.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT,
-    idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? 24) * 3_600_000,
+    idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? DEFAULT_IDEMPOTENCY_RETENTION_HOURS) * 3_600_000,
+    jobLog,
   });
   try {
     const access = await watchAccessChanges(opts.store, (licenseKey) => void hub.revalidate(licenseKey), opts.log);
@@ -117,5 +127,10 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     await app.close();
     throw error;
   }
+  const purges = schedulePurges(opts.store, opts.log, {
+    jobLogRetentionMs: (opts.jobLogRetentionDays ?? DEFAULT_JOB_LOG_RETENTION_DAYS) * 86_400_000,
+    everyMs: opts.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MINUTES * 60_000,
+  });
+  app.addHook('onClose', () => purges.stop());
   return { app, hub };
 }

@@ -12,8 +12,6 @@ export interface FailedAuthLimit {
   trackedAddresses: number;
 }
 
-export const DEFAULT_FAILED_AUTH_LIMIT: FailedAuthLimit = { maxFailures: 20, windowSeconds: 60, trackedAddresses: 10_000 };
-
 interface Window {
   failures: number;
   endsAt: number;

@@ -15,6 +15,9 @@ export async function runGateway(config: GatewayFileConfig, log: Logger): Promis
       rateLimit: config.rateLimit,
       failedAuthLimit: config.failedAuthLimit,
       trustProxy: config.trustProxy,
+      idempotencyRetentionHours: config.idempotencyRetentionHours,
+      jobLogRetentionDays: config.jobLogRetentionDays,
+      purgeIntervalMs: config.purgeIntervalMinutes * 60_000,
     }));
     const address = await app.listen({ host: config.host, port: config.port });
     log.info({ address }, 'gateway listening');

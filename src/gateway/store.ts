@@ -7,7 +7,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Kysely, PostgresDialect, sql, type ColumnType, type Generated } from 'kysely';
 import { runMigrations, SQL_DIR } from '../pos/migrations.js';
+import { LruMap } from 'toad-cache';
 import { createPgPool } from '../postgres-pool.js';
+import { DEFAULT_API_KEY_CACHE_SIZE } from './defaults.js';
 import { toStorableText } from './unstorable-text.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -48,7 +50,7 @@ export interface IdempotencyRecord {
   job_id: string | null;
 }
 
-/** An agent's answer can carry any text (its worker id, an error code): none may fail the batch. */
+/** What an agent sent (its worker id, an error code) with the characters no text column keeps replaced. */
 function storableJobLogRow(row: GatewayDatabase['gw_job_log']): GatewayDatabase['gw_job_log'] {
   const text = (value: string | null) => (value === null ? null : toStorableText(value));
   return { ...row, worker_id: text(row.worker_id), error_code: text(row.error_code) };
@@ -68,6 +70,8 @@ export function newSecret(prefix: string): string {
 }
 
 const CACHE_MS = 30_000;
+/** Rows a purge deletes per statement, so no purge holds a long transaction. */
+const PURGE_BATCH = 5_000;
 
 /** Payloads: `keys` (an API key was added or revoked) or `branch:<licenseKey>` (new token or owner). */
 export const ACCESS_CHANNEL = 'gw_access_changed';
@@ -87,23 +91,30 @@ export interface BranchListing {
   createdAt: Date;
 }
 
-interface Cached<T> {
-  value: T;
-  at: number;
+export interface StoreOptions {
+  /**
+   * How many API-key lookups are cached (unknown keys included), and as many branch owners; the
+   * least recently used go first, so a flood of unknown keys cannot grow the process.
+   */
+  apiKeyCacheSize?: number;
 }
 
 export class GatewayStore {
   readonly db: Kysely<GatewayDatabase>;
-  readonly #keys = new Map<string, Cached<number | null>>();
-  readonly #owners = new Map<string, Cached<number | null>>();
+  readonly #keys: LruMap<number | null>;
+  readonly #owners: LruMap<number | null>;
   // Bumped whenever cached lookups are forgotten: an answer read before a change committed must
   // not be cached after the change was announced.
   #accessGeneration = 0;
-  readonly #jobLog: Array<GatewayDatabase['gw_job_log']> = [];
-  #jobLogTimer: NodeJS.Timeout | undefined;
 
-  constructor(readonly url: string) {
+  constructor(
+    readonly url: string,
+    opts: StoreOptions = {},
+  ) {
     this.db = new Kysely<GatewayDatabase>({ dialect: new PostgresDialect({ pool: createPgPool({ connectionString: url, max: 10 }) }) });
+    const cacheSize = opts.apiKeyCacheSize ?? DEFAULT_API_KEY_CACHE_SIZE;
+    this.#keys = new LruMap(cacheSize, CACHE_MS);
+    this.#owners = new LruMap(cacheSize, CACHE_MS);
   }
 
   async migrate(): Promise<string[]> {
@@ -115,7 +126,6 @@ export class GatewayStore {
   }
 
   async close(): Promise<void> {
-    await this.flushJobLog();
     await this.db.destroy();
   }
 
@@ -123,7 +133,7 @@ export class GatewayStore {
   async userForApiKey(apiKey: string): Promise<number | null> {
     const hash = sha256(apiKey);
     const cached = this.#keys.get(hash);
-    if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+    if (cached !== undefined) return cached;
     const generation = this.#accessGeneration;
     const row = await this.db
       .selectFrom('gw_api_keys')
@@ -132,18 +142,18 @@ export class GatewayStore {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     const value = row && timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash)) ? Number(row.user_id) : null;
-    if (generation === this.#accessGeneration) this.#keys.set(hash, { value, at: Date.now() });
+    if (generation === this.#accessGeneration) this.#keys.set(hash, value);
     return value;
   }
 
   /** The user owning a branch, or null when no such branch is registered. */
   async branchOwner(licenseKey: string): Promise<number | null> {
     const cached = this.#owners.get(licenseKey);
-    if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+    if (cached !== undefined) return cached;
     const generation = this.#accessGeneration;
     const row = await this.db.selectFrom('gw_branches').select('user_id').where('license_key', '=', licenseKey).executeTakeFirst();
     const value = row ? Number(row.user_id) : null;
-    if (generation === this.#accessGeneration) this.#owners.set(licenseKey, { value, at: Date.now() });
+    if (generation === this.#accessGeneration) this.#owners.set(licenseKey, value);
     return value;
   }
 
@@ -292,33 +302,35 @@ export class GatewayStore {
     await this.db.deleteFrom('gw_idempotency').where('user_id', '=', userId).where('idem_key', '=', key).where('state', '=', 'running').execute();
   }
 
+  /** Deletes the idempotency records past their retention; how many. */
   async purgeIdempotencyKeys(now = new Date()): Promise<number> {
-    const r = await this.db.deleteFrom('gw_idempotency').where('expires_at', '<', now).executeTakeFirst();
-    return Number(r.numDeletedRows);
+    return this.#purge('gw_idempotency', 'expires_at', now);
   }
 
-  /**
-   * The job log is for operators: entries are queued and written in batches off the request
-   * path, and losing one must never fail a request.
-   */
-  logJob(entry: GatewayDatabase['gw_job_log']): void {
-    this.#jobLog.push(entry);
-    this.#jobLogTimer ??= setTimeout(() => void this.flushJobLog(), 250);
+  /** Deletes the job log entries of jobs started before `before`; how many. */
+  async purgeJobLog(before: Date): Promise<number> {
+    return this.#purge('gw_job_log', 'started_at', before);
   }
 
-  async flushJobLog(): Promise<void> {
-    clearTimeout(this.#jobLogTimer);
-    this.#jobLogTimer = undefined;
-    const batch = this.#jobLog.splice(0).map(storableJobLogRow);
-    if (batch.length > 0) {
-      await this.db
-        .insertInto('gw_job_log')
-        .values(batch)
-        // A job delivered twice is logged once; the batch is not lost over it.
-        .onConflict((oc) => oc.column('job_id').doNothing())
-        .execute()
-        .catch(() => undefined);
+  async #purge(table: 'gw_idempotency' | 'gw_job_log', column: 'expires_at' | 'started_at', before: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const r = await sql`delete from ${sql.table(table)} where ctid in (select ctid from ${sql.table(table)} where ${sql.ref(column)} < ${before} limit ${PURGE_BATCH})`.execute(this.db);
+      const deleted = Number(r.numAffectedRows ?? 0);
+      total += deleted;
+      if (deleted < PURGE_BATCH) return total;
     }
+  }
+
+  /** Writes job log entries; an agent's answer can carry any text, and none may fail the batch. */
+  async insertJobLog(entries: ReadonlyArray<GatewayDatabase['gw_job_log']>): Promise<void> {
+    if (entries.length === 0) return;
+    await this.db
+      .insertInto('gw_job_log')
+      .values(entries.map(storableJobLogRow))
+      // A job delivered twice is logged once; the batch is not lost over it.
+      .onConflict((oc) => oc.column('job_id').doNothing())
+      .execute();
   }
 
   // Printers

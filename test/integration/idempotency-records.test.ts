@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settleKey } from '../../src/gateway/idempotency.js';
+import { JobLog } from '../../src/gateway/job-log.js';
 import { GatewayStore } from '../../src/gateway/store.js';
 import { newGatewayDatabase } from '../support/databases.js';
 
@@ -82,15 +83,32 @@ describe('claims', () => {
 });
 
 describe('job log', () => {
+  const entry = { license_key: 'TEST000000000001', op: 'products.list', outcome: 'error', started_at: new Date(), duration_ms: 3 };
+
   it('keeps an entry whatever text the agent sent in it', async () => {
-    const entry = { license_key: 'TEST000000000001', op: 'products.list', outcome: 'error', started_at: new Date(), duration_ms: 3 };
-    store.logJob({ ...entry, job_id: 'odd-agent', worker_id: 'w\u0000rker', error_code: 'bad\ud800' });
-    store.logJob({ ...entry, job_id: 'plain-agent', worker_id: 'worker', error_code: null });
-    await store.flushJobLog();
+    const jobLog = new JobLog(store, pino({ level: 'silent' }));
+    jobLog.add({ ...entry, job_id: 'odd-agent', worker_id: 'w\u0000rker', error_code: 'bad\ud800' });
+    jobLog.add({ ...entry, job_id: 'plain-agent', worker_id: 'worker', error_code: null });
+    await jobLog.flush();
     const rows = await store.db.selectFrom('gw_job_log').select(['job_id', 'worker_id', 'error_code']).where('job_id', 'in', ['odd-agent', 'plain-agent']).orderBy('job_id').execute();
     expect(rows).toEqual([
       { job_id: 'odd-agent', worker_id: 'w\ufffdrker', error_code: 'bad\ufffd' },
       { job_id: 'plain-agent', worker_id: 'worker', error_code: null },
     ]);
+  });
+
+  it('logs the entries it could not write', async () => {
+    const { log, lines } = capturingLog();
+    const jobLog = new JobLog(store, log);
+    jobLog.add({ ...entry, job_id: 'refused-1', worker_id: 'w', error_code: null, op: 'refused' });
+    jobLog.add({ ...entry, job_id: 'refused-2', worker_id: 'w', error_code: null, op: 'refused' });
+    // A store that refuses the batch, as one that is down or full would.
+    await sql`alter table gw_job_log add constraint test_refused check (op <> 'refused') not valid`.execute(store.db);
+    try {
+      await jobLog.flush();
+    } finally {
+      await sql`alter table gw_job_log drop constraint test_refused`.execute(store.db);
+    }
+    expect(lines).toEqual([expect.objectContaining({ level: 50, lost: 2, jobIds: ['refused-1', 'refused-2'], msg: expect.stringMatching(/job log/) })]);
   });
 });
