@@ -5,14 +5,14 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { problemSchema } from '../protocol/problem.js';
 import type { JobMessage } from '../protocol/messages.js';
-import { claimOrReplay, fingerprint, idempotencyKeyOf, isReplayable, settleKey } from './idempotency.js';
+import { claimOrReplay, fingerprint, idempotencyHeaders, idempotencyKeyOf, isReplayable, settleKey } from './idempotency.js';
 import { ApiError, jobErrorToApiError, problemBody, validationProblem } from './problems.js';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
 import { authenticate } from './authentication.js';
 import type { FailedAuthLimit } from './failed-auth-throttle.js';
 import type { JobLog } from './job-log.js';
+import { problemResponses } from './openapi.js';
 import { apiRoutes } from './routes/index.js';
 import { pathSchema, payloadSchema, successResponse, type RouteDef } from './routes/route.js';
 import type { GatewayStore } from './store.js';
@@ -69,21 +69,19 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
       method: def.method,
       url: def.url,
       schema: {
+        operationId: def.operationId,
         summary: def.summary,
         tags: [def.tag],
         security: [{ apiKey: [] }],
         params: pathSchema(def),
         ...(def.from === 'query' ? { querystring: payloadSchema(def) } : { body: payloadSchema(def) }),
-        response: {
-          [def.status ?? 200]: successResponse(def),
-          '4xx': problemSchema,
-          '5xx': problemSchema,
-        },
+        ...(def.op.write ? { headers: idempotencyHeaders(def.idempotencyKey ?? 'required') } : {}),
+        response: { [def.status ?? 200]: successResponse(def), ...problemResponses },
       },
       handler: async (request, reply) => {
         const path = request.params as Record<string, unknown>;
         const licenseKey = String(path.licenseKey);
-        const key = def.op.write ? idempotencyKeyOf(request, def.idempotencyKey) : undefined;
+        const key = def.op.write ? idempotencyKeyOf(request) : undefined;
         await authorizeBranch(request, licenseKey);
         const payload = (def.from === 'query' ? request.query : request.body) as Record<string, unknown>;
         let params: Record<string, unknown> = { ...payload, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, path[k]])) };

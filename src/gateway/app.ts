@@ -2,16 +2,15 @@
  * The gateway's HTTP server: health, OpenAPI and docs without a key, the API behind it, and
  * the agents' WebSocket endpoint on the same port.
  */
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { ERROR_STATUS, ERROR_TITLES, isErrorCode } from '../protocol/errors.js';
 import { VERSION } from '../version.js';
 import { apiPlugin } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
+import { describeApi } from './openapi.js';
 import { acceptOnlyUtf8Json } from './json-body.js';
 import { JobLog } from './job-log.js';
 import { schedulePurges } from './purges.js';
@@ -83,16 +82,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
   app.addHook('preValidation', refuseUnstorableText);
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, toApiError(Object.assign(new Error('not found'), { statusCode: 404 }) as never)));
 
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Soft Restaurant branch gateway', version: VERSION, description: 'Read and change every branch POS through one HTTP API.' },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
-    },
-    transform: jsonSchemaTransform,
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-
-  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  await describeApi(app);
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok', version: VERSION }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {

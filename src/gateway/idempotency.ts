@@ -5,6 +5,7 @@
  * key with another request is a 422. The agent's half commits the key with the write itself.
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { ApiError } from './problems.js';
 import { sha256, type GatewayStore } from './store.js';
 
@@ -27,22 +28,24 @@ export function fingerprint(request: FastifyRequest): string {
   return sha256(`${request.method} ${path} ${canonicalJson(request.body ?? null)}`);
 }
 
+const keyHeader = z
+  .string()
+  .max(MAX_KEY_LENGTH, `at most ${MAX_KEY_LENGTH} characters`)
+  .refine((key) => key.trim() !== '', 'must not be blank')
+  .describe('a unique value per intended change, at most 255 characters; sent again, the request is answered from its record');
+
 /**
- * The request's Idempotency-Key. `optional`: the print operations, which the seed sends without
- * one; there a key that is sent is used, and a missing one means every request prints.
+ * The headers a write declares: Idempotency-Key, required unless `optional` (the print
+ * operations, which the seed sends without one; there a key that is sent is used, and a missing
+ * one means every request prints). Other headers pass through untouched.
  */
-export function idempotencyKeyOf(request: FastifyRequest, presence: 'required' | 'optional' = 'required'): string | undefined {
-  const key = request.headers['idempotency-key'];
-  if (presence === 'optional' && key === undefined) return undefined;
-  if (typeof key !== 'string' || key.trim() === '') {
-    throw new ApiError('idempotency_key_missing', 'This operation changes data: send an Idempotency-Key header (a unique value per intended change).');
-  }
-  if (key.length > MAX_KEY_LENGTH) {
-    throw new ApiError('validation_failed', `Idempotency-Key is longer than ${MAX_KEY_LENGTH} characters.`, {
-      errors: [{ path: 'headers.idempotency-key', message: `at most ${MAX_KEY_LENGTH} characters` }],
-    });
-  }
-  return key;
+export function idempotencyHeaders(presence: 'required' | 'optional'): z.ZodType {
+  return z.looseObject({ 'idempotency-key': presence === 'required' ? keyHeader : keyHeader.optional() });
+}
+
+/** The validated request's Idempotency-Key, if it sent one. */
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  return request.headers['idempotency-key'] as string | undefined;
 }
 
 export type Replay = { status: number; body: unknown };

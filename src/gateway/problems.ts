@@ -81,7 +81,13 @@ const FRAMEWORK_ERRORS: Record<string, () => ApiError> = {
 /** Turns anything thrown into a problem; unexpected errors become an opaque 500. */
 export function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
-  if (error.validation) return invalidRequest(fieldErrors(error));
+  if (error.validation) {
+    // Idempotency-Key is the only header routes declare; missing or blank has its own code (API.md).
+    if (error.validationContext === 'headers' && !error.validation.some((v) => v.keyword === 'too_big')) {
+      return new ApiError('idempotency_key_missing', 'This operation changes data: send an Idempotency-Key header (a unique value per intended change).');
+    }
+    return invalidRequest(fieldErrors(error));
+  }
   if (isConnectionError(error)) return new ApiError('store_unavailable', 'The gateway cannot reach its database right now; retry shortly.', {}, { 'retry-after': '5' });
   const known = FRAMEWORK_ERRORS[error.code];
   if (known) return known();
