@@ -9,6 +9,8 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { ACCESS_CHANNEL, type GatewayStore } from './store.js';
 
+export const LISTENER_NAME = 'gateway access listener';
+
 export interface AccessWatch {
   stop(): Promise<void>;
 }
@@ -46,7 +48,13 @@ export async function watchAccessChanges(
   const listen = async (reconnecting: boolean) => {
     // A half-open link (a NAT or firewall dropping it) raises no error: the heartbeat's own
     // timeout is what notices it.
-    const c = new pg.Client({ connectionString: store.url, keepAlive: true, query_timeout: Math.max(1_000, heartbeatMs / 3) });
+    const c = new pg.Client({
+      connectionString: store.url,
+      keepAlive: true,
+      query_timeout: Math.max(1_000, heartbeatMs / 3),
+      // Named, so an operator (or a test) tells it from the pool's connections in pg_stat_activity.
+      application_name: LISTENER_NAME,
+    });
     c.on('notification', (n) => onNotice(n.payload ?? ''));
     c.on('error', () => lost(c));
     c.on('end', () => lost(c));

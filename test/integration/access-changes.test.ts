@@ -5,7 +5,7 @@
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchAccessChanges, type AccessWatch } from '../../src/gateway/access-changes.js';
+import { LISTENER_NAME, watchAccessChanges, type AccessWatch } from '../../src/gateway/access-changes.js';
 import { GatewayStore } from '../../src/gateway/store.js';
 import { newGatewayDatabase } from '../support/databases.js';
 import { until } from '../support/until.js';
@@ -48,7 +48,7 @@ describe('watching key and branch changes', () => {
     const admin = new pg.Client({ connectionString: gateway.url });
     await admin.connect();
     try {
-      const killed = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen %'`);
+      const killed = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = $1`, [LISTENER_NAME]);
       expect(killed.rowCount).toBe(1);
     } finally {
       await admin.end();
