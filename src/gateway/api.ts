@@ -1,6 +1,7 @@
 /**
- * The authenticated API: X-Api-Key (failures throttled per address), per-key rate limit, branch scoping, and one generic handler
- * that turns a RouteDef into a job for the branch's agent and its answer into the envelope.
+ * The authenticated API: X-Api-Key (failures throttled per address), per-key rate limit, branch
+ * scoping, and one generic handler that turns a RouteDef into a job for the branch's agent and its
+ * answer into the envelope.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -55,7 +55,6 @@ export interface PrinterRoutesOptions {
 
 const tags = ['Printers'];
 const security = [{ apiKey: [] }];
-const problems = problemResponses;
 
 /**
  * The width rule of printerCreate (checkWidthRule: a thermal printer needs widthMm, 58 or 80)
@@ -93,7 +92,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.get(
     '/print/printers',
-    { schema: { operationId: 'listMyPrinters', summary: 'List my printers', tags, security, querystring: printerListQuery, response: { 200: printerList, ...problems } } },
+    { schema: { operationId: 'listMyPrinters', summary: 'List my printers', tags, security, querystring: printerListQuery, response: { 200: printerList, ...problemResponses } } },
     async (request) => {
       const { licenseKey } = request.query;
       if (licenseKey !== undefined) await authorizeBranch(request.userId, licenseKey);
@@ -104,7 +103,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.post(
     '/print/printers',
-    { schema: { operationId: 'registerPrinter', summary: 'Register a printer of one of my branches', tags, security, body: documentedPrinterCreate, response: { 201: printerRecord, ...problems } } },
+    { schema: { operationId: 'registerPrinter', summary: 'Register a printer of one of my branches', tags, security, body: documentedPrinterCreate, response: { 201: printerRecord, ...problemResponses } } },
     async (request, reply) => {
       await authorizeBranch(request.userId, request.body.licenseKey);
       const printer = await store.createPrinter(request.userId, request.body);
@@ -114,7 +113,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.get(
     '/print/printers/:id',
-    { schema: { operationId: 'getPrinter', summary: 'Get a printer', tags, security, params: printerIdParams, response: { 200: printerRecord, ...problems } } },
+    { schema: { operationId: 'getPrinter', summary: 'Get a printer', tags, security, params: printerIdParams, response: { 200: printerRecord, ...problemResponses } } },
     async (request) => {
       const printer = await store.getPrinter(request.userId, request.params.id);
       if (!printer) throw printerNotFound(request.params.id);
@@ -133,7 +132,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
         security,
         params: printerIdParams,
         body: documentedPrinterUpdate,
-        response: { 200: printerRecord, ...problems },
+        response: { 200: printerRecord, ...problemResponses },
       },
       handler: async (request) => {
         const changes = Object.fromEntries(Object.entries(request.body).filter(([, v]) => v !== undefined)) as typeof request.body;
@@ -155,7 +154,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.get(
     '/print/:licenseKey/printers',
-    { schema: { operationId: 'listBranchPrinters', summary: "List a branch's printers", tags, security, params: branchParams, response: { 200: branchPrinterList, ...problems } } },
+    { schema: { operationId: 'listBranchPrinters', summary: "List a branch's printers", tags, security, params: branchParams, response: { 200: branchPrinterList, ...problemResponses } } },
     async (request) => {
       const { licenseKey } = request.params;
       await authorizeBranch(request.userId, licenseKey);
