@@ -3,6 +3,13 @@
  * with clear messages. Secrets may come from the environment instead of the file.
  */
 import { z } from 'zod';
+import {
+  DEFAULT_API_KEY_CACHE_SIZE,
+  DEFAULT_FAILED_AUTH_LIMIT,
+  DEFAULT_IDEMPOTENCY_RETENTION_HOURS,
+  DEFAULT_JOB_LOG_RETENTION_DAYS,
+  DEFAULT_PURGE_INTERVAL_MINUTES,
+} from '../gateway/defaults.js';
 import { licenseKey } from '../protocol/common.js';
 
 const lockTimeoutMs = z
@@ -63,6 +70,22 @@ export const gatewayConfigSchema = z.object({
   dataDir: z.string().default('./gateway-data'),
   jobTimeoutMs: z.number().int().positive().default(30_000),
   rateLimit: z.object({ perSecond: z.number().positive(), burst: z.number().positive() }).default({ perSecond: 20, burst: 40 }),
+  failedAuthLimit: z
+    .object({
+      maxFailures: z.number().int().min(1).default(DEFAULT_FAILED_AUTH_LIMIT.maxFailures),
+      windowSeconds: z.number().int().min(1).default(DEFAULT_FAILED_AUTH_LIMIT.windowSeconds),
+      trackedAddresses: z.number().int().min(1).default(DEFAULT_FAILED_AUTH_LIMIT.trackedAddresses),
+    })
+    .default(DEFAULT_FAILED_AUTH_LIMIT)
+    .describe('failed authentications a client address may make per window before 429 rate_limited; a valid key is never refused'),
+  apiKeyCacheSize: z.number().int().min(1).default(DEFAULT_API_KEY_CACHE_SIZE).describe('API-key lookups (unknown keys too) and branch owners kept in memory, least recently used dropped first'),
+  idempotencyRetentionHours: z.number().positive().default(DEFAULT_IDEMPOTENCY_RETENTION_HOURS).describe('how long an Idempotency-Key and its answer are kept'),
+  jobLogRetentionDays: z.number().positive().default(DEFAULT_JOB_LOG_RETENTION_DAYS).describe('how long job log entries are kept'),
+  purgeIntervalMinutes: z.number().positive().default(DEFAULT_PURGE_INTERVAL_MINUTES).describe('how often records past their retention are deleted'),
+  trustProxy: z
+    .union([z.boolean(), z.array(z.string().min(1)).min(1)])
+    .default(true)
+    .describe("whose X-Forwarded-For names the client address: true any proxy, false none, or the proxies' addresses/CIDRs"),
   log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info') }).default({ level: 'info' }),
 });
 

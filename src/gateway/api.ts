@@ -1,15 +1,19 @@
 /**
- * The authenticated API: X-Api-Key, per-key rate limit, branch scoping, and one generic handler
- * that turns a RouteDef into a job for the branch's agent and its answer into the envelope.
+ * The authenticated API: X-Api-Key (failures throttled per address), per-key rate limit, branch
+ * scoping, and one generic handler that turns a RouteDef into a job for the branch's agent and its
+ * answer into the envelope.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { problemSchema } from '../protocol/problem.js';
 import type { JobMessage } from '../protocol/messages.js';
-import { claimOrReplay, fingerprint, idempotencyKeyOf, isReplayable } from './idempotency.js';
+import { claimOrReplay, fingerprint, idempotencyHeaders, idempotencyKeyOf, isReplayable, settleKey } from './idempotency.js';
 import { ApiError, jobErrorToApiError, problemBody, validationProblem } from './problems.js';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
+import { authenticate } from './authentication.js';
+import type { FailedAuthLimit } from './failed-auth-throttle.js';
+import type { JobLog } from './job-log.js';
+import { problemResponses } from './openapi.js';
 import { apiRoutes } from './routes/index.js';
 import { pathSchema, payloadSchema, successResponse, type RouteDef } from './routes/route.js';
 import type { GatewayStore } from './store.js';
@@ -27,19 +31,16 @@ export interface ApiOptions {
   hub: AgentHub;
   jobTimeoutMs: number;
   rateLimit: { perSecond: number; burst: number };
+  failedAuthLimit: FailedAuthLimit;
   idempotencyRetentionMs: number;
+  jobLog: JobLog;
 }
 
 export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise<void> {
   const { store, hub } = opts;
   app.decorateRequest('userId', 0);
 
-  app.addHook('onRequest', async (request) => {
-    const key = request.headers['x-api-key'];
-    const userId = typeof key === 'string' && key !== '' ? await store.userForApiKey(key) : null;
-    if (userId === null) throw new ApiError('unauthorized', 'Send a valid API key in the X-Api-Key header.');
-    request.userId = userId;
-  });
+  app.addHook('onRequest', authenticate(store, opts.failedAuthLimit));
 
   // A token bucket of `burst` refilled at `perSecond`, approximated by a window of burst/perSecond.
   await app.register(rateLimit, {
@@ -69,21 +70,19 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
       method: def.method,
       url: def.url,
       schema: {
+        operationId: def.operationId,
         summary: def.summary,
         tags: [def.tag],
         security: [{ apiKey: [] }],
         params: pathSchema(def),
         ...(def.from === 'query' ? { querystring: payloadSchema(def) } : { body: payloadSchema(def) }),
-        response: {
-          [def.status ?? 200]: successResponse(def),
-          '4xx': problemSchema,
-          '5xx': problemSchema,
-        },
+        ...(def.op.write ? { headers: idempotencyHeaders(def.idempotencyKey ?? 'required') } : {}),
+        response: { [def.status ?? 200]: successResponse(def), ...problemResponses },
       },
       handler: async (request, reply) => {
         const path = request.params as Record<string, unknown>;
         const licenseKey = String(path.licenseKey);
-        const key = def.op.write ? idempotencyKeyOf(request, def.idempotencyKey) : undefined;
+        const key = def.op.write ? idempotencyKeyOf(request) : undefined;
         await authorizeBranch(request, licenseKey);
         const payload = (def.from === 'query' ? request.query : request.body) as Record<string, unknown>;
         let params: Record<string, unknown> = { ...payload, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, path[k]])) };
@@ -107,19 +106,17 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
         const replay = await claimOrReplay(store, request, key, print, opts.idempotencyRetentionMs, opts.jobTimeoutMs * 2);
         if (replay) return reply.code(replay.status).header('idempotent-replayed', 'true').type(replay.status >= 400 ? 'application/problem+json' : 'application/json').send(replay.body);
         const idempotency = { scope: `user:${request.userId}`, key, fingerprint: print };
+        let body: unknown;
         try {
-          const body = await dispatch(def, licenseKey, params, idempotency);
-          await store.completeIdempotencyKey(request.userId, key, def.status ?? 200, body, (body as { jobId?: string }).jobId);
-          return reply.code(def.status ?? 200).send(body);
+          body = await dispatch(def, licenseKey, params, idempotency);
         } catch (error) {
-          const problem = error instanceof ApiError ? error : undefined;
-          if (problem && isReplayable(problem.status, problem.code)) {
-            await store.completeIdempotencyKey(request.userId, key, problem.status, problemBody(request, problem.status, problem.code, problem.message, problem.extra), problem.extra.jobId as string | undefined);
-          } else {
-            await store.releaseIdempotencyKey(request.userId, key);
-          }
+          const problem = error instanceof ApiError && isReplayable(error.status, error.code) ? error : undefined;
+          const kept = problem && { status: problem.status, body: problemBody(request, problem.status, problem.code, problem.message, problem.extra), jobId: problem.extra.jobId as string | undefined };
+          await settleKey(store, request.log, request.userId, key, kept);
           throw error;
         }
+        await settleKey(store, request.log, request.userId, key, { status: def.status ?? 200, body, jobId: (body as { jobId?: string }).jobId });
+        return reply.code(def.status ?? 200).send(body);
       },
     });
   }
@@ -134,7 +131,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
       if (error instanceof AgentTimeoutError) throw new ApiError('agent_timeout', error.message);
       throw error;
     }
-    store.logJob({
+    opts.jobLog.add({
       job_id: outcome.jobId,
       license_key: licenseKey,
       op: def.op.name,

@@ -2,25 +2,39 @@
  * The gateway's HTTP server: health, OpenAPI and docs without a key, the API behind it, and
  * the agents' WebSocket endpoint on the same port.
  */
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { ERROR_STATUS, ERROR_TITLES, isErrorCode } from '../protocol/errors.js';
 import { VERSION } from '../version.js';
 import { apiPlugin } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
+import { describeApi } from './openapi.js';
+import { acceptOnlyUtf8Json } from './json-body.js';
+import { JobLog } from './job-log.js';
+import { schedulePurges } from './purges.js';
+import { DEFAULT_FAILED_AUTH_LIMIT, DEFAULT_IDEMPOTENCY_RETENTION_HOURS, DEFAULT_JOB_LOG_RETENTION_DAYS, DEFAULT_PURGE_INTERVAL_MINUTES } from './defaults.js';
+import type { FailedAuthLimit } from './failed-auth-throttle.js';
+import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { sendProblem, toApiError } from './problems.js';
 import type { GatewayStore } from './store.js';
+import { refuseUnstorableText } from './unstorable-text.js';
 
 export interface GatewayOptions {
   store: GatewayStore;
   log: Logger;
   jobTimeoutMs?: number;
   rateLimit?: { perSecond: number; burst: number };
+  /** Failed authentications allowed per client address before 429 (DEFAULT_FAILED_AUTH_LIMIT). */
+  failedAuthLimit?: FailedAuthLimit;
+  /** Whose X-Forwarded-For names the client address: any proxy (true, the default), none, or these addresses/CIDRs. */
+  trustProxy?: boolean | string[];
   idempotencyRetentionHours?: number;
+  /** Job log entries older than this are purged (DEFAULT_JOB_LOG_RETENTION_DAYS). */
+  jobLogRetentionDays?: number;
+  /** How often records past their retention are purged (DEFAULT_PURGE_INTERVAL_MINUTES). */
+  purgeIntervalMs?: number;
   hub?: { pingIntervalMs?: number; deadAfterMs?: number };
 }
 
@@ -34,10 +48,13 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     loggerInstance: opts.log as FastifyBaseLogger,
     // The job log in the store records every dispatched call; per-request lines would repeat it.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: true,
+    trustProxy: opts.trustProxy ?? true,
     bodyLimit: 4 * 1024 * 1024,
     ajv: { customOptions: { coerceTypes: false } },
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
   });
+  acceptOnlyUtf8Json(app);
   const jobTimeoutMs = opts.jobTimeoutMs ?? 30_000;
   const hub = new AgentHub({ store: opts.store, log: opts.log, jobTimeoutMs, ...opts.hub });
   hub.attach(app.server);
@@ -61,18 +78,11 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     if (problem.status >= 500 && problem.code === 'internal_error') request.log.error({ err: error, url: request.url }, 'request failed');
     return sendProblem(request, reply, problem);
   });
+  // Before every route: a string no database can keep is refused before anything runs.
+  app.addHook('preValidation', refuseUnstorableText);
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, toApiError(Object.assign(new Error('not found'), { statusCode: 404 }) as never)));
 
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Soft Restaurant branch gateway', version: VERSION, description: 'Read and change every branch POS through one HTTP API.' },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
-    },
-    transform: jsonSchemaTransform,
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-
-  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  await describeApi(app);
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok', version: VERSION }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -88,12 +98,16 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     return { code, status: ERROR_STATUS[code], title: ERROR_TITLES[code] };
   });
 
+  const jobLog = new JobLog(opts.store, opts.log);
+  app.addHook('onClose', () => jobLog.flush());
   await app.register(apiPlugin, {
     store: opts.store,
     hub,
     jobTimeoutMs,
     rateLimit: opts.rateLimit ?? { perSecond: 20, burst: 40 },
-    idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? 24) * 3_600_000,
+    failedAuthLimit: opts.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT,
+    idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? DEFAULT_IDEMPOTENCY_RETENTION_HOURS) * 3_600_000,
+    jobLog,
   });
   try {
     const access = await watchAccessChanges(opts.store, (licenseKey) => void hub.revalidate(licenseKey), opts.log);
@@ -103,5 +117,10 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     await app.close();
     throw error;
   }
+  const purges = schedulePurges(opts.store, opts.log, {
+    jobLogRetentionMs: (opts.jobLogRetentionDays ?? DEFAULT_JOB_LOG_RETENTION_DAYS) * 86_400_000,
+    everyMs: opts.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MINUTES * 60_000,
+  });
+  app.addHook('onClose', () => purges.stop());
   return { app, hub };
 }

@@ -4,7 +4,8 @@
  * Finished outcomes (2xx and business 4xx) are replayed; a key still running is a 409; the same
  * key with another request is a 422. The agent's half commits the key with the write itself.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { ApiError } from './problems.js';
 import { sha256, type GatewayStore } from './store.js';
 
@@ -27,22 +28,24 @@ export function fingerprint(request: FastifyRequest): string {
   return sha256(`${request.method} ${path} ${canonicalJson(request.body ?? null)}`);
 }
 
+const keyHeader = z
+  .string()
+  .max(MAX_KEY_LENGTH, `at most ${MAX_KEY_LENGTH} characters`)
+  .refine((key) => key.trim() !== '', 'must not be blank')
+  .describe('a unique value per intended change, at most 255 characters; sent again, the request is answered from its record');
+
 /**
- * The request's Idempotency-Key. `optional`: the print operations, which the seed sends without
- * one; there a key that is sent is used, and a missing one means every request prints.
+ * The headers a write declares: Idempotency-Key, required unless `optional` (the print
+ * operations, which the seed sends without one; there a key that is sent is used, and a missing
+ * one means every request prints). Other headers pass through untouched.
  */
-export function idempotencyKeyOf(request: FastifyRequest, presence: 'required' | 'optional' = 'required'): string | undefined {
-  const key = request.headers['idempotency-key'];
-  if (presence === 'optional' && key === undefined) return undefined;
-  if (typeof key !== 'string' || key.trim() === '') {
-    throw new ApiError('idempotency_key_missing', 'This operation changes data: send an Idempotency-Key header (a unique value per intended change).');
-  }
-  if (key.length > MAX_KEY_LENGTH) {
-    throw new ApiError('validation_failed', `Idempotency-Key is longer than ${MAX_KEY_LENGTH} characters.`, {
-      errors: [{ path: 'headers.idempotency-key', message: `at most ${MAX_KEY_LENGTH} characters` }],
-    });
-  }
-  return key;
+export function idempotencyHeaders(presence: 'required' | 'optional'): z.ZodType {
+  return z.looseObject({ 'idempotency-key': presence === 'required' ? keyHeader : keyHeader.optional() });
+}
+
+/** The validated request's Idempotency-Key, if it sent one. */
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  return request.headers['idempotency-key'] as string | undefined;
 }
 
 export type Replay = { status: number; body: unknown };
@@ -68,7 +71,7 @@ export async function claimOrReplay(
   if (record.state === 'running') {
     throw new ApiError('idempotency_in_progress', 'A request with this Idempotency-Key is still running; retry shortly.', {}, { 'retry-after': '1' });
   }
-  return { status: record.status_code ?? 200, body: typeof record.body === 'string' ? JSON.parse(record.body) : record.body };
+  return { status: record.status_code ?? 200, body: record.body === null ? null : JSON.parse(record.body) };
 }
 
 /** Outcomes the client must be able to retry with the same key are not kept. */
@@ -78,4 +81,34 @@ export function isReplayable(status: number, code?: string): boolean {
   if (code === 'printer_failed') return true;
   if (status < 400 || status >= 500) return false;
   return !['validation_failed', 'idempotency_key_missing', 'unauthorized', 'branch_forbidden', 'rate_limited', 'idempotency_in_progress', 'idempotency_key_reused'].includes(code ?? '');
+}
+
+/** What a request that held a key answered: kept for replay. */
+export interface Outcome {
+  status: number;
+  body: unknown;
+  jobId?: string;
+}
+
+/**
+ * Ends a claim: records `outcome` for replay, or releases the key when there is none to keep.
+ * Never throws, because the job has run and the client must hear its real outcome. A record that
+ * cannot be written releases the key instead: the client's retry reaches the agent again, whose
+ * own record answers it without writing twice. A key that cannot even be released is taken over
+ * once its claim is stale.
+ */
+export async function settleKey(store: GatewayStore, log: FastifyBaseLogger, userId: number, key: string, outcome: Outcome | undefined): Promise<void> {
+  if (outcome) {
+    try {
+      await store.completeIdempotencyKey(userId, key, outcome.status, outcome.body, outcome.jobId);
+      return;
+    } catch (error) {
+      log.error({ err: error, userId, jobId: outcome.jobId }, 'could not record the outcome of an Idempotency-Key request; releasing the key');
+    }
+  }
+  try {
+    await store.releaseIdempotencyKey(userId, key);
+  } catch (error) {
+    log.error({ err: error, userId, jobId: outcome?.jobId }, 'could not release an Idempotency-Key; it is taken over once its claim is stale');
+  }
 }

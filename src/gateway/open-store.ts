@@ -18,7 +18,7 @@ export interface OpenedStore {
  */
 export async function openGatewayStore(config: GatewayFileConfig, log: Logger, opts: { shareRunning?: boolean } = {}): Promise<OpenedStore> {
   if (config.databaseUrl) {
-    const store = new GatewayStore(config.databaseUrl);
+    const store = new GatewayStore(config.databaseUrl, { apiKeyCacheSize: config.apiKeyCacheSize });
     await store.migrate();
     return { store, close: () => store.close() };
   }
@@ -27,7 +27,7 @@ export async function openGatewayStore(config: GatewayFileConfig, log: Logger, o
   await cluster.admin('CREATE DATABASE gateway').catch((error: unknown) => {
     if (!/already exists/.test(String(error))) throw error;
   });
-  const store = new GatewayStore(cluster.url('gateway'));
+  const store = new GatewayStore(cluster.url('gateway'), { apiKeyCacheSize: config.apiKeyCacheSize });
   await store.migrate();
   return {
     store,

@@ -7,10 +7,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ColumnType, Generated } from 'kysely';
-import { problemSchema } from '../protocol/problem.js';
 import {
   branchParams,
   branchPrinterList,
+  PAPER_WIDTHS_MM,
   printerCreate,
   printerIdParams,
   printerList,
@@ -21,6 +21,7 @@ import {
   type StoredPrinter,
 } from '../protocol/printers.js';
 import type { AgentHub } from './hub.js';
+import { problemResponses } from './openapi.js';
 import { ApiError, validationProblem } from './problems.js';
 import type { GatewayStore } from './store.js';
 
@@ -54,7 +55,22 @@ export interface PrinterRoutesOptions {
 
 const tags = ['Printers'];
 const security = [{ apiKey: [] }];
-const problems = { '4xx': problemSchema, '5xx': problemSchema };
+
+/**
+ * The width rule of printerCreate (checkWidthRule: a thermal printer needs widthMm, 58 or 80)
+ * is a refinement, which JSON Schema cannot see; stated here so the description tells it too.
+ */
+const documentedPrinterCreate = printerCreate.meta({
+  oneOf: [
+    { properties: { kind: { type: 'string', enum: ['thermal'] }, widthMm: { type: 'integer', enum: [...PAPER_WIDTHS_MM] } }, required: ['kind', 'widthMm'] },
+    { properties: { kind: { type: 'string', enum: ['label'] } }, required: ['kind'] },
+  ],
+});
+
+/** On a change the rule is checked on the printer as it would become. */
+const documentedPrinterUpdate = printerUpdate.meta({
+  description: 'The fields sent replace the stored ones. A change that would leave a thermal printer without widthMm (58 or 80) is refused (400).',
+});
 
 function printerNotFound(id: string): ApiError {
   return new ApiError('printer_not_found', `No printer ${id} is registered for this API key.`);
@@ -76,7 +92,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.get(
     '/print/printers',
-    { schema: { summary: 'List my printers', tags, security, querystring: printerListQuery, response: { 200: printerList, ...problems } } },
+    { schema: { operationId: 'listMyPrinters', summary: 'List my printers', tags, security, querystring: printerListQuery, response: { 200: printerList, ...problemResponses } } },
     async (request) => {
       const { licenseKey } = request.query;
       if (licenseKey !== undefined) await authorizeBranch(request.userId, licenseKey);
@@ -87,7 +103,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.post(
     '/print/printers',
-    { schema: { summary: 'Register a printer of one of my branches', tags, security, body: printerCreate, response: { 201: printerRecord, ...problems } } },
+    { schema: { operationId: 'registerPrinter', summary: 'Register a printer of one of my branches', tags, security, body: documentedPrinterCreate, response: { 201: printerRecord, ...problemResponses } } },
     async (request, reply) => {
       await authorizeBranch(request.userId, request.body.licenseKey);
       const printer = await store.createPrinter(request.userId, request.body);
@@ -97,7 +113,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.get(
     '/print/printers/:id',
-    { schema: { summary: 'Get a printer', tags, security, params: printerIdParams, response: { 200: printerRecord, ...problems } } },
+    { schema: { operationId: 'getPrinter', summary: 'Get a printer', tags, security, params: printerIdParams, response: { 200: printerRecord, ...problemResponses } } },
     async (request) => {
       const printer = await store.getPrinter(request.userId, request.params.id);
       if (!printer) throw printerNotFound(request.params.id);
@@ -110,12 +126,13 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
       method,
       url: '/print/printers/:id',
       schema: {
+        operationId: method === 'PATCH' ? 'updatePrinter' : 'replacePrinterFields',
         summary: method === 'PATCH' ? 'Update a printer: the fields sent replace, the others are kept' : 'Update a printer (same as PATCH)',
         tags,
         security,
         params: printerIdParams,
-        body: printerUpdate,
-        response: { 200: printerRecord, ...problems },
+        body: documentedPrinterUpdate,
+        response: { 200: printerRecord, ...problemResponses },
       },
       handler: async (request) => {
         const changes = Object.fromEntries(Object.entries(request.body).filter(([, v]) => v !== undefined)) as typeof request.body;
@@ -137,7 +154,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.get(
     '/print/:licenseKey/printers',
-    { schema: { summary: "List a branch's printers", tags, security, params: branchParams, response: { 200: branchPrinterList, ...problems } } },
+    { schema: { operationId: 'listBranchPrinters', summary: "List a branch's printers", tags, security, params: branchParams, response: { 200: branchPrinterList, ...problemResponses } } },
     async (request) => {
       const { licenseKey } = request.params;
       await authorizeBranch(request.userId, licenseKey);

@@ -23,16 +23,25 @@ export class ApiError extends Error {
   }
 }
 
-export function problemBody(request: FastifyRequest, status: number, code: ErrorCode, detail: string, extra: Record<string, unknown> = {}) {
+/**
+ * The problem document. `instance` is the request path when the request reached a route of the
+ * API; a request that did not (unknown path, a URL or headers that could not be read) names no
+ * resource, and its path is not repeated back.
+ */
+export function problemDocument(typeBase: string, status: number, code: ErrorCode, detail: string, extra: Record<string, unknown> = {}, instance?: string) {
   return {
-    type: `${request.protocol}://${request.host}/problems/${code}`,
+    type: `${typeBase}/problems/${code}`,
     title: ERROR_TITLES[code],
     status,
     detail,
     code,
-    instance: request.url.split('?')[0],
+    ...(instance === undefined ? {} : { instance }),
     ...extra,
   };
+}
+
+export function problemBody(request: FastifyRequest, status: number, code: ErrorCode, detail: string, extra: Record<string, unknown> = {}) {
+  return problemDocument(`${request.protocol}://${request.host}`, status, code, detail, extra, request.is404 ? undefined : request.url.split('?')[0]);
 }
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
@@ -52,25 +61,43 @@ function fieldErrors(error: FastifyError): FieldError[] {
   }));
 }
 
-export function validationProblem(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>, where = 'body'): ApiError {
-  const errors = issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
+/** 400 validation_failed listing each field that is wrong. */
+export function invalidRequest(errors: FieldError[]): ApiError {
   return new ApiError('validation_failed', `The request is not valid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
 }
 
-/** Turns anything thrown in a route into a problem; unexpected errors become an opaque 500. */
+export function validationProblem(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>, where = 'body'): ApiError {
+  return invalidRequest(issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message })));
+}
+
+/** Fastify's own errors by code: what each means for the client, in words that repeat nothing it sent. */
+const FRAMEWORK_ERRORS: Record<string, () => ApiError> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: () => invalidRequest([{ path: 'body', message: 'is not valid JSON' }]),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => invalidRequest([{ path: 'body', message: 'is empty: send a JSON document' }]),
+  FST_ERR_BAD_URL: () => new ApiError('malformed_request', 'The request URL is not valid percent-encoded UTF-8.'),
+  FST_ERR_MAX_PARAM_LENGTH: () => new ApiError('uri_too_long', 'A segment of the request path is longer than any the API accepts.'),
+};
+
+/** Turns anything thrown into a problem; unexpected errors become an opaque 500. */
 export function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
-    const errors = fieldErrors(error);
-    return new ApiError('validation_failed', `The request is not valid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
+    // Idempotency-Key is the only header routes declare; missing or blank has its own code (API.md).
+    if (error.validationContext === 'headers' && !error.validation.some((v) => v.keyword === 'too_big')) {
+      return new ApiError('idempotency_key_missing', 'This operation changes data: send an Idempotency-Key header (a unique value per intended change).');
+    }
+    return invalidRequest(fieldErrors(error));
   }
   if (isConnectionError(error)) return new ApiError('store_unavailable', 'The gateway cannot reach its database right now; retry shortly.', {}, { 'retry-after': '5' });
+  const known = FRAMEWORK_ERRORS[error.code];
+  if (known) return known();
   const status = error.statusCode ?? 500;
   if (status === 429) return new ApiError('rate_limited', 'Too many requests for this API key; retry after the time in Retry-After.');
   if (status === 413) return new ApiError('payload_too_large', 'The request body is too large.');
   if (status === 415) return new ApiError('unsupported_media_type', 'Send the body as application/json.');
   if (status === 404) return new ApiError('not_found', 'No such resource.');
-  if (status >= 400 && status < 500) return new ApiError('validation_failed', error.message);
+  // Other framework errors may quote the request in their message: none is passed on.
+  if (status >= 400 && status < 500) return new ApiError('malformed_request', 'The request could not be read.');
   return new ApiError('internal_error', 'An unexpected error occurred. It has been logged.');
 }
 

@@ -8,7 +8,17 @@ export async function runGateway(config: GatewayFileConfig, log: Logger): Promis
   const opened = await openGatewayStore(config, log);
   let app: Gateway['app'] | undefined;
   try {
-    ({ app } = await buildGateway({ store: opened.store, log, jobTimeoutMs: config.jobTimeoutMs, rateLimit: config.rateLimit }));
+    ({ app } = await buildGateway({
+      store: opened.store,
+      log,
+      jobTimeoutMs: config.jobTimeoutMs,
+      rateLimit: config.rateLimit,
+      failedAuthLimit: config.failedAuthLimit,
+      trustProxy: config.trustProxy,
+      idempotencyRetentionHours: config.idempotencyRetentionHours,
+      jobLogRetentionDays: config.jobLogRetentionDays,
+      purgeIntervalMs: config.purgeIntervalMinutes * 60_000,
+    }));
     const address = await app.listen({ host: config.host, port: config.port });
     log.info({ address }, 'gateway listening');
   } catch (error) {

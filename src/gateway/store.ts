@@ -7,7 +7,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Kysely, PostgresDialect, sql, type ColumnType, type Generated } from 'kysely';
 import { runMigrations, SQL_DIR } from '../pos/migrations.js';
+import { LruMap } from 'toad-cache';
 import { createPgPool } from '../postgres-pool.js';
+import { DEFAULT_API_KEY_CACHE_SIZE } from './defaults.js';
+import { toStorableText } from './unstorable-text.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -21,7 +24,8 @@ export interface GatewayDatabase {
     fingerprint: string;
     state: 'running' | 'done';
     status_code: number | null;
-    body: unknown;
+    /** The JSON text of the answer (text, not jsonb: any JSON the client got can be kept). */
+    body: string | null;
     job_id: string | null;
     created_at: Timestamp;
     expires_at: Timestamp;
@@ -42,8 +46,14 @@ export interface IdempotencyRecord {
   fingerprint: string;
   state: 'running' | 'done';
   status_code: number | null;
-  body: unknown;
+  body: string | null;
   job_id: string | null;
+}
+
+/** What an agent sent (its worker id, an error code) with the characters no text column keeps replaced. */
+function storableJobLogRow(row: GatewayDatabase['gw_job_log']): GatewayDatabase['gw_job_log'] {
+  const text = (value: string | null) => (value === null ? null : toStorableText(value));
+  return { ...row, worker_id: text(row.worker_id), error_code: text(row.error_code) };
 }
 
 /** Tells every listening gateway, when this transaction commits, that keys or a branch changed. */
@@ -60,6 +70,8 @@ export function newSecret(prefix: string): string {
 }
 
 const CACHE_MS = 30_000;
+/** Rows a purge deletes per statement, so no purge holds a long transaction. */
+const PURGE_BATCH = 5_000;
 
 /** Payloads: `keys` (an API key was added or revoked) or `branch:<licenseKey>` (new token or owner). */
 export const ACCESS_CHANNEL = 'gw_access_changed';
@@ -79,23 +91,30 @@ export interface BranchListing {
   createdAt: Date;
 }
 
-interface Cached<T> {
-  value: T;
-  at: number;
+export interface StoreOptions {
+  /**
+   * How many API-key lookups are cached (unknown keys included), and as many branch owners; the
+   * least recently used go first, so a flood of unknown keys cannot grow the process.
+   */
+  apiKeyCacheSize?: number;
 }
 
 export class GatewayStore {
   readonly db: Kysely<GatewayDatabase>;
-  readonly #keys = new Map<string, Cached<number | null>>();
-  readonly #owners = new Map<string, Cached<number | null>>();
+  readonly #keys: LruMap<number | null>;
+  readonly #owners: LruMap<number | null>;
   // Bumped whenever cached lookups are forgotten: an answer read before a change committed must
   // not be cached after the change was announced.
   #accessGeneration = 0;
-  readonly #jobLog: Array<GatewayDatabase['gw_job_log']> = [];
-  #jobLogTimer: NodeJS.Timeout | undefined;
 
-  constructor(readonly url: string) {
+  constructor(
+    readonly url: string,
+    opts: StoreOptions = {},
+  ) {
     this.db = new Kysely<GatewayDatabase>({ dialect: new PostgresDialect({ pool: createPgPool({ connectionString: url, max: 10 }) }) });
+    const cacheSize = opts.apiKeyCacheSize ?? DEFAULT_API_KEY_CACHE_SIZE;
+    this.#keys = new LruMap(cacheSize, CACHE_MS);
+    this.#owners = new LruMap(cacheSize, CACHE_MS);
   }
 
   async migrate(): Promise<string[]> {
@@ -107,7 +126,6 @@ export class GatewayStore {
   }
 
   async close(): Promise<void> {
-    await this.flushJobLog();
     await this.db.destroy();
   }
 
@@ -115,7 +133,7 @@ export class GatewayStore {
   async userForApiKey(apiKey: string): Promise<number | null> {
     const hash = sha256(apiKey);
     const cached = this.#keys.get(hash);
-    if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+    if (cached !== undefined) return cached;
     const generation = this.#accessGeneration;
     const row = await this.db
       .selectFrom('gw_api_keys')
@@ -124,18 +142,18 @@ export class GatewayStore {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     const value = row && timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash)) ? Number(row.user_id) : null;
-    if (generation === this.#accessGeneration) this.#keys.set(hash, { value, at: Date.now() });
+    if (generation === this.#accessGeneration) this.#keys.set(hash, value);
     return value;
   }
 
   /** The user owning a branch, or null when no such branch is registered. */
   async branchOwner(licenseKey: string): Promise<number | null> {
     const cached = this.#owners.get(licenseKey);
-    if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+    if (cached !== undefined) return cached;
     const generation = this.#accessGeneration;
     const row = await this.db.selectFrom('gw_branches').select('user_id').where('license_key', '=', licenseKey).executeTakeFirst();
     const value = row ? Number(row.user_id) : null;
-    if (generation === this.#accessGeneration) this.#owners.set(licenseKey, { value, at: Date.now() });
+    if (generation === this.#accessGeneration) this.#owners.set(licenseKey, value);
     return value;
   }
 
@@ -226,7 +244,8 @@ export class GatewayStore {
 
   /**
    * Claims (user, key) for a new request, or returns the record that holds it. A running record
-   * older than `staleAfterMs` belongs to a request whose gateway died: it is taken over.
+   * older than `staleAfterMs` belongs to a request whose gateway died: it is taken over, as is an
+   * expired one. Of concurrent claims of one key exactly one succeeds.
    */
   async claimIdempotencyKey(
     userId: number,
@@ -235,26 +254,38 @@ export class GatewayStore {
     retentionMs: number,
     staleAfterMs: number,
   ): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }> {
-    const now = Date.now();
-    return this.db.transaction().execute(async (trx) => {
-      const existing = await trx
-        .selectFrom('gw_idempotency')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('idem_key', '=', key)
-        .forUpdate()
-        .executeTakeFirst();
-      const expired = existing && new Date(existing.expires_at).getTime() < now;
-      const abandoned = existing?.state === 'running' && now - new Date(existing.created_at).getTime() > staleAfterMs;
-      if (existing && !expired && !abandoned) return { claimed: false as const, record: existing as IdempotencyRecord };
+    for (;;) {
+      const now = Date.now();
       const row = { fingerprint, state: 'running' as const, status_code: null, body: null, job_id: null, created_at: new Date(now), expires_at: new Date(now + retentionMs) };
-      await trx
+      // One statement decides: PostgreSQL locks a conflicting row and evaluates the takeover
+      // condition on its latest version, so a key another request has just claimed is not
+      // claimed again (a read followed by an upsert let every concurrent request through).
+      const claimed = await this.db
         .insertInto('gw_idempotency')
         .values({ user_id: userId, idem_key: key, ...row })
-        .onConflict((oc) => oc.columns(['user_id', 'idem_key']).doUpdateSet(row))
-        .execute();
-      return { claimed: true as const };
-    });
+        .onConflict((oc) =>
+          oc
+            .columns(['user_id', 'idem_key'])
+            .doUpdateSet(row)
+            .where((eb) =>
+              eb.or([
+                eb('gw_idempotency.expires_at', '<', new Date(now)),
+                eb.and([eb('gw_idempotency.state', '=', 'running'), eb('gw_idempotency.created_at', '<', new Date(now - staleAfterMs))]),
+              ]),
+            ),
+        )
+        .returning('idem_key')
+        .executeTakeFirst();
+      if (claimed) return { claimed: true };
+      const record = await this.db
+        .selectFrom('gw_idempotency')
+        .select(['fingerprint', 'state', 'status_code', 'body', 'job_id'])
+        .where('user_id', '=', userId)
+        .where('idem_key', '=', key)
+        .executeTakeFirst();
+      if (record) return { claimed: false, record };
+      // Released between the two statements: the key is free again.
+    }
   }
 
   async completeIdempotencyKey(userId: number, key: string, status: number, body: unknown, jobId: string | undefined): Promise<void> {
@@ -271,25 +302,35 @@ export class GatewayStore {
     await this.db.deleteFrom('gw_idempotency').where('user_id', '=', userId).where('idem_key', '=', key).where('state', '=', 'running').execute();
   }
 
+  /** Deletes the idempotency records past their retention; how many. */
   async purgeIdempotencyKeys(now = new Date()): Promise<number> {
-    const r = await this.db.deleteFrom('gw_idempotency').where('expires_at', '<', now).executeTakeFirst();
-    return Number(r.numDeletedRows);
+    return this.#purge('gw_idempotency', 'expires_at', now);
   }
 
-  /**
-   * The job log is for operators: entries are queued and written in batches off the request
-   * path, and losing one must never fail a request.
-   */
-  logJob(entry: GatewayDatabase['gw_job_log']): void {
-    this.#jobLog.push(entry);
-    this.#jobLogTimer ??= setTimeout(() => void this.flushJobLog(), 250);
+  /** Deletes the job log entries of jobs started before `before`; how many. */
+  async purgeJobLog(before: Date): Promise<number> {
+    return this.#purge('gw_job_log', 'started_at', before);
   }
 
-  async flushJobLog(): Promise<void> {
-    clearTimeout(this.#jobLogTimer);
-    this.#jobLogTimer = undefined;
-    const batch = this.#jobLog.splice(0);
-    if (batch.length > 0) await this.db.insertInto('gw_job_log').values(batch).execute().catch(() => undefined);
+  async #purge(table: 'gw_idempotency' | 'gw_job_log', column: 'expires_at' | 'started_at', before: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const r = await sql`delete from ${sql.table(table)} where ctid in (select ctid from ${sql.table(table)} where ${sql.ref(column)} < ${before} limit ${PURGE_BATCH})`.execute(this.db);
+      const deleted = Number(r.numAffectedRows ?? 0);
+      total += deleted;
+      if (deleted < PURGE_BATCH) return total;
+    }
+  }
+
+  /** Writes job log entries; an agent's answer can carry any text, and none may fail the batch. */
+  async insertJobLog(entries: ReadonlyArray<GatewayDatabase['gw_job_log']>): Promise<void> {
+    if (entries.length === 0) return;
+    await this.db
+      .insertInto('gw_job_log')
+      .values(entries.map(storableJobLogRow))
+      // A job delivered twice is logged once; the batch is not lost over it.
+      .onConflict((oc) => oc.column('job_id').doNothing())
+      .execute();
   }
 
   // Printers

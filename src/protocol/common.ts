@@ -11,14 +11,18 @@ export const MAX_PAGE_SIZE = 500;
 /** Query strings arrive as text; numbers are parsed strictly (no `''` → 0). */
 const intFromQuery = z.union([z.number(), z.string().regex(/^-?\d+$/, 'must be an integer').transform(Number)]);
 
+/**
+ * A page number: in a query string its digits are read as the number (anything else is left for
+ * the schema to refuse), in a body it is a JSON number. Described as the integer it is, so
+ * OpenAPI says `integer, minimum 1` rather than a union with strings.
+ */
+const pageNumber = z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v), z.number({ error: 'must be an integer' }).int('must be an integer').min(1));
+
 /** `page` from 1; `pageSize` from 1, cut to `max` (the applied value is returned to the client). */
 export function paging(max = MAX_PAGE_SIZE) {
   return {
-    page: intFromQuery.pipe(z.number().int().min(1)).default(1),
-    pageSize: intFromQuery
-      .pipe(z.number().int().min(1))
-      .default(DEFAULT_PAGE_SIZE)
-      .transform((n) => Math.min(n, max)),
+    page: pageNumber.default(1),
+    pageSize: pageNumber.default(DEFAULT_PAGE_SIZE).transform((n) => Math.min(n, max)),
   };
 }
 

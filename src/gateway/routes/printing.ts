@@ -51,6 +51,7 @@ export function failIfAnyPrinterFailed(data: Record<string, unknown>, jobId?: st
 
 export const printingRoutes = [
   route({
+    operationId: 'printOrder',
     method: 'POST',
     url: '/print/:licenseKey/orden',
     op: clientView(ops.printOrder, ops.printOrderBody),
@@ -67,6 +68,7 @@ export const printingRoutes = [
     check: failIfAnyPrinterFailed,
   }),
   route({
+    operationId: 'printTest',
     method: 'POST',
     url: '/print/:licenseKey/prueba',
     op: clientView(ops.printTest, ops.printTestBody),

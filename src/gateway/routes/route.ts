@@ -7,6 +7,8 @@ import { licenseKey } from '../../protocol/common.js';
 import type { OperationDef } from '../../protocol/operation.js';
 
 export interface RouteDef {
+  /** The operation's name in OpenAPI, which generated clients name their methods after. */
+  operationId: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   /** Fastify path, always with `:licenseKey`. */
   url: string;
@@ -72,7 +74,9 @@ export function successResponse(def: RouteDef): unknown {
 
 export function responseSchema(def: RouteDef): z.ZodType {
   const output = def.op.output;
-  if (def.envelope === 'result' || def.envelope === 'xml') return output;
+  if (def.envelope === 'xml') return output;
+  // The handler puts the job's id into every result it answers.
+  if (def.envelope === 'result') return output instanceof z.ZodObject ? output.extend({ jobId: z.string().describe('the job the agent ran') }) : output;
   const meta = z.object({
     ...(def.jobId ? { jobId: z.string() } : {}),
     workerId: z.string(),

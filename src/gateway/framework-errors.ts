@@ -1,0 +1,39 @@
+/**
+ * Errors raised before any route runs, answered as problems like every other error: by Node's
+ * HTTP parser (headers too large, a request it cannot read) and by Fastify's router (bad
+ * percent-encoding, a path segment past maxParamLength). Their default answers were Fastify's
+ * JSON, and the 414 quoted the path back.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, problemDocument, sendProblem, toApiError } from './problems.js';
+
+function clientProblem(error: NodeJS.ErrnoException): ApiError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return new ApiError('header_fields_too_large', 'The request line and headers together are larger than the gateway accepts.');
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new ApiError('request_timeout', 'The request was not received in time.');
+  return new ApiError('malformed_request', 'The request is not valid HTTP.');
+}
+
+/**
+ * Node's clientError: there is no request to answer through, so the problem is written to the
+ * socket, which is then closed. Its `type` is relative: the Host header was not read.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const problem = clientProblem(error);
+    const body = JSON.stringify(problemDocument('', problem.status, problem.code, problem.message));
+    socket.write(
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+/** Fastify's frameworkErrors: the router's refusals, with no route to carry them. */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const problem = toApiError(error);
+  if (problem.code === 'internal_error') request.log.error({ err: error }, 'request failed');
+  void sendProblem(request, reply, problem);
+}

@@ -1,0 +1,43 @@
+/**
+ * Retention of the gateway's growing tables, on a schedule: idempotency records past their
+ * expiry (set when claimed: idempotencyRetentionHours, 24 h by default) and job log entries
+ * older than jobLogRetentionDays (30). A purge that fails is logged and tried at the next turn.
+ */
+import type { Logger } from 'pino';
+import type { GatewayStore } from './store.js';
+
+export interface PurgeSchedule {
+  jobLogRetentionMs: number;
+  everyMs: number;
+}
+
+export interface Purges {
+  /** Stops the schedule, after the purge running now (if any) has ended. */
+  stop(): Promise<void>;
+}
+
+export function schedulePurges(store: GatewayStore, log: Logger, schedule: PurgeSchedule): Purges {
+  let running: Promise<void> | undefined;
+  const purge = async () => {
+    try {
+      const idempotency = await store.purgeIdempotencyKeys(new Date());
+      const jobLog = await store.purgeJobLog(new Date(Date.now() - schedule.jobLogRetentionMs));
+      if (idempotency + jobLog > 0) log.info({ idempotency, jobLog }, 'purged records past their retention');
+    } catch (error) {
+      log.error({ err: error }, 'could not purge records past their retention; trying again at the next turn');
+    }
+  };
+  const turn = () => {
+    running ??= purge().finally(() => (running = undefined));
+  };
+  // At start too: a gateway that never runs for a whole interval still purges.
+  turn();
+  const timer = setInterval(turn, schedule.everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * Strings no database of the product can keep: NUL (PostgreSQL refuses it in text and jsonb, so
+ * a write fails after its job may already have run elsewhere) and lone UTF-16 surrogates (they
+ * have no UTF-8 form: drivers silently store U+FFFD instead). They are refused in one hook that
+ * every route goes through, before authorisation, idempotency or any job, as 400
+ * validation_failed naming each field.
+ */
+import type { FastifyRequest } from 'fastify';
+import { invalidRequest, type FieldError } from './problems.js';
+
+// Without the `u` flag a regex sees UTF-16 code units, so a surrogate without its partner shows.
+// eslint-disable-next-line no-control-regex -- NUL is exactly what it looks for
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+
+const MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+
+export function isStorableText(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+
+/** `text` with each unstorable character replaced by U+FFFD: for records that must be written whatever they hold. */
+export function toStorableText(text: string): string {
+  return text.replace(UNSTORABLE_ALL, '\uFFFD');
+}
+
+/** Every unstorable string in `value` (property names included), by its dotted path. */
+export function unstorableTextErrors(value: unknown, path: readonly string[]): FieldError[] {
+  if (typeof value === 'string') return isStorableText(value) ? [] : [{ path: path.join('.'), message: MESSAGE }];
+  if (value === null || typeof value !== 'object') return [];
+  const errors: FieldError[] = [];
+  for (const [key, child] of Object.entries(value)) {
+    // A bad property name is reported on its parent: echoing it back would repeat the bad text.
+    if (!isStorableText(key)) errors.push({ path: path.join('.'), message: `has a property name that ${MESSAGE}` });
+    else errors.push(...unstorableTextErrors(child, [...path, key]));
+  }
+  return errors;
+}
+
+/** preValidation hook: path parameters, query string and body, named as schema errors name them. */
+export async function refuseUnstorableText(request: FastifyRequest): Promise<void> {
+  const errors = [
+    ...unstorableTextErrors(request.params, ['params']),
+    ...unstorableTextErrors(request.query, ['querystring']),
+    ...unstorableTextErrors(request.body, ['body']),
+  ];
+  if (errors.length > 0) throw invalidRequest(errors);
+}
