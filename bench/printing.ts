@@ -49,7 +49,7 @@ export async function printing({ stack, licenseKey, apiKey }: BenchContext): Pro
   try {
     const owner = await stack.store.branchOwner(licenseKey);
     if (owner === null) throw new Error(`branch ${licenseKey} is not registered`);
-    const { id: printerId } = await stack.store.createPrinter(
+    const { id: printerId } = await stack.store.printers.create(
       owner,
       printerCreate.parse({ licenseKey, printerIp: printer.host, printerPort: printer.port, displayName: 'Bench', kind: 'thermal', widthMm: 80 }),
     );

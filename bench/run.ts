@@ -48,7 +48,7 @@ try {
     gateway: { rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } },
     startAgents: false,
   });
-  const agent = await spawnAgent({
+  const agent = spawnAgent({
     licenseKey,
     workerId: 'bench-agent',
     gatewayUrl: stack.url,

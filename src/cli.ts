@@ -140,7 +140,7 @@ keys
   .option('-l, --label <text>', 'a note to recognise the key', '')
   .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
   .action(async (opts: { user: string; label: string; config: string }) => {
-    const { newSecret } = await import('./gateway/store.js');
+    const { newSecret } = await import('./gateway/secrets.js');
     await withGatewayStore(opts.config, async (store) => {
       const key = newSecret('key');
       const id = await store.addApiKey(await store.ensureUser(opts.user), key, opts.label);
@@ -183,7 +183,7 @@ keys
   .action(async (opts: { user: string; licenseKey: string; name: string; config: string }) => {
     const { licenseKey } = await import('./protocol/common.js');
     const key = licenseKey.parse(opts.licenseKey);
-    const { newSecret } = await import('./gateway/store.js');
+    const { newSecret } = await import('./gateway/secrets.js');
     await withGatewayStore(opts.config, async (store) => {
       const token = newSecret('agt');
       await store.upsertBranch(await store.ensureUser(opts.user), key, token, opts.name);

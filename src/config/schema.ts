@@ -9,7 +9,7 @@ import {
   DEFAULT_IDEMPOTENCY_RETENTION_HOURS,
   DEFAULT_JOB_LOG_RETENTION_DAYS,
   DEFAULT_PURGE_INTERVAL_MINUTES,
-} from '../gateway/defaults.js';
+} from './gateway-defaults.js';
 import { licenseKey } from '../protocol/common.js';
 
 const lockTimeoutMs = z

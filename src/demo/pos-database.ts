@@ -1,7 +1,7 @@
 /** Creates a branch POS database: reference schema, agent tables, demo data. */
 import pino from 'pino';
 import { createPosDb, type PosDbConfig } from '../pos/db.js';
-import { agentMigrationsDir, runMigrations } from '../pos/migrations.js';
+import { migrationsDir, runMigrations } from '../sql-migrations.js';
 import { installReferenceSchema } from '../pos/reference-schema.js';
 import { readPosSchema } from '../pos/runtime.js';
 import type { EmbeddedCluster } from '../embedded-postgres/cluster.js';
@@ -12,7 +12,7 @@ export async function installPosDatabase(config: PosDbConfig, seed?: BranchSeed,
   const { db, dialect, close } = createPosDb({ ...config, poolSize: 2 });
   try {
     await installReferenceSchema(db, dialect, schemaFile);
-    await runMigrations(db, agentMigrationsDir(dialect), dialect, 'ba_schema_version');
+    await runMigrations(db, migrationsDir(dialect, 'agent'), dialect, 'ba_schema_version');
     if (seed) {
       const schema = await readPosSchema(db, dialect, pino({ level: 'silent' }));
       await seedBranch(db, schema, seed);

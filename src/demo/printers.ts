@@ -120,10 +120,10 @@ export async function startDemoPrinters(stack: Stack, licenseKeys: readonly stri
       const displayName = 'Cocina virtual';
       const fields = { licenseKey, printerIp: printer.host, printerPort: printer.port, displayName, kind: 'thermal', widthMm, source: 'demo', sourceId: `virtual-${licenseKey}` };
       // A demo on a kept data directory finds its printer from last time: it gets the new port.
-      const previous = (await stack.store.listPrinters(owner, licenseKey)).find((p) => p.source === 'demo' && p.sourceId === fields.sourceId);
+      const previous = (await stack.store.printers.list(owner, licenseKey)).find((p) => p.source === 'demo' && p.sourceId === fields.sourceId);
       const { id } = previous
-        ? (await stack.store.updatePrinter(owner, previous.id, () => ({ printerIp: printer.host, printerPort: printer.port, widthMm })))!
-        : await stack.store.createPrinter(owner, printerCreate.parse(fields));
+        ? (await stack.store.printers.update(owner, previous.id, () => ({ printerIp: printer.host, printerPort: printer.port, widthMm })))!
+        : await stack.store.printers.create(owner, printerCreate.parse(fields));
       const base = `${stack.url}${DEMO_PRINTERS_PATH}/${id}`;
       printers.push({ licenseKey, id, displayName, widthMm, printer, textUrl: `${base}/last.txt`, pngUrl: `${base}/last.png` });
     }

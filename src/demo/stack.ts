@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import { startAgent, type Agent, type AgentConfig } from '../agent/agent.js';
 import { buildGateway, type Gateway, type GatewayOptions } from '../gateway/app.js';
-import { GatewayStore, newSecret } from '../gateway/store.js';
+import { newSecret } from '../gateway/secrets.js';
+import { GatewayStore } from '../gateway/store.js';
 import type { PosDbConfig } from '../pos/db.js';
 
 export interface StackBranch {

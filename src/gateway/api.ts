@@ -17,7 +17,7 @@ import { problemResponses } from './openapi.js';
 import { apiRoutes } from './routes/index.js';
 import { pathSchema, payloadSchema, successResponse, type RouteDef } from './routes/route.js';
 import type { GatewayStore } from './store.js';
-import { sha256 } from './store.js';
+import { sha256 } from './secrets.js';
 import { printerRoutes } from './printers.js';
 
 declare module 'fastify' {
@@ -80,7 +80,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
         response: { [def.status ?? 200]: successResponse(def), ...problemResponses },
       },
       handler: async (request, reply) => {
-        const path = request.params as Record<string, unknown>;
+        const path = request.params;
         const licenseKey = String(path.licenseKey);
         const key = def.op.write ? idempotencyKeyOf(request) : undefined;
         await authorizeBranch(request, licenseKey);
@@ -98,7 +98,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
           return reply
             .type('application/xml; charset=utf-8')
             .header('x-job-id', String(body.jobId))
-            .header('content-disposition', `attachment; filename="${String(body.fileName ?? 'document.xml')}"`)
+            .header('content-disposition', `attachment; filename="${typeof body.fileName === 'string' ? body.fileName : 'document.xml'}"`)
             .send(body.xml);
         }
 

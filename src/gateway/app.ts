@@ -14,7 +14,7 @@ import { describeApi } from './openapi.js';
 import { acceptOnlyUtf8Json } from './json-body.js';
 import { JobLog } from './job-log.js';
 import { schedulePurges } from './purges.js';
-import { DEFAULT_FAILED_AUTH_LIMIT, DEFAULT_IDEMPOTENCY_RETENTION_HOURS, DEFAULT_JOB_LOG_RETENTION_DAYS, DEFAULT_PURGE_INTERVAL_MINUTES } from './defaults.js';
+import { DEFAULT_FAILED_AUTH_LIMIT, DEFAULT_IDEMPOTENCY_RETENTION_HOURS, DEFAULT_JOB_LOG_RETENTION_DAYS, DEFAULT_PURGE_INTERVAL_MINUTES } from '../config/gateway-defaults.js';
 import type { FailedAuthLimit } from './failed-auth-throttle.js';
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { sendProblem, toApiError } from './problems.js';
@@ -45,6 +45,7 @@ export interface Gateway {
 
 export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
   const app: FastifyInstance = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the lint sees no difference; tsc needs Fastify's logger type, not pino's
     loggerInstance: opts.log as FastifyBaseLogger,
     // The job log in the store records every dispatched call; per-request lines would repeat it.
     logController: new LogController({ disableRequestLogging: true }),
@@ -71,7 +72,9 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
   });
 
   app.setValidatorCompiler(validatorCompiler);
-  // Results were validated by the agent's own schemas; serialising needs no second pass.
+  // Answers go out as the agent built them, unchecked here: checking every row of every list
+  // would cost each request, so the tests check them instead against the schemas /openapi.json
+  // publishes (test/e2e/openapi.test.ts and the API property test).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler((error, request, reply) => {
     const problem = toApiError(error as FastifyError);

@@ -9,7 +9,8 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AGENT_PATH, CLOSE, agentMessage, frameJson, helloMessage, resultMessage, type JobError, type JobMessage } from '../protocol/messages.js';
-import { sha256, type GatewayStore } from './store.js';
+import { sha256 } from './secrets.js';
+import type { GatewayStore } from './store.js';
 
 export class AgentOfflineError extends Error {}
 export class AgentTimeoutError extends Error {}

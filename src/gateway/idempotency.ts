@@ -7,7 +7,8 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from './problems.js';
-import { sha256, type GatewayStore } from './store.js';
+import { sha256 } from './secrets.js';
+import type { GatewayStore } from './store.js';
 
 export const MAX_KEY_LENGTH = 255;
 

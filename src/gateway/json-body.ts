@@ -34,6 +34,6 @@ export function acceptOnlyUtf8Json(app: FastifyInstance): void {
     }
     if (body.subarray(0, BOM.length).equals(BOM)) return done(bodyProblem('starts with a byte order mark: send UTF-8 JSON without one'));
     if (!isUtf8(body)) return done(bodyProblem('is not valid UTF-8'));
-    parseJson(request, body.toString('utf8'), done);
+    void parseJson(request, body.toString('utf8'), done);
   });
 }

@@ -9,7 +9,7 @@ import { GatewayStore } from './store.js';
 
 export interface OpenedStore {
   store: GatewayStore;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /**

@@ -6,7 +6,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { ColumnType, Generated } from 'kysely';
 import {
   branchParams,
   branchPrinterList,
@@ -24,29 +23,6 @@ import type { AgentHub } from './hub.js';
 import { problemResponses } from './openapi.js';
 import { ApiError, validationProblem } from './problems.js';
 import type { GatewayStore } from './store.js';
-
-/** gw_printers (sql/postgres/gateway/002_printers.sql) as Kysely reads and writes it. */
-export interface PrinterTable {
-  id: Generated<string>;
-  user_id: number;
-  license_key: string;
-  printer_ip: string;
-  printer_port: ColumnType<number, number | undefined, number>;
-  display_name: string;
-  kind: 'thermal' | 'label';
-  width_mm: ColumnType<number | null, number | null | undefined, number | null>;
-  source: ColumnType<string | null, string | null | undefined, string | null>;
-  source_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** numeric(6,2): pg reads it as text. */
-  label_width_mm: ColumnType<string, number | undefined, number>;
-  label_height_mm: ColumnType<string, number | undefined, number>;
-  label_gap_mm: ColumnType<string, number | undefined, number>;
-  label_dpi: ColumnType<number, number | undefined, number>;
-  label_density: ColumnType<number, number | undefined, number>;
-  label_speed: ColumnType<number, number | undefined, number>;
-  created_at: ColumnType<Date, never, never>;
-  updated_at: ColumnType<Date, never, Date>;
-}
 
 export interface PrinterRoutesOptions {
   store: GatewayStore;
@@ -96,7 +72,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
     async (request) => {
       const { licenseKey } = request.query;
       if (licenseKey !== undefined) await authorizeBranch(request.userId, licenseKey);
-      const data = (await store.listPrinters(request.userId, licenseKey)).map(toRecord);
+      const data = (await store.printers.list(request.userId, licenseKey)).map(toRecord);
       return { totalResults: data.length, data };
     },
   );
@@ -106,7 +82,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
     { schema: { operationId: 'registerPrinter', summary: 'Register a printer of one of my branches', tags, security, body: documentedPrinterCreate, response: { 201: printerRecord, ...problemResponses } } },
     async (request, reply) => {
       await authorizeBranch(request.userId, request.body.licenseKey);
-      const printer = await store.createPrinter(request.userId, request.body);
+      const printer = await store.printers.create(request.userId, request.body);
       return reply.code(201).send(toRecord(printer));
     },
   );
@@ -115,7 +91,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
     '/print/printers/:id',
     { schema: { operationId: 'getPrinter', summary: 'Get a printer', tags, security, params: printerIdParams, response: { 200: printerRecord, ...problemResponses } } },
     async (request) => {
-      const printer = await store.getPrinter(request.userId, request.params.id);
+      const printer = await store.printers.get(request.userId, request.params.id);
       if (!printer) throw printerNotFound(request.params.id);
       return toRecord(printer);
     },
@@ -136,7 +112,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
       },
       handler: async (request) => {
         const changes = Object.fromEntries(Object.entries(request.body).filter(([, v]) => v !== undefined)) as typeof request.body;
-        const updated = await store.updatePrinter(request.userId, request.params.id, async (current) => {
+        const updated = await store.printers.update(request.userId, request.params.id, async (current) => {
           if (changes.licenseKey !== undefined && changes.licenseKey !== current.licenseKey) {
             await authorizeBranch(request.userId, changes.licenseKey);
           }
@@ -158,7 +134,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
     async (request) => {
       const { licenseKey } = request.params;
       await authorizeBranch(request.userId, licenseKey);
-      const data = (await store.listPrinters(request.userId, licenseKey)).map(({ id, printerIp, printerPort, displayName, widthMm, kind }) => ({
+      const data = (await store.printers.list(request.userId, licenseKey)).map(({ id, printerIp, printerPort, displayName, widthMm, kind }) => ({
         id,
         printerIp,
         printerPort,

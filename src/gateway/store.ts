@@ -4,43 +4,18 @@
  * so a request costs no store round trip; every change to keys and branches is announced on
  * ACCESS_CHANNEL, so running gateways forget those lookups at once (./access-changes.ts).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Kysely, PostgresDialect, sql, type ColumnType, type Generated } from 'kysely';
-import { runMigrations, SQL_DIR } from '../pos/migrations.js';
+import { timingSafeEqual } from 'node:crypto';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { LruMap } from 'toad-cache';
 import { createPgPool } from '../postgres-pool.js';
-import { DEFAULT_API_KEY_CACHE_SIZE } from './defaults.js';
+import { migrationsDir, runMigrations } from '../sql-migrations.js';
+import { DEFAULT_API_KEY_CACHE_SIZE } from '../config/gateway-defaults.js';
+import { PrinterStore } from './printer-store.js';
+import { sha256 } from './secrets.js';
+import type { GatewayDatabase } from './store-schema.js';
 import { toStorableText } from './unstorable-text.js';
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-
-export interface GatewayDatabase {
-  gw_users: { id: Generated<number>; name: string; created_at: Timestamp };
-  gw_api_keys: { id: Generated<number>; user_id: number; key_hash: string; label: string; created_at: Timestamp; revoked_at: Date | null };
-  gw_branches: { license_key: string; user_id: number; name: string; agent_token_hash: string; created_at: Timestamp };
-  gw_idempotency: {
-    user_id: number;
-    idem_key: string;
-    fingerprint: string;
-    state: 'running' | 'done';
-    status_code: number | null;
-    /** The JSON text of the answer (text, not jsonb: any JSON the client got can be kept). */
-    body: string | null;
-    job_id: string | null;
-    created_at: Timestamp;
-    expires_at: Timestamp;
-  };
-  gw_job_log: {
-    job_id: string;
-    license_key: string;
-    op: string;
-    worker_id: string | null;
-    outcome: string;
-    error_code: string | null;
-    started_at: Date;
-    duration_ms: number;
-  };
-}
+export type { GatewayDatabase } from './store-schema.js';
 
 export interface IdempotencyRecord {
   fingerprint: string;
@@ -59,14 +34,6 @@ function storableJobLogRow(row: GatewayDatabase['gw_job_log']): GatewayDatabase[
 /** Tells every listening gateway, when this transaction commits, that keys or a branch changed. */
 async function announce(trx: Kysely<GatewayDatabase>, payload: string): Promise<void> {
   await sql`select pg_notify(${ACCESS_CHANNEL}, ${payload})`.execute(trx);
-}
-
-export function sha256(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
-
-export function newSecret(prefix: string): string {
-  return `${prefix}_${randomBytes(24).toString('base64url')}`;
 }
 
 const CACHE_MS = 30_000;
@@ -101,6 +68,8 @@ export interface StoreOptions {
 
 export class GatewayStore {
   readonly db: Kysely<GatewayDatabase>;
+  /** The printer registry (gw_printers). */
+  readonly printers: PrinterStore;
   readonly #keys: LruMap<number | null>;
   readonly #owners: LruMap<number | null>;
   // Bumped whenever cached lookups are forgotten: an answer read before a change committed must
@@ -112,13 +81,14 @@ export class GatewayStore {
     opts: StoreOptions = {},
   ) {
     this.db = new Kysely<GatewayDatabase>({ dialect: new PostgresDialect({ pool: createPgPool({ connectionString: url, max: 10 }) }) });
+    this.printers = new PrinterStore(this.db);
     const cacheSize = opts.apiKeyCacheSize ?? DEFAULT_API_KEY_CACHE_SIZE;
     this.#keys = new LruMap(cacheSize, CACHE_MS);
     this.#owners = new LruMap(cacheSize, CACHE_MS);
   }
 
   async migrate(): Promise<string[]> {
-    return runMigrations(this.db, `${SQL_DIR}postgres/gateway`, 'postgres', 'gw_schema_version');
+    return runMigrations(this.db, migrationsDir('postgres', 'gateway'), 'postgres', 'gw_schema_version');
   }
 
   async ping(): Promise<void> {
@@ -331,112 +301,5 @@ export class GatewayStore {
       // A job delivered twice is logged once; the batch is not lost over it.
       .onConflict((oc) => oc.column('job_id').doNothing())
       .execute();
-  }
-
-  // Printers
-  // The registry of migration 002 (table type in ./printers.ts). Every lookup is scoped to the
-  // user: another user's printer is never found, so the API answers it like a missing one.
-
-  get #printerDb(): Kysely<GatewayDatabase & { gw_printers: import('./printers.js').PrinterTable }> {
-    return this.db.withTables<{ gw_printers: import('./printers.js').PrinterTable }>();
-  }
-
-  #printerFromRow(row: import('kysely').Selectable<import('./printers.js').PrinterTable>): import('../protocol/printers.js').StoredPrinter {
-    return {
-      id: row.id,
-      licenseKey: row.license_key,
-      printerIp: row.printer_ip,
-      printerPort: Number(row.printer_port),
-      displayName: row.display_name,
-      kind: row.kind,
-      widthMm: row.width_mm === null ? null : Number(row.width_mm),
-      source: row.source,
-      sourceId: row.source_id,
-      labelWidthMm: Number(row.label_width_mm),
-      labelHeightMm: Number(row.label_height_mm),
-      labelGapMm: Number(row.label_gap_mm),
-      labelDpi: Number(row.label_dpi),
-      labelDensity: Number(row.label_density),
-      labelSpeed: Number(row.label_speed),
-      createdAt: new Date(row.created_at).toISOString(),
-      updatedAt: new Date(row.updated_at).toISOString(),
-    };
-  }
-
-  #printerColumns(p: Partial<import('../protocol/printers.js').PrinterCreate>) {
-    const columns = {
-      license_key: p.licenseKey,
-      printer_ip: p.printerIp,
-      printer_port: p.printerPort,
-      display_name: p.displayName,
-      kind: p.kind,
-      width_mm: p.widthMm,
-      source: p.source,
-      source_id: p.sourceId,
-      label_width_mm: p.labelWidthMm,
-      label_height_mm: p.labelHeightMm,
-      label_gap_mm: p.labelGapMm,
-      label_dpi: p.labelDpi,
-      label_density: p.labelDensity,
-      label_speed: p.labelSpeed,
-    };
-    return Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined)) as Partial<typeof columns>;
-  }
-
-  async createPrinter(userId: number, printer: import('../protocol/printers.js').PrinterCreate): Promise<import('../protocol/printers.js').StoredPrinter> {
-    const { license_key, printer_ip, display_name, kind, ...rest } = this.#printerColumns(printer);
-    const row = await this.#printerDb
-      .insertInto('gw_printers')
-      .values({ ...rest, user_id: userId, license_key: license_key!, printer_ip: printer_ip!, display_name: display_name!, kind: kind! })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return this.#printerFromRow(row);
-  }
-
-  /** The user's printers, oldest first; only one branch's with `licenseKey`. */
-  async listPrinters(userId: number, licenseKey?: string): Promise<Array<import('../protocol/printers.js').StoredPrinter>> {
-    let query = this.#printerDb.selectFrom('gw_printers').selectAll().where('user_id', '=', userId);
-    if (licenseKey !== undefined) query = query.where('license_key', '=', licenseKey);
-    const rows = await query.orderBy('created_at').orderBy('id').execute();
-    return rows.map((row) => this.#printerFromRow(row));
-  }
-
-  async getPrinter(userId: number, id: string): Promise<import('../protocol/printers.js').StoredPrinter | undefined> {
-    const row = await this.#printerDb.selectFrom('gw_printers').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
-    return row && this.#printerFromRow(row);
-  }
-
-  /** Those of `ids` that are the user's printers (missing and foreign ones are left out). */
-  async findPrinters(userId: number, ids: readonly string[]): Promise<Array<import('../protocol/printers.js').StoredPrinter>> {
-    if (ids.length === 0) return [];
-    const rows = await this.#printerDb.selectFrom('gw_printers').selectAll().where('user_id', '=', userId).where('id', 'in', [...ids]).execute();
-    return rows.map((row) => this.#printerFromRow(row));
-  }
-
-  /**
-   * Changes a printer of the user: `change` gets the current record (locked until commit, so
-   * concurrent updates merge in turn) and returns the fields to replace; it may throw to refuse.
-   * Undefined when the user has no such printer.
-   */
-  async updatePrinter(
-    userId: number,
-    id: string,
-    change: (
-      current: import('../protocol/printers.js').StoredPrinter,
-    ) => Promise<Partial<import('../protocol/printers.js').PrinterCreate>> | Partial<import('../protocol/printers.js').PrinterCreate>,
-  ): Promise<import('../protocol/printers.js').StoredPrinter | undefined> {
-    return this.#printerDb.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('gw_printers').selectAll().where('user_id', '=', userId).where('id', '=', id).forUpdate().executeTakeFirst();
-      if (!row) return undefined;
-      const columns = this.#printerColumns(await change(this.#printerFromRow(row)));
-      const updated = await trx
-        .updateTable('gw_printers')
-        .set({ ...columns, updated_at: sql<Date>`now()` })
-        .where('user_id', '=', userId)
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return this.#printerFromRow(updated);
-    });
   }
 }

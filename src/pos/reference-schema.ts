@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import type { PosDialectName } from './sql-dialect.js';
 import type { PosDb } from './schema.js';
-import { SQL_DIR } from './migrations.js';
+import { SQL_DIR } from '../sql-migrations.js';
 
 export function referenceSchemaSql(dialect: PosDialectName, file = 'softrestaurant11.sql'): string[] {
   const text = readFileSync(`${SQL_DIR}${dialect}/pos/${file}`, 'utf8');

@@ -4,7 +4,7 @@ import { readInstalledSchema, type InstalledSchema } from './columns.js';
 import { createPosDb, type PosDbConfig } from './db.js';
 import { type PosDialectName } from './sql-dialect.js';
 import { type PosDb } from './schema.js';
-import { agentMigrationsDir, runMigrations } from './migrations.js';
+import { migrationsDir, runMigrations } from '../sql-migrations.js';
 
 /** The Soft Restaurant tables the agent reads or writes. */
 export const POS_TABLES = [
@@ -51,7 +51,7 @@ export async function readPosVersion(db: PosDb): Promise<string | null> {
 export async function openPos(config: PosDbConfig, log: Logger): Promise<PosRuntime> {
   const { db, dialect, close } = createPosDb(config);
   try {
-    const applied = await runMigrations(db, agentMigrationsDir(dialect), dialect, 'ba_schema_version');
+    const applied = await runMigrations(db, migrationsDir(dialect, 'agent'), dialect, 'ba_schema_version');
     if (applied.length > 0) log.info({ applied }, 'agent tables migrated');
     const schema = await readPosSchema(db, dialect, log);
     return { db, dialect, schema, posVersion: await readPosVersion(db), close };

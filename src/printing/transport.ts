@@ -34,6 +34,9 @@ export interface SendOptions {
   language?: 'escpos' | 'tspl';
 }
 
+/** How much is handed over at a time: the write timeout restarts with each chunk the printer takes. */
+const WRITE_CHUNK_BYTES = 16 * 1024;
+
 const CLOSE_WAIT_MS = 1000;
 
 class PrintFailure extends Error {
@@ -142,15 +145,26 @@ class PrinterLink {
     this.inbox = [];
   }
 
-  /** Resolves once every byte is handed to the kernel; a printer that stops reading never gets there. */
-  write(bytes: Buffer, timeoutMs: number): Promise<void> {
+  /**
+   * Resolves once every byte is handed to the kernel. The timeout is on progress, chunk by chunk:
+   * a printer reads a long raster ticket only as fast as it prints it, so one that keeps taking
+   * bytes is printing, and only one that takes nothing for `timeoutMs` has stopped. Reporting a
+   * slow printer as failed would make the client retry a ticket that is coming out of it.
+   */
+  async write(bytes: Buffer, timeoutMs: number): Promise<void> {
+    for (let offset = 0; offset < bytes.length || offset === 0; offset += WRITE_CHUNK_BYTES) {
+      await this.writeChunk(bytes.subarray(offset, offset + WRITE_CHUNK_BYTES), timeoutMs, bytes.length - offset);
+    }
+  }
+
+  private writeChunk(chunk: Buffer, timeoutMs: number, remaining: number): Promise<void> {
     if (this.ended || this.socket.writableEnded) return Promise.reject(this.dropped(this.failure));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        const what = `${bytes.length} bytes not taken within ${timeoutMs} ms (printer not reading)`;
+        const what = `${remaining} bytes not taken within ${timeoutMs} ms (printer not reading)`;
         reject(new PrintFailure('timeout', describe(this.target, what)));
       }, timeoutMs);
-      this.socket.write(bytes, (err) => {
+      this.socket.write(chunk, (err) => {
         clearTimeout(timer);
         if (err) reject(this.dropped(err));
         else resolve();

@@ -8,15 +8,17 @@ export const licenseKey = z
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
 
-/** Query strings arrive as text; numbers are parsed strictly (no `''` → 0). */
-const intFromQuery = z.union([z.number(), z.string().regex(/^-?\d+$/, 'must be an integer').transform(Number)]);
-
 /**
- * A page number: in a query string its digits are read as the number (anything else is left for
- * the schema to refuse), in a body it is a JSON number. Described as the integer it is, so
- * OpenAPI says `integer, minimum 1` rather than a union with strings.
+ * An integer that may arrive as query-string or path text: its digits are read as the number
+ * (never `''` → 0), anything else is left for the schema to refuse; in a body it is a JSON
+ * number. Described as the integer it is, so OpenAPI says `integer` with its bounds rather than
+ * a union with strings.
  */
-const pageNumber = z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v), z.number({ error: 'must be an integer' }).int('must be an integer').min(1));
+export function integer(bounds: (n: z.ZodNumber) => z.ZodNumber = (n) => n) {
+  return z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v), bounds(z.number({ error: 'must be an integer' }).int('must be an integer')));
+}
+
+const pageNumber = integer((n) => n.min(1));
 
 /** `page` from 1; `pageSize` from 1, cut to `max` (the applied value is returned to the client). */
 export function paging(max = MAX_PAGE_SIZE) {
@@ -32,12 +34,10 @@ export const booleanQuery = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
   .transform((v) => v === true || v === 'true' || v === '1');
 
-export const integerQuery = intFromQuery.pipe(z.number().int());
-
 /** The seed's operational day: 06:00 to 05:59:59 of the next day unless `dayStartHour` says otherwise. */
 export const DEFAULT_DAY_START_HOUR = 6;
 
-export const dayStartHour = integerQuery.pipe(z.number().int().min(0).max(23)).default(DEFAULT_DAY_START_HOUR);
+export const dayStartHour = integer((n) => n.min(0).max(23)).default(DEFAULT_DAY_START_HOUR);
 
 export function pageResult<T extends z.ZodType>(record: T) {
   return z.object({

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { PosDb } from '../../src/pos/db.js';
+import type { PosDb } from '../../src/pos/schema.js';
 import { startVirtualPrinter, type VirtualPrinter } from '../../src/printing/virtual-printer.js';
 import { LOOPBACK } from '../support/printer-ports.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';

@@ -115,7 +115,7 @@ describe('install.sh --no-systemd', () => {
     expect(built.code, built.stderr + built.stdout).toBe(0);
     const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     const base = path.join(work, 'build', `branch-agent-${version}`);
-    for (const f of ['dist/cli.js', 'dist/pos/migrations.js', 'sql/postgres/agent', 'bin/branch-agent.js', 'service-install/install.sh', 'service-install/branch-agent.service', 'config.example.json', 'package-lock.json']) {
+    for (const f of ['dist/cli.js', 'dist/sql-migrations.js', 'sql/postgres/agent', 'bin/branch-agent.js', 'service-install/install.sh', 'service-install/branch-agent.service', 'config.example.json', 'package-lock.json']) {
       expect(existsSync(path.join(base, f)), f).toBe(true);
     }
     const migrate = await run(process.execPath, [path.join(base, 'bin/branch-agent.js'), 'migrate', '--help']);

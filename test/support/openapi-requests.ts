@@ -27,6 +27,7 @@ export interface Schema {
   allOf?: Schema[];
   nullable?: boolean;
   default?: unknown;
+  description?: string;
   additionalProperties?: boolean | Schema;
 }
 
@@ -53,7 +54,7 @@ export interface Endpoint {
   path: string;
   params: Parameter[];
   body?: Schema;
-  /** Writes take an Idempotency-Key; the header's declaration says which. */
+  /** Whether the endpoint takes an Idempotency-Key, as its declared header says. */
   idempotencyKey: 'required' | 'optional' | 'none';
   responses: OpenApiOperation['responses'];
   /** fast-check names the endpoint in a counterexample instead of printing its schemas. */
@@ -65,14 +66,12 @@ export function endpointsOf(doc: OpenApiDocument): Endpoint[] {
     Object.entries(methods).map(([method, op]) => {
       const params = op.parameters ?? [];
       const key = params.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
-      // Until the header is declared, the contract's rule: the printer registry takes none, printing may, every other write must.
-      const fallback = method === 'get' || path.startsWith('/print/printers') ? 'none' : path.startsWith('/print/') ? 'optional' : 'required';
       return {
         method: method.toUpperCase(),
         path,
         params: params.filter((p) => p.in !== 'header'),
         body: op.requestBody?.content['application/json']?.schema,
-        idempotencyKey: key ? (key.required ? 'required' : 'optional') : fallback,
+        idempotencyKey: key ? (key.required ? 'required' : 'optional') : 'none',
         responses: op.responses,
         [fc.toStringMethod]: () => `${method.toUpperCase()} ${path}`,
       } satisfies Endpoint;
@@ -112,7 +111,7 @@ function numberArbitrary(s: Schema, integer: boolean): fc.Arbitrary<number> {
 export function valueArbitrary(s: Schema, name: string, pools: Pools): fc.Arbitrary<unknown> {
   const pool = pools[name];
   const own = schemaValue(s, name, pools);
-  return pool && pool.length > 0 ? fc.oneof({ arbitrary: fc.constantFrom(...pool), weight: 4 }, { arbitrary: own, weight: 1 }) : own;
+  return pool && pool.length > 0 ? fc.oneof({ arbitrary: fc.constantFrom(...pool), weight: 9 }, { arbitrary: own, weight: 1 }) : own;
 }
 
 function schemaValue(s: Schema, name: string, pools: Pools): fc.Arbitrary<unknown> {
@@ -129,8 +128,12 @@ function schemaValue(s: Schema, name: string, pools: Pools): fc.Arbitrary<unknow
       return numberArbitrary(s, false);
     case 'boolean':
       return fc.boolean();
-    case 'array':
-      return fc.array(valueArbitrary(s.items ?? {}, singular(name), pools), { minLength: s.minItems ?? 0, maxLength: Math.max(Math.min(s.maxItems ?? 4, 4), s.minItems ?? 0) });
+    case 'array': {
+      const items = fc.array(valueArbitrary(s.items ?? {}, singular(name), pools), { minLength: s.minItems ?? 0, maxLength: Math.max(Math.min(s.maxItems ?? 4, 4), s.minItems ?? 0) });
+      // Lines numbered by their position in the request (create, add lines) are numbered so.
+      const positional = s.items?.properties?.movimiento?.description?.includes('position in this request');
+      return positional ? items.map((lines) => lines.map((line, i) => ({ ...(line as object), movimiento: i + 1 }))) : items;
+    }
     case 'object':
       return objectArbitrary(s, pools);
     default:
@@ -192,14 +195,32 @@ export function replaceAt(value: unknown, path: Path, replacement: unknown): unk
 }
 
 export function removeAt(value: unknown, path: Path): unknown {
-  if (path.length === 1 && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const { [path[0]!]: _removed, ...rest } = value as Record<string, unknown>;
-    return rest;
-  }
   const [head, ...rest] = path;
-  if (Array.isArray(value)) return value.map((v, i) => (i === head ? removeAt(v, rest) : v));
+  if (Array.isArray(value)) return rest.length === 0 ? value.filter((_, i) => i !== head) : value.map((v, i) => (i === head ? removeAt(v, rest) : v));
   const obj = value as Record<string, unknown>;
+  if (rest.length === 0) return Object.fromEntries(Object.entries(obj).filter(([k]) => k !== head));
   return { ...obj, [head!]: removeAt(obj[head!], rest) };
+}
+
+/**
+ * Percent-encoding as a sloppy client does it, lone surrogates included (as the three bytes
+ * WTF-8 gives them), where encodeURIComponent throws and URLSearchParams silently substitutes.
+ */
+export function percentEncode(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    const pair = unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    if (pair) {
+      out += encodeURIComponent(text.slice(i, i + 2));
+      i++;
+    } else if (unit >= 0xd800 && unit <= 0xdfff) {
+      out += [0xed, 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    } else {
+      out += encodeURIComponent(text[i]!);
+    }
+  }
+  return out;
 }
 
 /** A value of the wrong kind for whatever was there. */
@@ -275,10 +296,11 @@ export function planRequest(endpoint: Endpoint, input: { path: Record<string, un
   }
   if (variation.kind === 'other-branch') path = { ...path, licenseKey: creds.otherUsersBranch };
 
-  let url = endpoint.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(asText(path[name] ?? 'x')));
-  const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) search.append(k, asText(v));
-  if ([...search.keys()].length > 0) url += `?${search.toString()}`;
+  let url = endpoint.path.replace(/\{(\w+)\}/g, (_, name: string) => percentEncode(asText(path[name] ?? 'x')));
+  const search = Object.entries(query)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${percentEncode(k)}=${percentEncode(asText(v))}`);
+  if (search.length > 0) url += `?${search.join('&')}`;
 
   const headers: Record<string, string> = { 'x-api-key': creds.apiKey };
   if (variation.kind === 'auth') {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { installedTables, readInstalledSchema } from '../../pos/columns.js';
 import { createPosDb, type PosDbConfig } from '../../pos/db.js';
-import { agentMigrationsDir, appliedVersions, readMigrations, SQL_DIR } from '../../pos/migrations.js';
+import { appliedVersions, migrationsDir, readMigrations, SQL_DIR } from '../../sql-migrations.js';
 import { POS_TABLES, readPosVersion } from '../../pos/runtime.js';
 import type { PosDb } from '../../pos/schema.js';
 import type { PosDialectName } from '../../pos/sql-dialect.js';
@@ -162,7 +162,7 @@ async function checkPosVersion(db: PosDb, present: Set<string>): Promise<DoctorI
 
 async function checkAgentTables(db: PosDb, dialect: PosDialectName, present: Set<string>): Promise<DoctorItem> {
   const base = { id: 'agent-tables', title: 'Agent tables (ba_)', essential: false } as const;
-  const files = readMigrations(agentMigrationsDir(dialect), dialect).filter((m) => m.version > 0);
+  const files = readMigrations(migrationsDir(dialect, 'agent'), dialect).filter((m) => m.version > 0);
   let done = new Set<number>();
   if (present.has('ba_schema_version')) {
     done = await appliedVersions(db, 'ba_schema_version');

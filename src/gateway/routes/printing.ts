@@ -24,7 +24,7 @@ function clientView(op: OperationDef<z.ZodObject, z.ZodObject>, body: z.ZodObjec
 
 /** The user's printers of this branch with these ids, as job targets keyed by the ids as sent. */
 async function resolvePrinters(ctx: RouteContext, ids: readonly string[]): Promise<Record<string, PrinterTargetParams>> {
-  const found = new Map((await ctx.store.findPrinters(ctx.userId, [...new Set(ids)])).map((p) => [p.id.toLowerCase(), p]));
+  const found = new Map((await ctx.store.printers.find(ctx.userId, [...new Set(ids)])).map((p) => [p.id.toLowerCase(), p]));
   const targets: Record<string, PrinterTargetParams> = {};
   for (const id of ids) {
     const printer = found.get(id.toLowerCase());

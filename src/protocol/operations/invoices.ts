@@ -1,13 +1,13 @@
 /** Electronic invoices (facturas): the CFDI XML of the invoice issued for an account. */
 import { z } from 'zod';
-import { integerQuery } from '../common.js';
+import { integer } from '../common.js';
 import { defineOperation } from '../operation.js';
 
 export const invoiceXml = defineOperation({
   name: 'invoices.xml',
   write: false,
   input: z.object({
-    numCheque: integerQuery.pipe(z.number().int().positive()).describe('the ticket number of the account (cheques.numcheque / tempcheques.numcheque)'),
+    numCheque: integer((n) => n.positive()).describe('the ticket number of the account (cheques.numcheque / tempcheques.numcheque)'),
     idEmpresa: z.string().min(1).max(15).describe('the company of the account and of the invoice'),
     serie: z.string().max(15).optional().describe('the folio series (seriefolio) of the account, when ticket numbers repeat across series'),
   }),

@@ -1,6 +1,6 @@
 /** Writes on an account: create (open or closed), add lines, cancel lines, discounts. */
 import { z } from 'zod';
-import { integerQuery } from '../common.js';
+import { integer } from '../common.js';
 import { defineOperation } from '../operation.js';
 
 /** Decimal inputs: JSON numbers with a bounded number of decimals (money is never float math). */
@@ -14,7 +14,7 @@ const rate = decimal(4).min(0).max(100);
 const text = (max: number) => z.string().max(max);
 const usuario = text(15).optional().describe('Soft Restaurant user (usuarios.usuario) recorded as the author; must exist');
 
-export const folioParam = integerQuery.pipe(z.number().int().positive());
+export const folioParam = integer((n) => n.positive());
 
 export const lineInput = z.object({
   movimiento: z.number().int().min(1).describe('position in this request, from 1, consecutive'),

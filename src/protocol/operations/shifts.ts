@@ -1,6 +1,6 @@
 /** Shifts (turnos): list, open, and close with the consolidation of its accounts. */
 import { z } from 'zod';
-import { dateFilter, integerQuery, pageResult, paging, search } from '../common.js';
+import { dateFilter, integer, pageResult, paging, search } from '../common.js';
 import { defineOperation } from '../operation.js';
 
 const amount = z.number().min(0).max(999_999_999).refine((n) => Number(n.toFixed(2)) === n, 'at most 2 decimals');
@@ -61,7 +61,7 @@ export const closeShift = defineOperation({
   name: 'shifts.close',
   write: true,
   input: z.object({
-    idTurno: integerQuery.pipe(z.number().int().positive()),
+    idTurno: integer((n) => n.positive()),
     estacion: z.string().min(1).max(40),
     idEmpresa: z.string().min(1).max(15),
     serie: z.string().max(15).optional().describe("series whose order and production counters restart; default: the shift's station's series (estaciones.seriefolio)"),

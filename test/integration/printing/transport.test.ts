@@ -92,6 +92,19 @@ describe('sendToPrinter over real TCP', () => {
     expect(elapsedMs).toBeLessThan(writeTimeoutMs + MARGIN_MS);
   });
 
+  it('waits for a slow printer that keeps reading, however long the whole job takes', async () => {
+    // A raster ticket goes only as fast as the paper: 16 MB at 8 MB/s takes about two seconds,
+    // past the write timeout, yet the printer never stops taking bytes for that long (loopback's
+    // flow control hands them over in bursts a quarter of a second apart).
+    const printer = await virtualPrinter({ readBytesPerSecond: 8 * 1024 * 1024 });
+    const job = Buffer.alloc(16 * 1024 * 1024, 0x41);
+    const writeTimeoutMs = 1000;
+    const { result, elapsedMs } = await timed(() => sendToPrinter({ host: printer.host, port: printer.port }, job, { writeTimeoutMs, checkStatus: false }));
+    expect(result).toEqual({ status: 'printed', bytes: job.length });
+    expect(elapsedMs).toBeGreaterThan(writeTimeoutMs);
+    expect((await printer.waitForJob()).bytes.length).toBe(job.length);
+  });
+
   it('with status checks on, a silent printer costs only the status wait before the write timeout', async () => {
     const printer = await virtualPrinter({ mode: 'never_read' });
     const writeTimeoutMs = 800;

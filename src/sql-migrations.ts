@@ -1,14 +1,17 @@
 /**
  * Numbered SQL migrations: `000_*.sql` creates the version table (idempotent, run every time),
  * each later file runs once, in order, in its own transaction. SQL Server files separate batches
- * with `GO` lines. Used for the agent's `ba_` tables and for the gateway store.
+ * with `GO` lines. Used for the agent's `ba_` tables and for the gateway store, which is why it
+ * sits below both.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
-import type { PosDialectName } from './sql-dialect.js';
 
-export const SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
+/** The dialects migration files are written for (sql/<dialect>/). */
+export type MigrationDialect = 'postgres' | 'mssql';
+
+export const SQL_DIR = fileURLToPath(new URL('../sql/', import.meta.url));
 
 export interface MigrationFile {
   version: number;
@@ -16,7 +19,7 @@ export interface MigrationFile {
   batches: string[];
 }
 
-export function readMigrations(dir: string, dialect: PosDialectName): MigrationFile[] {
+export function readMigrations(dir: string, dialect: MigrationDialect): MigrationFile[] {
   return readdirSync(dir)
     .filter((f) => /^\d{3}_.+\.sql$/.test(f))
     .sort()
@@ -35,7 +38,7 @@ export async function runMigrations(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the version table is all it touches
   db: Kysely<any>,
   dir: string,
-  dialect: PosDialectName,
+  dialect: MigrationDialect,
   versionTable: string,
 ): Promise<string[]> {
   const [bootstrap, ...files] = readMigrations(dir, dialect);
@@ -62,6 +65,7 @@ export async function appliedVersions(db: Kysely<any>, versionTable: string): Pr
   return new Set(rows.map((r: { version: number }) => Number(r.version)));
 }
 
-export function agentMigrationsDir(dialect: PosDialectName): string {
-  return `${SQL_DIR}${dialect}/agent`;
+/** Where the agent's (`ba_` tables in the POS database) or the gateway store's migrations are. */
+export function migrationsDir(dialect: MigrationDialect, owner: 'agent' | 'gateway'): string {
+  return `${SQL_DIR}${dialect}/${owner}`;
 }

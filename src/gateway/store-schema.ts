@@ -1,0 +1,56 @@
+/** The gateway store's tables (sql/postgres/gateway/*.sql) as Kysely reads and writes them. */
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface GatewayDatabase {
+  gw_users: { id: Generated<number>; name: string; created_at: Timestamp };
+  gw_api_keys: { id: Generated<number>; user_id: number; key_hash: string; label: string; created_at: Timestamp; revoked_at: Date | null };
+  gw_branches: { license_key: string; user_id: number; name: string; agent_token_hash: string; created_at: Timestamp };
+  gw_idempotency: {
+    user_id: number;
+    idem_key: string;
+    fingerprint: string;
+    state: 'running' | 'done';
+    status_code: number | null;
+    /** The JSON text of the answer (text, not jsonb: any JSON the client got can be kept). */
+    body: string | null;
+    job_id: string | null;
+    created_at: Timestamp;
+    expires_at: Timestamp;
+  };
+  gw_job_log: {
+    job_id: string;
+    license_key: string;
+    op: string;
+    worker_id: string | null;
+    outcome: string;
+    error_code: string | null;
+    started_at: Date;
+    duration_ms: number;
+  };
+  gw_printers: PrinterTable;
+}
+
+/** gw_printers (sql/postgres/gateway/002_printers.sql) as Kysely reads and writes it. */
+export interface PrinterTable {
+  id: Generated<string>;
+  user_id: number;
+  license_key: string;
+  printer_ip: string;
+  printer_port: ColumnType<number, number | undefined, number>;
+  display_name: string;
+  kind: 'thermal' | 'label';
+  width_mm: ColumnType<number | null, number | null | undefined, number | null>;
+  source: ColumnType<string | null, string | null | undefined, string | null>;
+  source_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** numeric(6,2): pg reads it as text. */
+  label_width_mm: ColumnType<string, number | undefined, number>;
+  label_height_mm: ColumnType<string, number | undefined, number>;
+  label_gap_mm: ColumnType<string, number | undefined, number>;
+  label_dpi: ColumnType<number, number | undefined, number>;
+  label_density: ColumnType<number, number | undefined, number>;
+  label_speed: ColumnType<number, number | undefined, number>;
+  created_at: ColumnType<Date, never, never>;
+  updated_at: ColumnType<Date, never, Date>;
+}
