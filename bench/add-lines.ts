@@ -15,9 +15,23 @@ export async function addLinesBench({ stack, licenseKey, apiKey, pos }: BenchCon
   const log = pino({ level: 'silent' });
   const inTransaction = <T>(fn: (ctx: Parameters<typeof addLines.run>[0]) => Promise<T>) =>
     pos.db.transaction().execute((trx) => fn({ db: trx, dialect: pos.dialect, schema: pos.schema, log, now: new Date() }));
-  const header = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 2, mesa: '', idMesero: '01', turnDependent: false, tipoDeServicio: 1 as const };
+  const header = {
+    estacion: 'CAJA1',
+    serie: 'A',
+    idEmpresa: '0000000001',
+    noPersonas: 2,
+    mesa: '',
+    idMesero: '01',
+    turnDependent: false,
+    tipoDeServicio: 1 as const,
+  };
   const newAccount = async () => (await inTransaction((ctx) => createOrder.run(ctx, header))).folio;
-  const body = { productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }, { movimiento: 2, idProducto: '9001', cantidad: 1, modificador: true }] };
+  const body = {
+    productos: [
+      { movimiento: 1, idProducto: '3001', cantidad: 1 },
+      { movimiento: 2, idProducto: '9001', cantidad: 1, modificador: true },
+    ],
+  };
   const input = (folio: number) => addLines.def.input.parse({ folio, ...body });
 
   let apiFolio = await newAccount();

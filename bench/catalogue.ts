@@ -13,14 +13,34 @@ export async function addCatalogue(url: string, count = 1500): Promise<void> {
     const ids = Array.from({ length: Math.min(500, count - start) }, (_, i) => `B${String(start + i).padStart(5, '0')}`);
     await pos.db
       .insertInto('productos')
-      .values(ids.map((id, i) => pos.schema.completeRow('productos', { idproducto: id, descripcion: `Platillo de prueba ${id}`, nombrecorto: id, idgrupo: groups[i % groups.length], visible_menu: true })))
+      .values(
+        ids.map((id, i) =>
+          pos.schema.completeRow('productos', {
+            idproducto: id,
+            descripcion: `Platillo de prueba ${id}`,
+            nombrecorto: id,
+            idgrupo: groups[i % groups.length],
+            visible_menu: true,
+          }),
+        ),
+      )
       .execute();
     await pos.db
       .insertInto('productosdetalle')
       .values(
         ids.map((id, i) => {
           const precio = (50 + (i % 300) + 0.5).toFixed(2);
-          return pos.schema.completeRow('productosdetalle', { idproducto: id, idempresa: '0000000001', precio, preciosinimpuestos: precioSinImpuestos(precio, 16, 0, 0).toFixed(4), impuesto1: 16, impuesto2: 0, impuesto3: 0, bloqueado: false, permitirprodcompenmodif: false });
+          return pos.schema.completeRow('productosdetalle', {
+            idproducto: id,
+            idempresa: '0000000001',
+            precio,
+            preciosinimpuestos: precioSinImpuestos(precio, 16, 0, 0).toFixed(4),
+            impuesto1: 16,
+            impuesto2: 0,
+            impuesto3: 0,
+            bloqueado: false,
+            permitirprodcompenmodif: false,
+          });
         }),
       )
       .execute();

@@ -27,9 +27,14 @@ export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promis
 
   const pos = await openPos({ dialect: 'postgres', url: cluster.url('pos_close_a') }, log);
   const closeMs = await time(() =>
-    pos.db.transaction().execute((trx) =>
-      closeShift.run({ db: trx, dialect: pos.dialect, schema: pos.schema, log, now: new Date() }, { idTurno: OPEN_SHIFT, estacion: 'CAJA1', idEmpresa: '0000000001' }),
-    ),
+    pos.db
+      .transaction()
+      .execute((trx) =>
+        closeShift.run(
+          { db: trx, dialect: pos.dialect, schema: pos.schema, log, now: new Date() },
+          { idTurno: OPEN_SHIFT, estacion: 'CAJA1', idEmpresa: '0000000001' },
+        ),
+      ),
   );
   await pos.close();
 
@@ -41,10 +46,17 @@ export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promis
   const headers = shared('tempcheques', 'cheques', ['folio', 'foliotempcheques']);
   const copyMs = await time(() =>
     baseline.db.transaction().execute(async (trx) => {
-      await sql`insert into cheques (${list(headers)}, foliotempcheques) select ${list(headers)}, folio from tempcheques where idturno = ${OPEN_SHIFT}`.execute(trx);
-      for (const [from, to, key] of [['tempcheqdet', 'cheqdet', 'foliodet'], ['tempchequespagos', 'chequespagos', 'folio']] as const) {
+      await sql`insert into cheques (${list(headers)}, foliotempcheques) select ${list(headers)}, folio from tempcheques where idturno = ${OPEN_SHIFT}`.execute(
+        trx,
+      );
+      for (const [from, to, key] of [
+        ['tempcheqdet', 'cheqdet', 'foliodet'],
+        ['tempchequespagos', 'chequespagos', 'folio'],
+      ] as const) {
         const columns = shared(from, to, [key]);
-        await sql`insert into ${sql.table(to)} (${list(columns)}, ${sql.ref(key)}) select ${list(columns, 's.')}, c.folio from ${sql.table(from)} s join cheques c on c.foliotempcheques = s.${sql.ref(key)}`.execute(trx);
+        await sql`insert into ${sql.table(to)} (${list(columns)}, ${sql.ref(key)}) select ${list(columns, 's.')}, c.folio from ${sql.table(from)} s join cheques c on c.foliotempcheques = s.${sql.ref(key)}`.execute(
+          trx,
+        );
       }
     }),
   );
@@ -56,20 +68,63 @@ export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promis
 async function fillShift(url: string): Promise<void> {
   const log = pino({ level: 'silent' });
   const pos = await openPos({ dialect: 'postgres', url }, log);
-  const lines = Array.from({ length: LINES }, (_, i) => ({ cantidad: 1, precio: '89.00', impuesto1: 16, impuesto2: 0, impuesto3: 0, descuento: 0, clasificacion: 2 as const, idproducto: ['3001', '3002', '1005', '4001', '2001'][i]! }));
+  const lines = Array.from({ length: LINES }, (_, i) => ({
+    cantidad: 1,
+    precio: '89.00',
+    impuesto1: 16,
+    impuesto2: 0,
+    impuesto3: 0,
+    descuento: 0,
+    clasificacion: 2 as const,
+    idproducto: ['3001', '3002', '1005', '4001', '2001'][i]!,
+  }));
   const header = totalsToHeaderColumns(computeTotals(lines, 0));
   for (let start = 0; start < ACCOUNTS; start += 500) {
     const batch = Array.from({ length: Math.min(500, ACCOUNTS - start) }, (_, i) =>
-      pos.schema.completeRow('tempcheques', { ...header, seriefolio: 'A', numcheque: start + i + 1, fecha: new Date(), cierre: new Date(), pagado: true, cancelado: false, impreso: true, idturno: OPEN_SHIFT, estacion: 'CAJA1', idempresa: '0000000001', usuarioapertura: 'API', efectivo: header.total }),
+      pos.schema.completeRow('tempcheques', {
+        ...header,
+        seriefolio: 'A',
+        numcheque: start + i + 1,
+        fecha: new Date(),
+        cierre: new Date(),
+        pagado: true,
+        cancelado: false,
+        impreso: true,
+        idturno: OPEN_SHIFT,
+        estacion: 'CAJA1',
+        idempresa: '0000000001',
+        usuarioapertura: 'API',
+        efectivo: header.total,
+      }),
     );
     const folios = await pos.db.insertInto('tempcheques').values(batch).returning('folio').execute();
     await pos.db
       .insertInto('tempcheqdet')
-      .values(folios.flatMap(({ folio }) => lines.map((l, m) => pos.schema.completeRow('tempcheqdet', { foliodet: folio, movimiento: m + 1, idproducto: l.idproducto, cantidad: 1, precio: l.precio, impuesto1: 16, impuesto2: 0, impuesto3: 0, descuento: 0 }))))
+      .values(
+        folios.flatMap(({ folio }) =>
+          lines.map((l, m) =>
+            pos.schema.completeRow('tempcheqdet', {
+              foliodet: folio,
+              movimiento: m + 1,
+              idproducto: l.idproducto,
+              cantidad: 1,
+              precio: l.precio,
+              impuesto1: 16,
+              impuesto2: 0,
+              impuesto3: 0,
+              descuento: 0,
+            }),
+          ),
+        ),
+      )
       .execute();
     await pos.db
       .insertInto('tempchequespagos')
-      .values(folios.map(({ folio }) => pos.schema.completeRow('tempchequespagos', { folio, idformadepago: 'EFE', importe: header.total, propina: 0, tipodecambio: 1 })))
+      .values(
+        folios.map(({ folio }) =>
+          pos.schema.completeRow('tempchequespagos', { folio, idformadepago: 'EFE', importe: header.total, propina: 0, tipodecambio: 1 }),
+        ),
+      )
       .execute();
   }
   await pos.close();

@@ -69,9 +69,12 @@ function readTsv(file: string): string[][] {
 }
 
 export function readReferenceColumns(): ReferenceColumn[] {
-  return [...readTsv('softrestaurant11-columns.tsv'), ...readTsv('settings-columns.tsv')].map(
-    ([table, column, type, nullable]) => ({ table: table!, column: column!, type: type!, nullable: nullable === 'YES' }),
-  );
+  return [...readTsv('softrestaurant11-columns.tsv'), ...readTsv('settings-columns.tsv')].map(([table, column, type, nullable]) => ({
+    table: table!,
+    column: column!,
+    type: type!,
+    nullable: nullable === 'YES',
+  }));
 }
 
 export function readPrimaryKeys(): Map<string, string[]> {

@@ -6,10 +6,7 @@ import type { GatewayFileConfig } from './config/schema.js';
 import { createLogger } from './logging.js';
 import { VERSION } from './version.js';
 
-const program = new Command()
-  .name('branch-agent')
-  .description('Soft Restaurant branch agent, gateway and demo')
-  .version(VERSION);
+const program = new Command().name('branch-agent').description('Soft Restaurant branch agent, gateway and demo').version(VERSION);
 
 const DEFAULT_CONFIG = process.env.BRANCH_AGENT_CONFIG ?? 'config.json';
 

@@ -63,7 +63,20 @@ export const NETWORK_CODES: Readonly<Record<string, string>> = {
  * Driver codes that mean the connection is gone or could not be made: tedious's socket and login
  * codes, PostgreSQL's admin shutdown (57P01-57P03) and connection exceptions (08xxx).
  */
-const CONNECTION_CODES = new Set(['ESOCKET', 'ECONNCLOSED', 'ENOTOPEN', 'ELOGIN', 'EINSTLOOKUP', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004']);
+const CONNECTION_CODES = new Set([
+  'ESOCKET',
+  'ECONNCLOSED',
+  'ENOTOPEN',
+  'ELOGIN',
+  'EINSTLOOKUP',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+  '08004',
+]);
 
 /**
  * SQL Server errors that mean the database itself is unavailable rather than the statement

@@ -156,4 +156,3 @@ export class GatewayConnection {
     for (const listener of this.#listeners) listener(connected);
   }
 }
-

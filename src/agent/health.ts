@@ -45,7 +45,12 @@ export async function startHealthServer(source: HealthSource, opts: { host: stri
       void databaseOk().then((db) => {
         const gateway = source.gatewayConnected();
         const ready = gateway && db.ok;
-        send(ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', gateway: gateway ? 'connected' : 'disconnected', database: db.ok ? 'ok' : 'unreachable', ...base });
+        send(ready ? 200 : 503, {
+          status: ready ? 'ready' : 'not_ready',
+          gateway: gateway ? 'connected' : 'disconnected',
+          database: db.ok ? 'ok' : 'unreachable',
+          ...base,
+        });
       });
       return;
     }

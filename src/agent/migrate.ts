@@ -31,12 +31,15 @@ export async function migrateAgentTables(configPath: string, env: NodeJS.Process
   }
   let applied: string[] = [];
   // openPos reports what it applied in one log line; a logger that keeps that line is all it takes.
-  const capture = pino({ level: 'info' }, {
-    write(line: string) {
-      const entry = JSON.parse(line) as { applied?: unknown };
-      if (Array.isArray(entry.applied)) applied = entry.applied.map(String);
+  const capture = pino(
+    { level: 'info' },
+    {
+      write(line: string) {
+        const entry = JSON.parse(line) as { applied?: unknown };
+        if (Array.isArray(entry.applied)) applied = entry.applied.map(String);
+      },
     },
-  });
+  );
   const pos = await openPos({ ...config.database, poolSize: 1 }, capture);
   await pos.close();
   return { applied, posVersion: pos.posVersion, database };

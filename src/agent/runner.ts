@@ -125,7 +125,8 @@ export class JobRunner {
 
   #describe(job: JobMessage, error: unknown): JobError {
     if (error instanceof PosError) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
-    if (error instanceof Deadline || isStatementTimeout(error)) return { code: 'agent_timeout', message: 'The job passed its deadline before it could finish; nothing was written.' };
+    if (error instanceof Deadline || isStatementTimeout(error))
+      return { code: 'agent_timeout', message: 'The job passed its deadline before it could finish; nothing was written.' };
     if (isDeadlock(error)) {
       this.opts.log.warn({ jobId: job.jobId, op: job.op, err: error }, 'deadlocked on every attempt');
       return { code: 'pos_busy', message: 'Other point-of-sale transactions kept this write from finishing; nothing was written. Retry shortly.' };

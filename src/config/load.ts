@@ -47,4 +47,3 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
   }
   return parseConfig(raw, env);
 }
-

@@ -53,7 +53,9 @@ export const agentConfigSchema = z.object({
   database: z.discriminatedUnion('dialect', [postgresDatabase, mssqlDatabase]),
   concurrency: z.number().int().min(1).max(64).default(8),
   idempotencyRetentionHours: z.number().positive().default(24),
-  health: z.object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8081) }).default({ host: '127.0.0.1', port: 8081 }),
+  health: z
+    .object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8081) })
+    .default({ host: '127.0.0.1', port: 8081 }),
   log: z
     .object({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
@@ -78,7 +80,12 @@ export const gatewayConfigSchema = z.object({
     })
     .default(DEFAULT_FAILED_AUTH_LIMIT)
     .describe('failed authentications a client address may make per window before 429 rate_limited; a valid key is never refused'),
-  apiKeyCacheSize: z.number().int().min(1).default(DEFAULT_API_KEY_CACHE_SIZE).describe('API-key lookups (unknown keys too) and branch owners kept in memory, least recently used dropped first'),
+  apiKeyCacheSize: z
+    .number()
+    .int()
+    .min(1)
+    .default(DEFAULT_API_KEY_CACHE_SIZE)
+    .describe('API-key lookups (unknown keys too) and branch owners kept in memory, least recently used dropped first'),
   idempotencyRetentionHours: z.number().positive().default(DEFAULT_IDEMPOTENCY_RETENTION_HOURS).describe('how long an Idempotency-Key and its answer are kept'),
   jobLogRetentionDays: z.number().positive().default(DEFAULT_JOB_LOG_RETENTION_DAYS).describe('how long job log entries are kept'),
   purgeIntervalMinutes: z.number().positive().default(DEFAULT_PURGE_INTERVAL_MINUTES).describe('how often records past their retention are deleted'),

@@ -53,7 +53,10 @@ export async function startDemo(opts: { host: string; port: number; log: Logger 
       port: opts.port,
       log: opts.log,
     });
-    await waitForAgents(stack, DEMO_BRANCHES.map((b) => b.licenseKey));
+    await waitForAgents(
+      stack,
+      DEMO_BRANCHES.map((b) => b.licenseKey),
+    );
     const printers = await startDemoPrinters(stack);
     return {
       stack,

@@ -23,7 +23,12 @@ export async function installPosDatabase(config: PosDbConfig, seed?: BranchSeed,
 }
 
 /** A new database on an embedded PostgreSQL cluster, filled by `installPosDatabase`; returns its URL. */
-export async function createPosDatabase(cluster: Pick<EmbeddedCluster, 'admin' | 'url'>, name: string, seed?: BranchSeed, schemaFile?: string): Promise<string> {
+export async function createPosDatabase(
+  cluster: Pick<EmbeddedCluster, 'admin' | 'url'>,
+  name: string,
+  seed?: BranchSeed,
+  schemaFile?: string,
+): Promise<string> {
   await cluster.admin(`CREATE DATABASE "${name}"`);
   const url = cluster.url(name);
   await installPosDatabase({ dialect: 'postgres', url }, seed, schemaFile);

@@ -118,7 +118,16 @@ export async function startDemoPrinters(stack: Stack, licenseKeys: readonly stri
       started.push(printer);
       const widthMm = i % 2 === 0 ? 80 : 58;
       const displayName = 'Cocina virtual';
-      const fields = { licenseKey, printerIp: printer.host, printerPort: printer.port, displayName, kind: 'thermal', widthMm, source: 'demo', sourceId: `virtual-${licenseKey}` };
+      const fields = {
+        licenseKey,
+        printerIp: printer.host,
+        printerPort: printer.port,
+        displayName,
+        kind: 'thermal',
+        widthMm,
+        source: 'demo',
+        sourceId: `virtual-${licenseKey}`,
+      };
       // A demo on a kept data directory finds its printer from last time: it gets the new port.
       const previous = (await stack.store.printers.list(owner, licenseKey)).find((p) => p.source === 'demo' && p.sourceId === fields.sourceId);
       const { id } = previous

@@ -74,7 +74,11 @@ const BUCKET_BY_TIPO = { 1: 'efectivo', 2: 'tarjeta', 3: 'vales', 4: 'otros' } a
 type Row = Record<string, unknown>;
 
 function insert(db: PosDb, schema: InstalledSchema, table: PosTable, rows: Row[]): Promise<void> {
-  return insertRows(db, table, rows.map((r) => schema.completeRow(table, r)));
+  return insertRows(
+    db,
+    table,
+    rows.map((r) => schema.completeRow(table, r)),
+  );
 }
 
 /**
@@ -124,7 +128,13 @@ export async function writeAccount(
     const importe = new Dec(p.importe ?? totals.total);
     const bucket = BUCKET_BY_TIPO[Number(method.tipo) as keyof typeof BUCKET_BY_TIPO] ?? 'otros';
     buckets[bucket] = buckets[bucket].plus(importe);
-    return { idformadepago: p.idformadepago, importe: importe.toFixed(2), propina: new Dec(p.propina ?? 0).toFixed(2), tipodecambio: new Dec(method.tipodecambio ?? 1).toFixed(4), referencia: '' };
+    return {
+      idformadepago: p.idformadepago,
+      importe: importe.toFixed(2),
+      propina: new Dec(p.propina ?? 0).toFixed(2),
+      tipodecambio: new Dec(method.tipodecambio ?? 1).toFixed(4),
+      referencia: '',
+    };
   });
 
   const header: Row = {
@@ -172,15 +182,22 @@ export async function writeAccount(
     schema,
     closed ? 'cheqdet' : 'tempcheqdet',
     lines.map((l, i) => ({
-      ...detailRow(
-        { ...l, idproducto: l.spec.idproducto, modificador: l.spec.modificador ?? false, comentario: l.spec.comentario ?? '' },
-        marks[i]!,
-        { folio, movimiento: i + 1, hora: l.spec.hora ?? spec.fecha, estacion: spec.estacion, idmesero: spec.idmesero },
-      ),
+      ...detailRow({ ...l, idproducto: l.spec.idproducto, modificador: l.spec.modificador ?? false, comentario: l.spec.comentario ?? '' }, marks[i]!, {
+        folio,
+        movimiento: i + 1,
+        hora: l.spec.hora ?? spec.fecha,
+        estacion: spec.estacion,
+        idmesero: spec.idmesero,
+      }),
       ...cierre,
     })),
   );
-  await insert(db, schema, closed ? 'chequespagos' : 'tempchequespagos', payments.map((p) => ({ folio, ...p, ...cierre })));
+  await insert(
+    db,
+    schema,
+    closed ? 'chequespagos' : 'tempchequespagos',
+    payments.map((p) => ({ folio, ...p, ...cierre })),
+  );
   return { folio, totals, buckets };
 }
 
@@ -298,18 +315,63 @@ export async function seedHistory(db: PosDb, schema: InstalledSchema, day: DemoD
     sale({ orden: n, numcheque: 997 + n, idturno: 1, cierre: new Date(over.fecha.getTime() + 50 * 60_000), pagado: true, impreso: true, ...over });
 
   const history = [
-    await writeClosedAccount(db, schema, closed(1, { mesa: '1', fecha: day.beforeStart(9), lines: [{ idproducto: '3001', cantidad: 2 }, { idproducto: '9001', modificador: true }, { idproducto: '1003' }], pagos: [{ idformadepago: 'EFE' }] })),
     await writeClosedAccount(
       db,
       schema,
-      closed(2, { mesa: 'T1', nopersonas: 4, fecha: day.beforeStart(7), facturado: true, lines: [{ idproducto: '3005' }, { idproducto: '9004', modificador: true }, { idproducto: '3004' }, { idproducto: '1101', cantidad: 2 }], pagos: [{ idformadepago: 'TAR', propina: '50.00' }] }),
+      closed(1, {
+        mesa: '1',
+        fecha: day.beforeStart(9),
+        lines: [{ idproducto: '3001', cantidad: 2 }, { idproducto: '9001', modificador: true }, { idproducto: '1003' }],
+        pagos: [{ idformadepago: 'EFE' }],
+      }),
     ),
-    await writeClosedAccount(db, schema, closed(3, { mesa: '', tipodeservicio: 3, idmesero: '', nopersonas: 1, fecha: day.beforeStart(3), lines: [{ idproducto: '1001' }, { idproducto: '4002' }], pagos: [{ idformadepago: 'VAL', importe: '50.00' }, { idformadepago: 'EFE', importe: '50.00' }] })),
+    await writeClosedAccount(
+      db,
+      schema,
+      closed(2, {
+        mesa: 'T1',
+        nopersonas: 4,
+        fecha: day.beforeStart(7),
+        facturado: true,
+        lines: [{ idproducto: '3005' }, { idproducto: '9004', modificador: true }, { idproducto: '3004' }, { idproducto: '1101', cantidad: 2 }],
+        pagos: [{ idformadepago: 'TAR', propina: '50.00' }],
+      }),
+    ),
+    await writeClosedAccount(
+      db,
+      schema,
+      closed(3, {
+        mesa: '',
+        tipodeservicio: 3,
+        idmesero: '',
+        nopersonas: 1,
+        fecha: day.beforeStart(3),
+        lines: [{ idproducto: '1001' }, { idproducto: '4002' }],
+        pagos: [
+          { idformadepago: 'VAL', importe: '50.00' },
+          { idformadepago: 'EFE', importe: '50.00' },
+        ],
+      }),
+    ),
   ];
 
   const sum = (key: keyof WrittenAccount['buckets']) => history.reduce((total, h) => total.plus(h.buckets[key]), new Dec(0)).toFixed(2);
   await insert(db, schema, 'turnos', [
-    { idturno: 1, fondo: '1500.00', apertura: day.beforeStart(10), cierre: day.beforeStart(1), idestacion: 'CAJA1', cajero: 'CAJERO', idempresa: COMPANY, idmesero: '', fondodolares: 0, efectivo: sum('efectivo'), tarjeta: sum('tarjeta'), vales: sum('vales'), credito: sum('otros') },
+    {
+      idturno: 1,
+      fondo: '1500.00',
+      apertura: day.beforeStart(10),
+      cierre: day.beforeStart(1),
+      idestacion: 'CAJA1',
+      cajero: 'CAJERO',
+      idempresa: COMPANY,
+      idmesero: '',
+      fondodolares: 0,
+      efectivo: sum('efectivo'),
+      tarjeta: sum('tarjeta'),
+      vales: sum('vales'),
+      credito: sum('otros'),
+    },
   ]);
 
   // The second sale, paid by card (FormaPago 04) and written with facturado set.
@@ -335,7 +397,16 @@ export async function seedHistory(db: PosDb, schema: InstalledSchema, day: DemoD
       idempresa: COMPANY,
       femexelectronico: true,
       femexrfc: 'URE180429TM6',
-      femexxmlvalido: cfdi({ serie: 'F', folio: 1, fecha, formaPago: '04', subtotal: totals.subtotalcondescuento, iva: totals.totalimpuesto1, total: totals.total, uuid: '5FB2822E-396D-4725-8521-CDC4BDD20CCF' }),
+      femexxmlvalido: cfdi({
+        serie: 'F',
+        folio: 1,
+        fecha,
+        formaPago: '04',
+        subtotal: totals.subtotalcondescuento,
+        iva: totals.totalimpuesto1,
+        total: totals.total,
+        uuid: '5FB2822E-396D-4725-8521-CDC4BDD20CCF',
+      }),
       uidtimbre: '5FB2822E-396D-4725-8521-CDC4BDD20CCF',
       versionfacturacion: 4,
       tipodecambio: 1,
@@ -345,7 +416,14 @@ export async function seedHistory(db: PosDb, schema: InstalledSchema, day: DemoD
 
   const open = [
     sale({ mesa: '2', orden: 1, fecha: day.sinceStart(0.5), lines: [{ idproducto: '2001' }, { idproducto: '1102', cantidad: 2 }] }),
-    sale({ mesa: '1', idmesero: '02', orden: 2, nopersonas: 3, fecha: day.sinceStart(0.9), lines: [{ idproducto: '3002' }, { idproducto: '9002', modificador: true, comentario: 'bien gratinado' }, { idproducto: '1006' }] }),
+    sale({
+      mesa: '1',
+      idmesero: '02',
+      orden: 2,
+      nopersonas: 3,
+      fecha: day.sinceStart(0.9),
+      lines: [{ idproducto: '3002' }, { idproducto: '9002', modificador: true, comentario: 'bien gratinado' }, { idproducto: '1006' }],
+    }),
   ];
   for (const spec of open) {
     const { folio } = await writeAccount(db, schema, spec);
@@ -356,7 +434,25 @@ export async function seedHistory(db: PosDb, schema: InstalledSchema, day: DemoD
   await writeAccount(
     db,
     schema,
-    sale({ mesa: '', tipodeservicio: 3, idmesero: '', nopersonas: 1, orden: 3, numcheque: 1001, idturno: 2, fecha: day.sinceStart(0.6), cierre: day.sinceStart(0.6), pagado: true, impreso: true, lines: [{ idproducto: '1003' }], pagos: [{ idformadepago: 'EFE' }] }),
+    sale({
+      mesa: '',
+      tipodeservicio: 3,
+      idmesero: '',
+      nopersonas: 1,
+      orden: 3,
+      numcheque: 1001,
+      idturno: 2,
+      fecha: day.sinceStart(0.6),
+      cierre: day.sinceStart(0.6),
+      pagado: true,
+      impreso: true,
+      lines: [{ idproducto: '1003' }],
+      pagos: [{ idformadepago: 'EFE' }],
+    }),
   );
-  await db.updateTable('folios').set({ ultimaorden: open.length + 1, ultimofolio: 1001 }).where('serie', '=', 'A').execute();
+  await db
+    .updateTable('folios')
+    .set({ ultimaorden: open.length + 1, ultimofolio: 1001 })
+    .where('serie', '=', 'A')
+    .execute();
 }

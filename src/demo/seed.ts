@@ -28,11 +28,27 @@ export interface BranchSeed {
 
 export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: BranchSeed): Promise<void> {
   const now = seed.now ?? new Date();
-  const insert = (table: PosTable, rows: Array<Record<string, unknown>>) => insertRows(db, table, rows.map((r) => schema.completeRow(table, r)));
+  const insert = (table: PosTable, rows: Array<Record<string, unknown>>) =>
+    insertRows(
+      db,
+      table,
+      rows.map((r) => schema.completeRow(table, r)),
+    );
 
-  await insert('configuracion', [{ versiondb: '11.0.0.0', forzarmotivocancela: seed.forceCancelReason, nopermitircerrarturnocuentasabiertas: false, nodescargarinventario: false }]);
+  await insert('configuracion', [
+    { versiondb: '11.0.0.0', forzarmotivocancela: seed.forceCancelReason, nopermitircerrarturnocuentasabiertas: false, nodescargarinventario: false },
+  ]);
   await insert('parametros', [
-    { ultimoturno: 1, forzartipodescuento: seed.forceDiscountType, impuesto1: 16, impuesto2: 0, impuesto3: 0, monitornivelprioridad: 3, monitorprioridadactual: 0, ultimofolioimprimirformatoconcuenta: 0 },
+    {
+      ultimoturno: 1,
+      forzartipodescuento: seed.forceDiscountType,
+      impuesto1: 16,
+      impuesto2: 0,
+      impuesto3: 0,
+      monitornivelprioridad: 3,
+      monitorprioridadactual: 0,
+      ultimofolioimprimirformatoconcuenta: 0,
+    },
   ]);
   await insert('parametros2', [{ tipomanejoturno: 1, criteriodescargarecetas: 1 }]);
   await insert('parametros3', [{ turnoxmesero: false }]);
@@ -49,7 +65,16 @@ export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: Branc
     { idestacion: 'CAJA1', descripcion: 'Caja principal', serie: 'A', seriefolio: 'A', ip: '127.0.0.1', cajacomandero: '', usarturnoestacion: 0, ...areas },
     { idestacion: 'CAJA2', descripcion: 'Caja terraza', serie: 'B', seriefolio: 'B', ip: '127.0.0.1', cajacomandero: '', usarturnoestacion: 0, ...areas },
     // A waiters' terminal: it sells on CAJA1's shift, as SR's terminals do through cajacomandero.
-    { idestacion: 'TERM1', descripcion: 'Comandera meseros', serie: 'A', seriefolio: 'A', ip: '127.0.0.1', cajacomandero: 'CAJA1', usarturnoestacion: 0, ...areas },
+    {
+      idestacion: 'TERM1',
+      descripcion: 'Comandera meseros',
+      serie: 'A',
+      seriefolio: 'A',
+      ip: '127.0.0.1',
+      cajacomandero: 'CAJA1',
+      usarturnoestacion: 0,
+      ...areas,
+    },
   ]);
   await insert('folios', [
     { serie: 'A', ultimofolio: 1000, ultimaorden: 0, ultimofolioproduccion: 0 },
@@ -119,7 +144,13 @@ export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: Branc
   ]);
   await insert(
     'mesas',
-    ['1', '2', '3', '4', '5', '6', 'T1', 'T2'].map((idmesa) => ({ idmesa, idarearestaurant: '01', personas: idmesa.startsWith('T') ? 6 : 4, estatus_ocupacion: 0, idempresa: DEMO_COMPANY })),
+    ['1', '2', '3', '4', '5', '6', 'T1', 'T2'].map((idmesa) => ({
+      idmesa,
+      idarearestaurant: '01',
+      personas: idmesa.startsWith('T') ? 6 : 4,
+      estatus_ocupacion: 0,
+      idempresa: DEMO_COMPANY,
+    })),
   );
   await insert('monitoresproduccion', DEMO_MONITORS);
   await insert(
@@ -130,17 +161,41 @@ export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: Branc
     }),
   );
   await insert('almacen', [{ idalmacen: '01', descripcion: 'Almacén general', idempresa: DEMO_COMPANY }]);
-  await insert('insumos', DEMO_SUPPLIES.map((s) => ({ idinsumo: s.idinsumo, descripcion: s.descripcion, unidad: s.unidad, elaborado: false })));
-  await insert('insumosdetalle', DEMO_SUPPLIES.map((s) => ({ idinsumo: s.idinsumo, idempresa: DEMO_COMPANY, inventariable: 1, costo: s.costopromedio, costopromedio: s.costopromedio })));
-  await insert('costos', DEMO_RECIPES.map(([idproducto, idinsumo, cantidad]) => ({ idproducto, idinsumo, cantidad, idempresa: DEMO_COMPANY })));
+  await insert(
+    'insumos',
+    DEMO_SUPPLIES.map((s) => ({ idinsumo: s.idinsumo, descripcion: s.descripcion, unidad: s.unidad, elaborado: false })),
+  );
+  await insert(
+    'insumosdetalle',
+    DEMO_SUPPLIES.map((s) => ({ idinsumo: s.idinsumo, idempresa: DEMO_COMPANY, inventariable: 1, costo: s.costopromedio, costopromedio: s.costopromedio })),
+  );
+  await insert(
+    'costos',
+    DEMO_RECIPES.map(([idproducto, idinsumo, cantidad]) => ({ idproducto, idinsumo, cantidad, idempresa: DEMO_COMPANY })),
+  );
   await insert(
     'recetasalmacenes',
-    DEMO_RECIPES.flatMap(([idproducto, idinsumo]) => ['01', '02', '03'].map((idarearestaurant) => ({ idproducto, idinsumo, idarearestaurant, idalmacen: '01', idempresa: DEMO_COMPANY }))),
+    DEMO_RECIPES.flatMap(([idproducto, idinsumo]) =>
+      ['01', '02', '03'].map((idarearestaurant) => ({ idproducto, idinsumo, idarearestaurant, idalmacen: '01', idempresa: DEMO_COMPANY })),
+    ),
   );
 
   const day = demoDay(now);
   await insert('turnos', [
-    { idturno: 1, fondo: '1500.00', apertura: day.sinceStart(0.2), idestacion: 'CAJA1', cajero: 'CAJERO', idempresa: DEMO_COMPANY, idmesero: '', fondodolares: 0, efectivo: 0, tarjeta: 0, vales: 0, credito: 0 },
+    {
+      idturno: 1,
+      fondo: '1500.00',
+      apertura: day.sinceStart(0.2),
+      idestacion: 'CAJA1',
+      cajero: 'CAJERO',
+      idempresa: DEMO_COMPANY,
+      idmesero: '',
+      fondodolares: 0,
+      efectivo: 0,
+      tarjeta: 0,
+      vales: 0,
+      credito: 0,
+    },
   ]);
   await insert('registroasistencias', [
     { idmovto: '1', idempleado: '01', entrada: day.sinceStart(0.1), salida: null, tipo: 1 },

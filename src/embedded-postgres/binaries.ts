@@ -54,7 +54,9 @@ async function locate(runAs: RunAs | undefined): Promise<Binaries> {
   const inCopy = (file: string) => path.join(copy, path.relative(native, file));
   const binaries = { initdb: inCopy(installed.initdb), postgres: inCopy(installed.postgres) };
   if (!runs(runAs, binaries.postgres)) {
-    throw new Error(`as root it runs as the system user postgres, which cannot run it from ${native} nor from its copy in ${copy}: set TMPDIR to a directory that user can reach and run programs from (not mounted noexec)`);
+    throw new Error(
+      `as root it runs as the system user postgres, which cannot run it from ${native} nor from its copy in ${copy}: set TMPDIR to a directory that user can reach and run programs from (not mounted noexec)`,
+    );
   }
   return binaries;
 }
@@ -89,7 +91,12 @@ async function verifiedCopy(native: string, packageJson: string): Promise<string
       // aside here and removed, unless a concurrent start had just put a good one there.
       if (await verified(target)) return target;
       const aside = `${staging}.old`;
-      if (await rename(target, aside).then(() => true, () => false)) {
+      if (
+        await rename(target, aside).then(
+          () => true,
+          () => false,
+        )
+      ) {
         if (await verified(aside)) await rename(aside, target).catch(() => undefined);
         else await rm(aside, { recursive: true, force: true });
       }

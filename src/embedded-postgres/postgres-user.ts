@@ -34,8 +34,12 @@ export async function postgresUser(): Promise<RunAs | undefined> {
     await run('useradd', ['--system', '-g', POSTGRES_USER, POSTGRES_USER]);
     return await ids();
   } catch (error) {
-    const why = String((error as { stderr?: string }).stderr || (error as Error).message).trim().split('\n')[0];
-    throw new Error(`as root it must run as the system user ${POSTGRES_USER}, which could not be created (${why}); create it (useradd --system ${POSTGRES_USER}) or run as another user`);
+    const why = String((error as { stderr?: string }).stderr || (error as Error).message)
+      .trim()
+      .split('\n')[0];
+    throw new Error(
+      `as root it must run as the system user ${POSTGRES_USER}, which could not be created (${why}); create it (useradd --system ${POSTGRES_USER}) or run as another user`,
+    );
   }
 }
 

@@ -49,7 +49,12 @@ export async function watchAccessChanges(
   const listen = async (reconnecting: boolean) => {
     // A half-open link (a NAT or firewall dropping it) raises no error: the heartbeat's own
     // timeout is what notices it. The application name tells this connection apart in pg_stat_activity.
-    const c = new pg.Client({ connectionString: store.url, keepAlive: true, query_timeout: Math.max(1_000, heartbeatMs / 3), application_name: LISTENER_APPLICATION_NAME });
+    const c = new pg.Client({
+      connectionString: store.url,
+      keepAlive: true,
+      query_timeout: Math.max(1_000, heartbeatMs / 3),
+      application_name: LISTENER_APPLICATION_NAME,
+    });
     c.on('notification', (n) => onNotice(n.payload ?? ''));
     c.on('error', () => lost(c));
     c.on('end', () => lost(c));

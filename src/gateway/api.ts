@@ -49,9 +49,14 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
     keyGenerator: (request) => sha256(String(request.headers['x-api-key'])),
     enableDraftSpec: true,
     errorResponseBuilder: (_request, context) => {
-      return new ApiError('rate_limited', `Too many requests for this API key; retry in ${Math.ceil(context.ttl / 1000)} s.`, {}, {
-        'retry-after': String(Math.ceil(context.ttl / 1000)),
-      });
+      return new ApiError(
+        'rate_limited',
+        `Too many requests for this API key; retry in ${Math.ceil(context.ttl / 1000)} s.`,
+        {},
+        {
+          'retry-after': String(Math.ceil(context.ttl / 1000)),
+        },
+      );
     },
   });
 
@@ -104,14 +109,23 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
 
         const print = fingerprint(request);
         const replay = await claimOrReplay(store, request, key, print, opts.idempotencyRetentionMs, opts.jobTimeoutMs * 2);
-        if (replay) return reply.code(replay.status).header('idempotent-replayed', 'true').type(replay.status >= 400 ? 'application/problem+json' : 'application/json').send(replay.body);
+        if (replay)
+          return reply
+            .code(replay.status)
+            .header('idempotent-replayed', 'true')
+            .type(replay.status >= 400 ? 'application/problem+json' : 'application/json')
+            .send(replay.body);
         const idempotency = { scope: `user:${request.userId}`, key, fingerprint: print };
         let body: unknown;
         try {
           body = await dispatch(def, licenseKey, params, idempotency);
         } catch (error) {
           const problem = error instanceof ApiError && isReplayable(error.status, error.code) ? error : undefined;
-          const kept = problem && { status: problem.status, body: problemBody(request, problem.status, problem.code, problem.message, problem.extra), jobId: problem.extra.jobId as string | undefined };
+          const kept = problem && {
+            status: problem.status,
+            body: problemBody(request, problem.status, problem.code, problem.message, problem.extra),
+            jobId: problem.extra.jobId as string | undefined,
+          };
           await settleKey(store, request.log, request.userId, key, kept);
           throw error;
         }

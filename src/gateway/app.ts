@@ -14,7 +14,12 @@ import { describeApi } from './openapi.js';
 import { acceptOnlyUtf8Json } from './json-body.js';
 import { JobLog } from './job-log.js';
 import { schedulePurges } from './purges.js';
-import { DEFAULT_FAILED_AUTH_LIMIT, DEFAULT_IDEMPOTENCY_RETENTION_HOURS, DEFAULT_JOB_LOG_RETENTION_DAYS, DEFAULT_PURGE_INTERVAL_MINUTES } from '../config/gateway-defaults.js';
+import {
+  DEFAULT_FAILED_AUTH_LIMIT,
+  DEFAULT_IDEMPOTENCY_RETENTION_HOURS,
+  DEFAULT_JOB_LOG_RETENTION_DAYS,
+  DEFAULT_PURGE_INTERVAL_MINUTES,
+} from '../config/gateway-defaults.js';
 import type { FailedAuthLimit } from './failed-auth-throttle.js';
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { sendProblem, toApiError } from './problems.js';

@@ -10,7 +10,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, problemDocument, sendProblem, toApiError } from './problems.js';
 
 function clientProblem(error: NodeJS.ErrnoException): ApiError {
-  if (error.code === 'HPE_HEADER_OVERFLOW') return new ApiError('header_fields_too_large', 'The request line and headers together are larger than the gateway accepts.');
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return new ApiError('header_fields_too_large', 'The request line and headers together are larger than the gateway accepts.');
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new ApiError('request_timeout', 'The request was not received in time.');
   return new ApiError('malformed_request', 'The request is not valid HTTP.');
 }

@@ -134,13 +134,19 @@ export class AgentHub {
   #unreadableResult(agent: ConnectedAgent, message: unknown, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): void {
     const jobId = (message as { jobId?: unknown }).jobId;
     const pending = typeof jobId === 'string' ? this.#pending.get(jobId) : undefined;
-    this.opts.log.error({ licenseKey: agent.licenseKey, jobId, issues: issues.map((i) => `${i.path.join('.')}: ${i.message}`) }, 'agent sent a result that does not match the protocol');
+    this.opts.log.error(
+      { licenseKey: agent.licenseKey, jobId, issues: issues.map((i) => `${i.path.join('.')}: ${i.message}`) },
+      'agent sent a result that does not match the protocol',
+    );
     if (!pending || pending.agent !== agent) return;
     clearTimeout(pending.timer);
     this.#pending.delete(jobId as string);
     pending.resolve({
       ok: false,
-      error: { code: 'agent_bad_result', message: 'The branch agent answered with a result the gateway cannot read; whether the job ran is unknown. Retry with the same Idempotency-Key.' },
+      error: {
+        code: 'agent_bad_result',
+        message: 'The branch agent answered with a result the gateway cannot read; whether the job ran is unknown. Retry with the same Idempotency-Key.',
+      },
     });
   }
 

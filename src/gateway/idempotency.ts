@@ -81,7 +81,15 @@ export function isReplayable(status: number, code?: string): boolean {
   // The agent keeps a failed print as the job's outcome too: replaying it is the same answer.
   if (code === 'printer_failed') return true;
   if (status < 400 || status >= 500) return false;
-  return !['validation_failed', 'idempotency_key_missing', 'unauthorized', 'branch_forbidden', 'rate_limited', 'idempotency_in_progress', 'idempotency_key_reused'].includes(code ?? '');
+  return ![
+    'validation_failed',
+    'idempotency_key_missing',
+    'unauthorized',
+    'branch_forbidden',
+    'rate_limited',
+    'idempotency_in_progress',
+    'idempotency_key_reused',
+  ].includes(code ?? '');
 }
 
 /** What a request that held a key answered: kept for replay. */

@@ -30,7 +30,9 @@ export function acceptOnlyUtf8Json(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer, done) => {
     const charset = charsetOf(request.headers['content-type']);
     if (charset !== undefined && !UTF8_NAMES.has(charset)) {
-      return done(new ApiError('unsupported_media_type', 'Send JSON bodies in UTF-8 (Content-Type: application/json; charset=utf-8); no other charset is read.'));
+      return done(
+        new ApiError('unsupported_media_type', 'Send JSON bodies in UTF-8 (Content-Type: application/json; charset=utf-8); no other charset is read.'),
+      );
     }
     if (body.subarray(0, BOM.length).equals(BOM)) return done(bodyProblem('starts with a byte order mark: send UTF-8 JSON without one'));
     if (!isUtf8(body)) return done(bodyProblem('is not valid UTF-8'));

@@ -78,7 +78,12 @@ export class PrinterStore {
   /** Those of `ids` that are the user's printers (missing and foreign ones are left out). */
   async find(userId: number, ids: readonly string[]): Promise<StoredPrinter[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.selectFrom('gw_printers').selectAll().where('user_id', '=', userId).where('id', 'in', [...ids]).execute();
+    const rows = await this.db
+      .selectFrom('gw_printers')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('id', 'in', [...ids])
+      .execute();
     return rows.map(printerFromRow);
   }
 

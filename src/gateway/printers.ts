@@ -68,7 +68,16 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.get(
     '/print/printers',
-    { schema: { operationId: 'listMyPrinters', summary: 'List my printers', tags, security, querystring: printerListQuery, response: { 200: printerList, ...problemResponses } } },
+    {
+      schema: {
+        operationId: 'listMyPrinters',
+        summary: 'List my printers',
+        tags,
+        security,
+        querystring: printerListQuery,
+        response: { 200: printerList, ...problemResponses },
+      },
+    },
     async (request) => {
       const { licenseKey } = request.query;
       if (licenseKey !== undefined) await authorizeBranch(request.userId, licenseKey);
@@ -79,7 +88,16 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.post(
     '/print/printers',
-    { schema: { operationId: 'registerPrinter', summary: 'Register a printer of one of my branches', tags, security, body: documentedPrinterCreate, response: { 201: printerRecord, ...problemResponses } } },
+    {
+      schema: {
+        operationId: 'registerPrinter',
+        summary: 'Register a printer of one of my branches',
+        tags,
+        security,
+        body: documentedPrinterCreate,
+        response: { 201: printerRecord, ...problemResponses },
+      },
+    },
     async (request, reply) => {
       await authorizeBranch(request.userId, request.body.licenseKey);
       const printer = await store.printers.create(request.userId, request.body);
@@ -89,7 +107,16 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.get(
     '/print/printers/:id',
-    { schema: { operationId: 'getPrinter', summary: 'Get a printer', tags, security, params: printerIdParams, response: { 200: printerRecord, ...problemResponses } } },
+    {
+      schema: {
+        operationId: 'getPrinter',
+        summary: 'Get a printer',
+        tags,
+        security,
+        params: printerIdParams,
+        response: { 200: printerRecord, ...problemResponses },
+      },
+    },
     async (request) => {
       const printer = await store.printers.get(request.userId, request.params.id);
       if (!printer) throw printerNotFound(request.params.id);
@@ -130,7 +157,16 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   typed.get(
     '/print/:licenseKey/printers',
-    { schema: { operationId: 'listBranchPrinters', summary: "List a branch's printers", tags, security, params: branchParams, response: { 200: branchPrinterList, ...problemResponses } } },
+    {
+      schema: {
+        operationId: 'listBranchPrinters',
+        summary: "List a branch's printers",
+        tags,
+        security,
+        params: branchParams,
+        response: { 200: branchPrinterList, ...problemResponses },
+      },
+    },
     async (request) => {
       const { licenseKey } = request.params;
       await authorizeBranch(request.userId, licenseKey);

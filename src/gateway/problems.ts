@@ -56,7 +56,12 @@ function fieldErrors(error: FastifyError): FieldError[] {
   if (!hasZodFastifySchemaValidationErrors(error)) return [{ path: '', message: error.message }];
   const where = error.validationContext ?? '';
   return error.validation.map((v) => ({
-    path: [where, ...String(v.instancePath ?? '').split('/').filter(Boolean)].join('.'),
+    path: [
+      where,
+      ...String(v.instancePath ?? '')
+        .split('/')
+        .filter(Boolean),
+    ].join('.'),
     message: v.message ?? 'invalid',
   }));
 }
@@ -88,7 +93,8 @@ export function toApiError(error: FastifyError): ApiError {
     }
     return invalidRequest(fieldErrors(error));
   }
-  if (isConnectionError(error)) return new ApiError('store_unavailable', 'The gateway cannot reach its database right now; retry shortly.', {}, { 'retry-after': '5' });
+  if (isConnectionError(error))
+    return new ApiError('store_unavailable', 'The gateway cannot reach its database right now; retry shortly.', {}, { 'retry-after': '5' });
   const known = FRAMEWORK_ERRORS[error.code];
   if (known) return known();
   const status = error.statusCode ?? 500;

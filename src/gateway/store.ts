@@ -156,7 +156,11 @@ export class GatewayStore {
   /** Registers an API key for a user and returns its id; the caller shows the plain key once. */
   async addApiKey(userId: number, apiKey: string, label = ''): Promise<number> {
     const row = await this.db.transaction().execute(async (trx) => {
-      const inserted = await trx.insertInto('gw_api_keys').values({ user_id: userId, key_hash: sha256(apiKey), label }).returning('id').executeTakeFirstOrThrow();
+      const inserted = await trx
+        .insertInto('gw_api_keys')
+        .values({ user_id: userId, key_hash: sha256(apiKey), label })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       await announce(trx, 'keys');
       return inserted;
     });
@@ -226,7 +230,15 @@ export class GatewayStore {
   ): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }> {
     for (;;) {
       const now = Date.now();
-      const row = { fingerprint, state: 'running' as const, status_code: null, body: null, job_id: null, created_at: new Date(now), expires_at: new Date(now + retentionMs) };
+      const row = {
+        fingerprint,
+        state: 'running' as const,
+        status_code: null,
+        body: null,
+        job_id: null,
+        created_at: new Date(now),
+        expires_at: new Date(now + retentionMs),
+      };
       // One statement decides: PostgreSQL locks a conflicting row and evaluates the takeover
       // condition on its latest version, so a key another request has just claimed is not
       // claimed again (a read followed by an upsert let every concurrent request through).
@@ -285,7 +297,10 @@ export class GatewayStore {
   async #purge(table: 'gw_idempotency' | 'gw_job_log', column: 'expires_at' | 'started_at', before: Date): Promise<number> {
     let total = 0;
     for (;;) {
-      const r = await sql`delete from ${sql.table(table)} where ctid in (select ctid from ${sql.table(table)} where ${sql.ref(column)} < ${before} limit ${PURGE_BATCH})`.execute(this.db);
+      const r =
+        await sql`delete from ${sql.table(table)} where ctid in (select ctid from ${sql.table(table)} where ${sql.ref(column)} < ${before} limit ${PURGE_BATCH})`.execute(
+          this.db,
+        );
       const deleted = Number(r.numAffectedRows ?? 0);
       total += deleted;
       if (deleted < PURGE_BATCH) return total;

@@ -14,7 +14,11 @@ async function next(ctx: PosContext, serie: string, counter: Counter): Promise<n
   // SR's series are configured in SR; numbering one on the fly could hand out tickets SR hands out again.
   if (!row) throw new PosError('series_not_found', `The branch has no folio series "${serie}" (folios).`, { serie });
   const value = (int(row[counter]) ?? 0) + 1;
-  await ctx.db.updateTable('folios').set({ [counter]: value }).where('serie', '=', serie).execute();
+  await ctx.db
+    .updateTable('folios')
+    .set({ [counter]: value })
+    .where('serie', '=', serie)
+    .execute();
   return value;
 }
 

@@ -34,9 +34,7 @@ export type PosDbConfig =
       instanceName?: string;
       port?: number;
       database: string;
-      authentication:
-        | { type: 'sql'; user: string; password: string }
-        | { type: 'ntlm'; domain: string; user: string; password: string };
+      authentication: { type: 'sql'; user: string; password: string } | { type: 'ntlm'; domain: string; user: string; password: string };
       encrypt?: boolean;
       trustServerCertificate?: boolean;
       connectTimeoutMs?: number;
@@ -59,7 +57,9 @@ export function createPosDb(config: PosDbConfig): PosConnection {
 }
 
 function postgresDialect(config: Extract<PosDbConfig, { dialect: 'postgres' }>): Dialect {
-  return new PostgresDialect({ pool: createPgPool({ ...withLockTimeout(config.url, config.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), max: config.poolSize ?? 10 }) });
+  return new PostgresDialect({
+    pool: createPgPool({ ...withLockTimeout(config.url, config.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), max: config.poolSize ?? 10 }),
+  });
 }
 
 /**

@@ -10,7 +10,12 @@ import { SQL_DIR } from '../sql-migrations.js';
 
 export function referenceSchemaSql(dialect: PosDialectName, file = 'softrestaurant11.sql'): string[] {
   const text = readFileSync(`${SQL_DIR}${dialect}/pos/${file}`, 'utf8');
-  return dialect === 'mssql' ? text.split(/^\s*GO\s*$/im).map((b) => b.trim()).filter(Boolean) : [text];
+  return dialect === 'mssql'
+    ? text
+        .split(/^\s*GO\s*$/im)
+        .map((b) => b.trim())
+        .filter(Boolean)
+    : [text];
 }
 
 export async function installReferenceSchema(db: PosDb, dialect: PosDialectName, file?: string): Promise<void> {

@@ -182,4 +182,3 @@ export async function reseedIdentity(db: PosDb, table: 'tempcheques' | 'cheques'
     postgres: sql`select setval(pg_get_serial_sequence(${sql.lit(`"${table}"`)}, ${sql.lit(column)}), ${sql.lit(last + 1)}, false)`,
   });
 }
-

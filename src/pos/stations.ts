@@ -70,7 +70,12 @@ export function shiftWaiter(shiftPerWaiter: boolean, idMesero: string | undefine
 }
 
 /** The shift open now that a sale at `estacion` belongs to, found as SR's terminals find it. */
-export async function openShiftFor(ctx: Pick<PosContext, 'db' | 'schema'>, estacion: string, idEmpresa: string, idMesero?: string): Promise<number | undefined> {
+export async function openShiftFor(
+  ctx: Pick<PosContext, 'db' | 'schema'>,
+  estacion: string,
+  idEmpresa: string,
+  idMesero?: string,
+): Promise<number | undefined> {
   const [station, settings] = await Promise.all([stationOf(ctx, estacion), readSettings(ctx)]);
   const row = await ctx.db
     .selectFrom('turnos')

@@ -39,7 +39,16 @@ export async function markForSync(ctx: PosContext, entityType: number, workspace
   if (!queued) {
     await ctx.db
       .insertInto('nsplatformcontrol')
-      .values(ctx.schema.completeRow('nsplatformcontrol', { WorkspaceId: workspaceId, EntityType: entityType, OperationType: SYNC_CREATE, IsSync: false, Attempts: 0, CreateDate: createDate }))
+      .values(
+        ctx.schema.completeRow('nsplatformcontrol', {
+          WorkspaceId: workspaceId,
+          EntityType: entityType,
+          OperationType: SYNC_CREATE,
+          IsSync: false,
+          Attempts: 0,
+          CreateDate: createDate,
+        }),
+      )
       .execute();
     return;
   }

@@ -94,12 +94,7 @@ function kFactor(i1: Decimal.Value, i2: Decimal.Value, i3: Decimal.Value): Decim
 }
 
 /** `preciosinimpuestos` as SR stores it: p / (1 + T/100) with 4 decimals. */
-export function precioSinImpuestos(
-  precio: Decimal.Value,
-  i1: Decimal.Value,
-  i2: Decimal.Value,
-  i3: Decimal.Value,
-): Decimal {
+export function precioSinImpuestos(precio: Decimal.Value, i1: Decimal.Value, i2: Decimal.Value, i3: Decimal.Value): Decimal {
   return new Dec(precio).div(kFactor(i1, i2, i3)).toDecimalPlaces(4, Decimal.ROUND_HALF_UP);
 }
 
@@ -112,9 +107,18 @@ export function computeTotals(lines: readonly TotalsLine[], generalDiscount: Dec
   const generalIsCourtesy = g.gte(HUNDRED);
   const gFactor = ONE.minus(g.div(HUNDRED));
   const classes: Record<Clasificacion, ClassTotals> = { 1: emptyClass(), 2: emptyClass(), 3: emptyClass() };
-  let gross = ZERO, grossInc = ZERO, net = ZERO, netInc = ZERO, fin = ZERO, finInc = ZERO;
-  let productDiscounts = ZERO, courtesies = ZERO, articulos = ZERO;
-  let tax1 = ZERO, tax2 = ZERO, tax3 = ZERO;
+  let gross = ZERO,
+    grossInc = ZERO,
+    net = ZERO,
+    netInc = ZERO,
+    fin = ZERO,
+    finInc = ZERO;
+  let productDiscounts = ZERO,
+    courtesies = ZERO,
+    articulos = ZERO;
+  let tax1 = ZERO,
+    tax2 = ZERO,
+    tax3 = ZERO;
 
   for (const line of lines) {
     const c = classes[line.clasificacion];
@@ -213,17 +217,38 @@ export function totalsToApi(t: AccountTotals): ApiTotales {
 }
 
 export type HeaderTotalsColumn =
-  | 'subtotal' | 'subtotalsinimpuestos' | 'total'
-  | 'totalimpuesto1' | 'totalimpuestod1' | 'totalimpuestod2' | 'totalimpuestod3'
-  | 'descuento' | 'descuentoimporte' | 'subtotalcondescuento'
-  | 'totalsindescuento' | 'totalsindescuentoimp'
-  | 'totaldescuentos' | 'totaldescuentoalimentos' | 'totaldescuentobebidas' | 'totaldescuentootros'
-  | 'totalcortesias' | 'totalcortesiaalimentos' | 'totalcortesiabebidas' | 'totalcortesiaotros'
+  | 'subtotal'
+  | 'subtotalsinimpuestos'
+  | 'total'
+  | 'totalimpuesto1'
+  | 'totalimpuestod1'
+  | 'totalimpuestod2'
+  | 'totalimpuestod3'
+  | 'descuento'
+  | 'descuentoimporte'
+  | 'subtotalcondescuento'
+  | 'totalsindescuento'
+  | 'totalsindescuentoimp'
+  | 'totaldescuentos'
+  | 'totaldescuentoalimentos'
+  | 'totaldescuentobebidas'
+  | 'totaldescuentootros'
+  | 'totalcortesias'
+  | 'totalcortesiaalimentos'
+  | 'totalcortesiabebidas'
+  | 'totalcortesiaotros'
   | 'totaldescuentoycortesia'
-  | 'totalalimentos' | 'totalbebidas' | 'totalotros'
-  | 'totalalimentossindescuentos' | 'totalbebidassindescuentos' | 'totalotrossindescuentos'
+  | 'totalalimentos'
+  | 'totalbebidas'
+  | 'totalotros'
+  | 'totalalimentossindescuentos'
+  | 'totalbebidassindescuentos'
+  | 'totalotrossindescuentos'
   | 'totalarticulos'
-  | 'totalconpropina' | 'totalconcargo' | 'totalconpropinacargo' | 'totalcondonativo'
+  | 'totalconpropina'
+  | 'totalconcargo'
+  | 'totalconpropinacargo'
+  | 'totalcondonativo'
   | 'totalconpropinacargodonativo';
 
 // Fails to compile if a name above is not a real `tempcheques` column.
@@ -272,9 +297,7 @@ export function totalsToHeaderColumns(t: AccountTotals): HeaderTotals {
   };
 }
 
-export type PercentResult =
-  | { ok: true; percent: Decimal }
-  | { ok: false; reason: 'exceeds_base' | 'out_of_range' };
+export type PercentResult = { ok: true; percent: Decimal } | { ok: false; reason: 'exceeds_base' | 'out_of_range' };
 
 export interface DiscountRequest {
   modo: 'porcentaje' | 'importe';
@@ -305,14 +328,7 @@ function fromPercent(valor: Decimal, scale: number): PercentResult {
  * digit the client never saw. `ratio` computes valor / exact × 100 with a single division, so a
  * percentage that ends in an exact half rounds as it should.
  */
-function fromAmount(
-  valor: Decimal,
-  exact: Decimal,
-  shown: Decimal,
-  limit: Decimal,
-  ratio: (valor: Decimal) => Decimal,
-  scale: number,
-): PercentResult {
+function fromAmount(valor: Decimal, exact: Decimal, shown: Decimal, limit: Decimal, ratio: (valor: Decimal) => Decimal, scale: number): PercentResult {
   if (valor.lt(0)) return OUT_OF_RANGE;
   if (valor.isZero()) return { ok: true, percent: new Dec(0) };
   if (valor.gt(limit) || exact.isZero()) return EXCEEDS_BASE;
@@ -322,11 +338,7 @@ function fromAmount(
 }
 
 /** General discount request → g. Base `subtotal` = Σ net, base `total` = Σ netInc (unrounded). */
-export function generalDiscountPercent(
-  req: DiscountRequest,
-  lines: readonly TotalsLine[],
-  scale = 4,
-): PercentResult {
+export function generalDiscountPercent(req: DiscountRequest, lines: readonly TotalsLine[], scale = 4): PercentResult {
   const valor = parse(req.valor);
   if (valor === null) return OUT_OF_RANGE;
   if (req.modo === 'porcentaje') return fromPercent(valor, scale);

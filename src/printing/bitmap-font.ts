@@ -127,10 +127,20 @@ const ACCENTS = {
 
 /** Accented letter → base letter and accent; capitals carry the accent above the body. */
 const COMPOSED: ReadonlyArray<readonly [string, string, keyof typeof ACCENTS]> = [
-  ['á', 'a', 'acute'], ['é', 'e', 'acute'], ['í', 'ı', 'acute'], ['ó', 'o', 'acute'], ['ú', 'u', 'acute'],
-  ['ü', 'u', 'diaeresis'], ['ñ', 'n', 'tilde'],
-  ['Á', 'A', 'acute'], ['É', 'E', 'acute'], ['Í', 'I', 'acute'], ['Ó', 'O', 'acute'], ['Ú', 'U', 'acute'],
-  ['Ü', 'U', 'diaeresis'], ['Ñ', 'N', 'tilde'],
+  ['á', 'a', 'acute'],
+  ['é', 'e', 'acute'],
+  ['í', 'ı', 'acute'],
+  ['ó', 'o', 'acute'],
+  ['ú', 'u', 'acute'],
+  ['ü', 'u', 'diaeresis'],
+  ['ñ', 'n', 'tilde'],
+  ['Á', 'A', 'acute'],
+  ['É', 'E', 'acute'],
+  ['Í', 'I', 'acute'],
+  ['Ó', 'O', 'acute'],
+  ['Ú', 'U', 'acute'],
+  ['Ü', 'U', 'diaeresis'],
+  ['Ñ', 'N', 'tilde'],
 ];
 
 /** Each row as a bit mask, leftmost pixel in bit GLYPH_WIDTH - 1. */
@@ -147,9 +157,7 @@ function place(rows: number[], top: number, into: number[]): number[] {
   return into;
 }
 
-const GLYPHS = new Map<string, Glyph>(
-  DRAWN.map(([char, art]) => [char, place(rowsOf(art), BODY_TOP, Array<number>(GLYPH_HEIGHT).fill(0))]),
-);
+const GLYPHS = new Map<string, Glyph>(DRAWN.map(([char, art]) => [char, place(rowsOf(art), BODY_TOP, Array<number>(GLYPH_HEIGHT).fill(0))]));
 for (const [char, baseChar, accent] of COMPOSED) {
   const base = GLYPHS.get(baseChar) ?? [];
   const isCapital = char !== char.toLowerCase();
@@ -157,11 +165,7 @@ for (const [char, baseChar, accent] of COMPOSED) {
 }
 
 /** An outlined box: marks a character the font does not have. */
-const MISSING: Glyph = place(
-  rowsOf('##### #...# #...# #...# #...# #...# #####'),
-  BODY_TOP,
-  Array<number>(GLYPH_HEIGHT).fill(0),
-);
+const MISSING: Glyph = place(rowsOf('##### #...# #...# #...# #...# #...# #####'), BODY_TOP, Array<number>(GLYPH_HEIGHT).fill(0));
 
 export function glyphFor(char: string): Glyph {
   return GLYPHS.get(char) ?? MISSING;

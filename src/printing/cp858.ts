@@ -3,12 +3,7 @@ import iconv from 'iconv-lite';
 const ENCODING = 'cp858';
 
 // Printable repertoire only: control bytes from user text would be taken as printer commands.
-const REPERTOIRE = new Set(
-  iconv.decode(
-    Buffer.from([...Array(256).keys()].filter((b) => (b >= 0x20 && b < 0x7f) || b >= 0x80)),
-    ENCODING,
-  ),
-);
+const REPERTOIRE = new Set(iconv.decode(Buffer.from([...Array(256).keys()].filter((b) => (b >= 0x20 && b < 0x7f) || b >= 0x80)), ENCODING));
 
 // Characters that phones and keyboards insert but CP858 lacks, with an obvious stand-in.
 const STAND_INS: Readonly<Record<string, string>> = {

@@ -23,12 +23,53 @@ const TAB_STOP = 8;
 
 /** Parameter bytes of the fixed-length commands that do not change what the decoder tracks. */
 const ESC_PARAMS: Readonly<Record<string, number>> = {
-  ' ': 1, '%': 1, '-': 1, '2': 0, '3': 1, '4': 0, '5': 0, '<': 0, '=': 1, '?': 1, G: 1, J: 1,
-  L: 0, M: 1, R: 1, S: 0, T: 1, U: 1, V: 1, '\\': 2, $: 2, c: 2, e: 1, p: 3, r: 1, t: 1, u: 1,
-  v: 0, '{': 1, '\x0f': 0,
+  ' ': 1,
+  '%': 1,
+  '-': 1,
+  '2': 0,
+  '3': 1,
+  '4': 0,
+  '5': 0,
+  '<': 0,
+  '=': 1,
+  '?': 1,
+  G: 1,
+  J: 1,
+  L: 0,
+  M: 1,
+  R: 1,
+  S: 0,
+  T: 1,
+  U: 1,
+  V: 1,
+  '\\': 2,
+  $: 2,
+  c: 2,
+  e: 1,
+  p: 3,
+  r: 1,
+  t: 1,
+  u: 1,
+  v: 0,
+  '{': 1,
+  '\x0f': 0,
 };
 const GS_PARAMS: Readonly<Record<string, number>> = {
-  B: 1, H: 1, I: 1, L: 2, P: 2, W: 2, '\\': 2, $: 2, '^': 3, a: 1, b: 1, f: 1, h: 1, r: 1, w: 1,
+  B: 1,
+  H: 1,
+  I: 1,
+  L: 2,
+  P: 2,
+  W: 2,
+  '\\': 2,
+  $: 2,
+  '^': 3,
+  a: 1,
+  b: 1,
+  f: 1,
+  h: 1,
+  r: 1,
+  w: 1,
 };
 const FS_PARAMS: Readonly<Record<string, number>> = { '!': 1, '&': 0, '-': 1, '.': 0, C: 1, S: 2, W: 1, p: 2 };
 
@@ -82,32 +123,66 @@ export function decodeEscpos(bytes: Uint8Array): PrintedItem[] {
       const n = at(2);
       i += 2;
       switch (command) {
-        case '@': reset(); break;
+        case '@':
+          reset();
+          break;
         case '!':
           mode.bold = (n & 0x08) !== 0;
           mode.doubleHeight = (n & 0x10) !== 0;
           mode.doubleWidth = (n & 0x20) !== 0;
           i += 1;
           break;
-        case 'E': mode.bold = (n & 1) === 1; i += 1; break;
-        case 'a': setAlign(n); i += 1; break;
-        case 'd': feed(Math.max(1, n)); i += 1; break;
-        case 'i': case 'm': cut(); break;
-        case '*': i += 3 + (at(1) | (at(2) << 8)) * (n >= 32 ? 3 : 1); break;
-        case 'D': i = afterNul(i); break;
-        default: i += ESC_PARAMS[command] ?? 0;
+        case 'E':
+          mode.bold = (n & 1) === 1;
+          i += 1;
+          break;
+        case 'a':
+          setAlign(n);
+          i += 1;
+          break;
+        case 'd':
+          feed(Math.max(1, n));
+          i += 1;
+          break;
+        case 'i':
+        case 'm':
+          cut();
+          break;
+        case '*':
+          i += 3 + (at(1) | (at(2) << 8)) * (n >= 32 ? 3 : 1);
+          break;
+        case 'D':
+          i = afterNul(i);
+          break;
+        default:
+          i += ESC_PARAMS[command] ?? 0;
       }
     } else if (byte === GS) {
       const command = String.fromCharCode(at(1));
       const n = at(2);
       i += 2;
       switch (command) {
-        case '!': mode.doubleWidth = (n & 0x70) !== 0; mode.doubleHeight = (n & 0x07) !== 0; i += 1; break;
-        case 'V': cut(); i += n === 65 || n === 66 || n === 97 || n === 98 ? 2 : 1; break;
-        case '(': i += 2 + (at(0) | (at(1) << 8)); break;
-        case 'v': i += 6 + (at(2) | (at(3) << 8)) * (at(4) | (at(5) << 8)); break;
-        case 'k': if (n <= 6) i = afterNul(i + 1); else i += 2 + at(1); break;
-        default: i += GS_PARAMS[command] ?? 0;
+        case '!':
+          mode.doubleWidth = (n & 0x70) !== 0;
+          mode.doubleHeight = (n & 0x07) !== 0;
+          i += 1;
+          break;
+        case 'V':
+          cut();
+          i += n === 65 || n === 66 || n === 97 || n === 98 ? 2 : 1;
+          break;
+        case '(':
+          i += 2 + (at(0) | (at(1) << 8));
+          break;
+        case 'v':
+          i += 6 + (at(2) | (at(3) << 8)) * (at(4) | (at(5) << 8));
+          break;
+        case 'k':
+          if (n <= 6) i = afterNul(i + 1);
+          else i += 2 + at(1);
+          break;
+        default:
+          i += GS_PARAMS[command] ?? 0;
       }
     } else if (byte === FS) {
       i += 2 + (FS_PARAMS[String.fromCharCode(at(1))] ?? 0);
@@ -116,7 +191,9 @@ export function decodeEscpos(bytes: Uint8Array): PrintedItem[] {
       i += at(1) === DC4 ? 5 : 3;
     } else {
       if (byte === LF) endLine();
-      else if (byte === HT) do put(0x20); while (text.length % TAB_STOP !== 0);
+      else if (byte === HT)
+        do put(0x20);
+        while (text.length % TAB_STOP !== 0);
       else if (byte === SO) mode.doubleWidth = true;
       else if (byte === DC4) mode.doubleWidth = false;
       else if (byte >= 0x20 && byte !== 0x7f) put(byte);

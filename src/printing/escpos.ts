@@ -91,11 +91,7 @@ function formatQuantity(cantidad: number): string {
   return Number.isInteger(cantidad) ? String(cantidad) : String(Number(cantidad.toFixed(3)));
 }
 
-async function writeLine(
-  writer: TicketWriter,
-  line: KitchenTicketLine,
-  quantityWidth: number,
-): Promise<void> {
+async function writeLine(writer: TicketWriter, line: KitchenTicketLine, quantityWidth: number): Promise<void> {
   const quantity = formatQuantity(line.cantidad).padStart(quantityWidth);
   await writer.hanging(`${quantity} `, line.descripcion, Style.Bold | Style.DoubleHeight);
   const detailIndent = ' '.repeat(quantityWidth + 1);
@@ -105,10 +101,7 @@ async function writeLine(
   if (line.comentario) await writer.hanging(`${detailIndent}* `, line.comentario);
 }
 
-export async function renderKitchenTicket(
-  ticket: KitchenTicket,
-  options: EscposOptions,
-): Promise<Buffer> {
+export async function renderKitchenTicket(ticket: KitchenTicket, options: EscposOptions): Promise<Buffer> {
   const writer = await TicketWriter.open(options);
   await writer.paragraph(ticket.businessName, Style.Bold | Style.DoubleHeight, Align.Center);
   if (ticket.businessSubtitle) await writer.paragraph(ticket.businessSubtitle, 0, Align.Center);

@@ -45,15 +45,7 @@ class Canvas {
   }
 
   /** Bold is the glyph drawn again one pixel to the right, as thermal heads do it. */
-  text(
-    text: string,
-    x: number,
-    y: number,
-    scaleX: number,
-    scaleY: number,
-    bold: boolean,
-    advance = (GLYPH_WIDTH + 1) * scaleX,
-  ): void {
+  text(text: string, x: number, y: number, scaleX: number, scaleY: number, bold: boolean, advance = (GLYPH_WIDTH + 1) * scaleX): void {
     [...text].forEach((char, index) => {
       const left = x + index * advance;
       glyphFor(char).forEach((row, r) => {

@@ -12,9 +12,7 @@ import {
 
 export type PrintError = 'unreachable' | 'timeout' | 'refused' | PrinterFault;
 
-export type PrintResult =
-  | { status: 'printed'; bytes: number }
-  | { status: 'failed'; error: PrintError; detail: string };
+export type PrintResult = { status: 'printed'; bytes: number } | { status: 'failed'; error: PrintError; detail: string };
 
 export interface PrinterAddress {
   host: string;
@@ -65,10 +63,7 @@ function connect(target: PrinterAddress, timeoutMs: number): Promise<net.Socket>
       socket.destroy();
       reject(failure);
     };
-    const timer = setTimeout(
-      () => fail(new PrintFailure('unreachable', describe(target, `no connection within ${timeoutMs} ms`))),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => fail(new PrintFailure('unreachable', describe(target, `no connection within ${timeoutMs} ms`))), timeoutMs);
     // Anything but a refusal (EHOSTUNREACH, ENETUNREACH, ENOTFOUND, ETIMEDOUT...) means no printer there.
     const onError = (err: Error): void => {
       const code = errorCode(err);
@@ -226,11 +221,7 @@ function throwOnFault(answer: StatusAnswer, target: PrinterAddress, when: string
  * gets nothing, so nothing prints twice after a retry) and after it (paper that ran out mid-job).
  * Network and printer failures come back as a failed PrintResult, never as an exception.
  */
-export async function sendToPrinter(
-  target: PrinterAddress,
-  bytes: Buffer,
-  opts: SendOptions = {},
-): Promise<PrintResult> {
+export async function sendToPrinter(target: PrinterAddress, bytes: Buffer, opts: SendOptions = {}): Promise<PrintResult> {
   const { connectTimeoutMs = 3000, writeTimeoutMs = 5000, checkStatus = true, statusTimeoutMs = 300 } = opts;
   const queryStatus = opts.language === 'tspl' ? queryTsplStatus : queryEscposStatus;
   let socket: net.Socket | undefined;

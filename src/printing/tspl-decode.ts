@@ -47,6 +47,11 @@ export function decodeTspl(bytes: Uint8Array): DecodedLabels {
 /** Each label's texts top to bottom, labels separated by a blank line. */
 export function tsplText(decoded: DecodedLabels): string {
   return decoded.labels
-    .map((label) => [...label].sort((a, b) => a.y - b.y || a.x - b.x).map((t) => t.text).join('\n'))
+    .map((label) =>
+      [...label]
+        .sort((a, b) => a.y - b.y || a.x - b.x)
+        .map((t) => t.text)
+        .join('\n'),
+    )
     .join('\n\n');
 }

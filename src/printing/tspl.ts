@@ -1,11 +1,5 @@
 import { encodeCp858, toPrintable } from './cp858.js';
-import {
-  DEFAULT_LABEL_SETTINGS,
-  type KitchenTicket,
-  type KitchenTicketLine,
-  type LabelSettings,
-  type TestTicket,
-} from './ticket.js';
+import { DEFAULT_LABEL_SETTINGS, type KitchenTicket, type KitchenTicketLine, type LabelSettings, type TestTicket } from './ticket.js';
 import { formatTicketDate } from './ticket-date.js';
 import { wrapWithPrefix } from './wrap.js';
 
@@ -69,15 +63,7 @@ export class TsplBuilder {
     return this.line('CLS');
   }
 
-  text(
-    x: number,
-    y: number,
-    font: TsplFont,
-    rotation: 0 | 90 | 180 | 270,
-    xMul: number,
-    yMul: number,
-    text: string,
-  ): this {
+  text(x: number, y: number, font: TsplFont, rotation: 0 | 90 | 180 | 270, xMul: number, yMul: number, text: string): this {
     return this.line(
       Buffer.concat([
         Buffer.from(`TEXT ${x},${y},"${font}",${rotation},${xMul},${yMul},"`, 'latin1'),
@@ -175,9 +161,7 @@ export function renderLabels(ticket: KitchenTicket, options: LabelOptions = {}):
   const small = layout.columns('2');
   const large = layout.columns('3');
   const time = formatTicketDate(ticket.date, options.timeZone).slice(-5);
-  const units = ticket.lines.flatMap((line) =>
-    Array<KitchenTicketLine>(Math.max(1, Math.ceil(line.cantidad))).fill(line),
-  );
+  const units = ticket.lines.flatMap((line) => Array<KitchenTicketLine>(Math.max(1, Math.ceil(line.cantidad))).fill(line));
   for (const [i, line] of units.entries()) {
     builder.cls();
     layout.place(builder, [

@@ -74,7 +74,7 @@ class StatusQueryFilter {
     const kept: Buffer[] = [];
     let start = 0;
     let end = data.length;
-    for (let i = 0; i < data.length; ) {
+    for (let i = 0; i < data.length;) {
       const query = this.queryAt(data, i);
       if (query === 'incomplete') {
         end = i;

@@ -22,7 +22,5 @@ export function wrapText(text: string, width: number): string[] {
 /** Wraps `text` after `prefix`, indenting continuation lines to the prefix's width. */
 export function wrapWithPrefix(prefix: string, text: string, width: number): string[] {
   const indent = ' '.repeat(prefix.length);
-  return wrapText(text, Math.max(1, width - prefix.length)).map(
-    (line, i) => (i === 0 ? prefix : indent) + line,
-  );
+  return wrapText(text, Math.max(1, width - prefix.length)).map((line, i) => (i === 0 ? prefix : indent) + line);
 }

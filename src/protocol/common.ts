@@ -1,9 +1,7 @@
 /** Schema pieces shared by many operations: keys, paging, query-string scalars, list results. */
 import { z } from 'zod';
 
-export const licenseKey = z
-  .string()
-  .regex(/^[A-Za-z0-9]{16}$/, 'must be exactly 16 letters or digits');
+export const licenseKey = z.string().regex(/^[A-Za-z0-9]{16}$/, 'must be exactly 16 letters or digits');
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
@@ -15,7 +13,10 @@ export const MAX_PAGE_SIZE = 500;
  * a union with strings.
  */
 export function integer(bounds: (n: z.ZodNumber) => z.ZodNumber = (n) => n) {
-  return z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v), bounds(z.number({ error: 'must be an integer' }).int('must be an integer')));
+  return z.preprocess(
+    (v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v),
+    bounds(z.number({ error: 'must be an integer' }).int('must be an integer')),
+  );
 }
 
 const pageNumber = integer((n) => n.min(1));
@@ -30,9 +31,7 @@ export function paging(max = MAX_PAGE_SIZE) {
 
 export const search = z.string().max(200).optional();
 
-export const booleanQuery = z
-  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
-  .transform((v) => v === true || v === 'true' || v === '1');
+export const booleanQuery = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
 
 /** The seed's operational day: 06:00 to 05:59:59 of the next day unless `dayStartHour` says otherwise. */
 export const DEFAULT_DAY_START_HOUR = 6;
@@ -79,8 +78,7 @@ export const localDateTime = z.string();
 // process knows (the gateway may run in another zone), so the schema keeps the text as sent.
 // ---------------------------------------------------------------------------------------------
 
-const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
 export interface DateFilterValue {
   /** The instant named; without an offset, wall-clock time of the process's zone. */

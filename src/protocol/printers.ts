@@ -33,7 +33,10 @@ const HOST_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 export function isPrinterHost(value: string): boolean {
   if (isIP(value) !== 0) return true;
   if (value.length > 253 || /^[\d.]+$/.test(value)) return false;
-  return value.replace(/\.$/, '').split('.').every((label) => HOST_LABEL.test(label));
+  return value
+    .replace(/\.$/, '')
+    .split('.')
+    .every((label) => HOST_LABEL.test(label));
 }
 
 export const printerIp = z

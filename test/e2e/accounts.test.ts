@@ -43,7 +43,14 @@ async function lines(folio: number, on = db) {
 
 async function counts(on = db) {
   const count = async (table: 'tempcheques' | 'tempcheqdet' | 'tempcancela' | 'productosenproduccion' | 'bitacorasistema' | 'tempchequespagos') =>
-    Number((await on.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await on
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const folios = await on.selectFrom('folios').select(['serie', 'ultimofolio', 'ultimaorden']).orderBy('serie').execute();
   return {
     tempcheques: await count('tempcheques'),
@@ -69,10 +76,31 @@ describe('create an open order', () => {
     const folio = res.body.folio;
     expect(res.body.movimientos).toEqual([1, 2, 3]);
     // 2 × 89.00 + 0 + 3 × 29.90 = 267.70 with IVA included
-    expect(res.body.totales).toMatchObject({ total: 267.7, subtotal: 230.78, totalImpuesto1: 36.92, totalAlimentos: 153.45, totalBebidas: 77.33, totalArticulos: 6 });
+    expect(res.body.totales).toMatchObject({
+      total: 267.7,
+      subtotal: 230.78,
+      totalImpuesto1: 36.92,
+      totalAlimentos: 153.45,
+      totalBebidas: 77.33,
+      totalArticulos: 6,
+    });
 
     const h = await header(folio);
-    expect(h).toMatchObject({ pagado: false, cancelado: false, impreso: false, idturno: 0, mesa: '3', idmesero: '01', estacion: 'CAJA1', idempresa: '0000000001', nopersonas: 2, seriefolio: 'A', tipodeservicio: 1, usuarioapertura: 'API', cierre: null });
+    expect(h).toMatchObject({
+      pagado: false,
+      cancelado: false,
+      impreso: false,
+      idturno: 0,
+      mesa: '3',
+      idmesero: '01',
+      estacion: 'CAJA1',
+      idempresa: '0000000001',
+      nopersonas: 2,
+      seriefolio: 'A',
+      tipodeservicio: 1,
+      usuarioapertura: 'API',
+      cierre: null,
+    });
     expect(Number(h.orden)).toBe(Number(before.ultimaorden) + 1);
     expect(h.total).toBe('267.7000');
     expect(h.subtotal).toBe('230.7800');
@@ -87,7 +115,15 @@ describe('create an open order', () => {
       [2, '9001', true, '3001', false],
       [3, '1005', false, '', false],
     ]);
-    expect(l[0]).toMatchObject({ precio: '89.0000', preciosinimpuestos: '76.7241', impuesto1: '16.00', descuento: SR10 ? '0.00' : '0.0000', cantidad: '2.000000', idestacion: 'CAJA1', idmeseroproducto: '01' });
+    expect(l[0]).toMatchObject({
+      precio: '89.0000',
+      preciosinimpuestos: '76.7241',
+      impuesto1: '16.00',
+      descuento: SR10 ? '0.00' : '0.0000',
+      cantidad: '2.000000',
+      idestacion: 'CAJA1',
+      idmeseroproducto: '01',
+    });
     expect(l[1]!.precio).toBe('0.0000');
 
     // One production number and priority for the lines sent together; each on its product's monitor, in the open shift.
@@ -109,7 +145,10 @@ describe('create an open order', () => {
   });
 
   it('prices a modifier with the price registered for its base', async () => {
-    const folio = await openOrder([{ movimiento: 1, idProducto: '3002', cantidad: 1 }, { movimiento: 2, idProducto: '9002', cantidad: 1, modificador: true }]);
+    const folio = await openOrder([
+      { movimiento: 1, idProducto: '3002', cantidad: 1 },
+      { movimiento: 2, idProducto: '9002', cantidad: 1, modificador: true },
+    ]);
     const l = await lines(folio);
     expect(l.map((x) => x.precio)).toEqual(['135.0000', '15.0000']);
   });
@@ -174,18 +213,21 @@ describe('create an open order', () => {
 });
 
 describe('references', () => {
-  it.each(['<script>alert(1)</script>', '\r\nX-Injected', 'CAJA9'])('refuses the unknown station %j with 422 station_not_found, writing nothing', async (estacion) => {
-    const before = await counts();
-    for (const [path, body] of [
-      ['/temp_ordenes/{lk}', { ...base, estacion }],
-      ['/ordenes/{lk}', { ...base, estacion, idFormaDePago: 'EFE', productos: [tacos] }],
-    ] as const) {
-      const res = await write(path, body);
-      expect(res.status, JSON.stringify(res.body)).toBe(422);
-      expect(res.body).toMatchObject({ code: 'station_not_found', estacion });
-    }
-    expect(await counts()).toEqual(before);
-  });
+  it.each(['<script>alert(1)</script>', '\r\nX-Injected', 'CAJA9'])(
+    'refuses the unknown station %j with 422 station_not_found, writing nothing',
+    async (estacion) => {
+      const before = await counts();
+      for (const [path, body] of [
+        ['/temp_ordenes/{lk}', { ...base, estacion }],
+        ['/ordenes/{lk}', { ...base, estacion, idFormaDePago: 'EFE', productos: [tacos] }],
+      ] as const) {
+        const res = await write(path, body);
+        expect(res.status, JSON.stringify(res.body)).toBe(422);
+        expect(res.body).toMatchObject({ code: 'station_not_found', estacion });
+      }
+      expect(await counts()).toEqual(before);
+    },
+  );
 
   it("writes a look-alike station the server's collation matches under the branch's own spelling, or refuses it", async () => {
     // SQL Server's case- and width-insensitive collations, which also ignore format characters,
@@ -219,12 +261,26 @@ describe('references', () => {
 describe('create a closed order', () => {
   it('creates it paid, printed, numbered and paid in full in the open shift', async () => {
     const before = await db.selectFrom('folios').select('ultimofolio').where('serie', '=', 'A').executeTakeFirstOrThrow();
-    const res = await write('/ordenes/{lk}', { ...base, idFormaDePago: 'TAR', productos: [refresco, { movimiento: 2, idProducto: '4001', cantidad: 1 }].map((p, i) => ({ ...p, movimiento: i + 1 })) });
+    const res = await write('/ordenes/{lk}', {
+      ...base,
+      idFormaDePago: 'TAR',
+      productos: [refresco, { movimiento: 2, idProducto: '4001', cantidad: 1 }].map((p, i) => ({ ...p, movimiento: i + 1 })),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.numcheque).toBe(Number(before.ultimofolio) + 1);
     expect(res.body.idTurno).toBe(2);
     const h = await header(res.body.folio);
-    expect(h).toMatchObject({ pagado: true, impreso: true, cancelado: false, impresiones: 1, tipodeservicio: 3, total: '144.7000', tarjeta: '144.7000', efectivo: '0.0000', usuariopago: 'API' });
+    expect(h).toMatchObject({
+      pagado: true,
+      impreso: true,
+      cancelado: false,
+      impresiones: 1,
+      tipodeservicio: 3,
+      total: '144.7000',
+      tarjeta: '144.7000',
+      efectivo: '0.0000',
+      usuariopago: 'API',
+    });
     expect(Number(h.idturno)).toBe(2);
     expect(Number(h.numcheque)).toBe(res.body.numcheque);
     expect(h.cierre).toBeInstanceOf(Date);
@@ -241,7 +297,14 @@ describe('create a closed order', () => {
   });
 
   it("takes the seed's body, without lines: an empty sale paid with a payment of 0", async () => {
-    const res = await write('/ordenes/{lk}', { turnDependent: false, estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 1, idFormaDePago: 'EFE' });
+    const res = await write('/ordenes/{lk}', {
+      turnDependent: false,
+      estacion: 'CAJA1',
+      serie: 'A',
+      idEmpresa: '0000000001',
+      noPersonas: 1,
+      idFormaDePago: 'EFE',
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ folio: expect.any(Number), numcheque: expect.any(Number) });
     expect(await header(res.body.folio)).toMatchObject({ pagado: true, impreso: true, total: '0.0000', tipodeservicio: 3 });
@@ -259,7 +322,13 @@ describe('create a closed order', () => {
 describe('add lines', () => {
   it('continues the numbering, keeps modifiers after their base and returns numbers in the order sent', async () => {
     const folio = await openOrder([tacos, { ...refresco, movimiento: 2 }]);
-    const res = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [{ movimiento: 1, idProducto: '3005', cantidad: 1 }, { movimiento: 2, idProducto: '9004', cantidad: 1, modificador: true }, { movimiento: 3, idProducto: '1101', cantidad: 2 }] });
+    const res = await write(`/temp_ordenes/{lk}/${folio}/productos`, {
+      productos: [
+        { movimiento: 1, idProducto: '3005', cantidad: 1 },
+        { movimiento: 2, idProducto: '9004', cantidad: 1, modificador: true },
+        { movimiento: 3, idProducto: '1101', cantidad: 2 },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ folio, itemsAgregados: 3, movimientos: [3, 4, 5] });
     expect(res.body.totales.total).toBe(666.7);
@@ -285,7 +354,9 @@ describe('add lines', () => {
   it('refuses a missing product without writing anything', async () => {
     const folio = await openOrder([tacos]);
     const before = await counts();
-    const res = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [refresco, { movimiento: 2, idProducto: 'NOPE', cantidad: 1 }].map((p, i) => ({ ...p, movimiento: i + 1 })) });
+    const res = await write(`/temp_ordenes/{lk}/${folio}/productos`, {
+      productos: [refresco, { movimiento: 2, idProducto: 'NOPE', cantidad: 1 }].map((p, i) => ({ ...p, movimiento: i + 1 })),
+    });
     expect(res.status).toBe(404);
     expect(await counts()).toEqual(before);
   });
@@ -333,9 +404,22 @@ describe('the open-account rule', () => {
 
 describe('cancel lines', () => {
   it('removes the lines and their modifiers, renumbers survivors, and records the cancellation', async () => {
-    const folio = await openOrder([tacos, sinCebolla, { movimiento: 3, idProducto: '9003', cantidad: 1, modificador: true }, { ...refresco, movimiento: 4 }, { movimiento: 5, idProducto: '4001', cantidad: 1 }], { mesa: '4' });
+    const folio = await openOrder(
+      [
+        tacos,
+        sinCebolla,
+        { movimiento: 3, idProducto: '9003', cantidad: 1, modificador: true },
+        { ...refresco, movimiento: 4 },
+        { movimiento: 5, idProducto: '4001', cantidad: 1 },
+      ],
+      { mesa: '4' },
+    );
     const bitacora = await counts();
-    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'El cliente cambió de opinión', usuario: 'CAJERO' });
+    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, {
+      productos: [{ movimiento: 1, idProducto: '3001' }],
+      razon: 'El cliente cambió de opinión',
+      usuario: 'CAJERO',
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ folio, itemsCancelados: 3, movimientos: [1, 2, 3] });
     expect(res.body.totales.total).toBe(144.7);
@@ -351,7 +435,12 @@ describe('cancel lines', () => {
       ['9001', '1.000', '0.0000', 'El cliente cambió de opinión Mesa: 4', 'CAJERO'],
       ['9003', '1.000', '0.0000', 'El cliente cambió de opinión Mesa: 4', 'CAJERO'],
     ]);
-    const queue = await db.selectFrom('productosenproduccion').select(['movimiento', 'idproducto', 'cancelado']).where('folio', '=', folio).orderBy('idproducto').execute();
+    const queue = await db
+      .selectFrom('productosenproduccion')
+      .select(['movimiento', 'idproducto', 'cancelado'])
+      .where('folio', '=', folio)
+      .orderBy('idproducto')
+      .execute();
     expect(queue.map((q) => [q.idproducto, Number(q.movimiento), q.cancelado === true])).toEqual([
       ['1005', 1, false],
       ['3001', 1, true],
@@ -368,7 +457,10 @@ describe('cancel lines', () => {
 
   it('stores the reason alone for a sale without a table (seed rule 1)', async () => {
     const folio = await openOrder([tacos, { ...refresco, movimiento: 2 }], { mesa: '' });
-    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 2, idProducto: '1005' }], razon: 'ERROR DE CAPTURA' });
+    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, {
+      productos: [{ movimiento: 2, idProducto: '1005' }],
+      razon: 'ERROR DE CAPTURA',
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const cancelled = await db.selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
     expect(cancelled.map((c) => c.razon)).toEqual(['ERROR DE CAPTURA']);
@@ -376,7 +468,13 @@ describe('cancel lines', () => {
 
   it('cancelling every line leaves the account open and empty with zero totals, not cancelled (seed rule 10)', async () => {
     const folio = await openOrder([tacos, sinCebolla, { ...refresco, movimiento: 3 }], { mesa: '5' });
-    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }, { movimiento: 3, idProducto: '1005' }], razon: 'SERVICIO LENTO' });
+    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, {
+      productos: [
+        { movimiento: 1, idProducto: '3001' },
+        { movimiento: 3, idProducto: '1005' },
+      ],
+      razon: 'SERVICIO LENTO',
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ itemsCancelados: 3, movimientos: [1, 2, 3] });
     expect(res.body.totales).toMatchObject({ subtotal: 0, total: 0, totalImpuesto1: 0, totalArticulos: 0 });
@@ -398,7 +496,12 @@ describe('cancel lines', () => {
   it('rejects the whole request when one line does not exist, changing nothing', async () => {
     const folio = await openOrder([tacos, refresco].map((p, i) => ({ ...p, movimiento: i + 1 })));
     const before = await counts();
-    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }, { movimiento: 2, idProducto: '3001' }] });
+    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, {
+      productos: [
+        { movimiento: 1, idProducto: '3001' },
+        { movimiento: 2, idProducto: '3001' },
+      ],
+    });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('line_not_found');
     expect(res.body.lines).toEqual([{ movimiento: 2, idProducto: '3001' }]);
@@ -409,11 +512,19 @@ describe('cancel lines', () => {
   it('a branch that forces a reason refuses an empty one', async () => {
     const folio = await openOrder([tacos], {}, STRICT_BRANCH);
     const before = await counts(strictDb);
-    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon: '  ' }, { branch: STRICT_BRANCH });
+    const res = await write(
+      `/temp_ordenes/{lk}/${folio}/cancelar_productos`,
+      { productos: [{ movimiento: 1, idProducto: '3001' }], razon: '  ' },
+      { branch: STRICT_BRANCH },
+    );
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('reason_required');
     expect(await counts(strictDb)).toEqual(before);
-    const ok = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'Error de captura' }, { branch: STRICT_BRANCH });
+    const ok = await write(
+      `/temp_ordenes/{lk}/${folio}/cancelar_productos`,
+      { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'Error de captura' },
+      { branch: STRICT_BRANCH },
+    );
     expect(ok.status).toBe(200);
   });
 
@@ -431,11 +542,25 @@ describe('general discount', () => {
   const original = { total: 267.7, subtotal: 230.78, totalImpuesto1: 36.92, descuento: 0, descuentoImporte: 0 };
 
   it('a percentage discounts every line proportionally', async () => {
-    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 10, idTipoDescuento: 'EMP', comentario: 'Empleado del mes', usuario: 'ADMIN' });
+    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento`, {
+      modo: 'porcentaje',
+      valor: 10,
+      idTipoDescuento: 'EMP',
+      comentario: 'Empleado del mes',
+      usuario: 'ADMIN',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ folio, itemsAfectados: 0, forzarDescuento: false });
     expect(res.body.totales).toMatchObject({ descuento: 10, total: 240.93, subtotal: 230.78, descuentoImporte: 23.08, subtotalConDescuento: 207.7 });
-    expect(await header(folio)).toMatchObject({ descuento: '10.0000', desc_porc_original: '10.0000', desc_imp_original: null, idtipodescuento: 'EMP', usuariodescuento: 'ADMIN', comentariodescuento: 'Empleado del mes', total: '240.9300' });
+    expect(await header(folio)).toMatchObject({
+      descuento: '10.0000',
+      desc_porc_original: '10.0000',
+      desc_imp_original: null,
+      idtipodescuento: 'EMP',
+      usuariodescuento: 'ADMIN',
+      comentariodescuento: 'Empleado del mes',
+      total: '240.9300',
+    });
   });
 
   it('marks the account for Soft Restaurant to process the discount (seed rule 5), removing it too', async () => {
@@ -476,7 +601,9 @@ describe('general discount', () => {
   it.each<[Record<string, unknown>, number, string]>([
     [{ modo: 'importe', valor: 230.79 }, 422, 'discount_exceeds_base'],
     [{ modo: 'importe', base: 'total', valor: 267.71 }, 422, 'discount_exceeds_base'],
-    ...(SR10 ? [] : ([[{ modo: 'porcentaje', valor: 15, idTipoDescuento: 'EMP' }, 422, 'discount_exceeds_maximum']] as Array<[Record<string, unknown>, number, string]>)),
+    ...(SR10
+      ? []
+      : ([[{ modo: 'porcentaje', valor: 15, idTipoDescuento: 'EMP' }, 422, 'discount_exceeds_maximum']] as Array<[Record<string, unknown>, number, string]>)),
     [{ modo: 'porcentaje', valor: 15, idTipoDescuento: 'XYZ' }, 422, 'discount_type_not_found'],
     [{ modo: 'porcentaje', valor: 101 }, 400, 'validation_failed'],
     [{ modo: 'porcentaje', valor: 5, usuario: 'NADIE' }, 422, 'user_not_found'],
@@ -503,7 +630,11 @@ describe('general discount', () => {
     const res = await write(`/temp_ordenes/{lk}/${strictFolio}/descuento`, { modo: 'porcentaje', valor: 5 }, { branch: STRICT_BRANCH });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('discount_type_required');
-    const typed = await write(`/temp_ordenes/{lk}/${strictFolio}/descuento`, { modo: 'porcentaje', valor: 5, idTipoDescuento: 'LIB' }, { branch: STRICT_BRANCH });
+    const typed = await write(
+      `/temp_ordenes/{lk}/${strictFolio}/descuento`,
+      { modo: 'porcentaje', valor: 5, idTipoDescuento: 'LIB' },
+      { branch: STRICT_BRANCH },
+    );
     expect(typed.status).toBe(200);
     expect(typed.body.forzarDescuento).toBe(true);
     const removed = await write(`/temp_ordenes/{lk}/${strictFolio}/descuento`, { modo: 'porcentaje', valor: 0 }, { branch: STRICT_BRANCH });
@@ -531,14 +662,26 @@ describe('discount per line', () => {
     // SR 10 stores line discounts as numeric(6,2): the percentage is rounded to what it keeps.
     expect(l.map((x) => [x.descuento, x.idtipodescuento, x.comentariodescuento])).toEqual(
       SR10
-        ? [['50.00', 'LIB', 'Promoción'], ['33.11', 'LIB', 'Promoción'], ['100.00', 'LIB', 'Promoción']]
-        : [['50.0000', 'LIB', 'Promoción'], ['33.1104', 'LIB', 'Promoción'], ['100.0000', 'LIB', 'Promoción']],
+        ? [
+            ['50.00', 'LIB', 'Promoción'],
+            ['33.11', 'LIB', 'Promoción'],
+            ['100.00', 'LIB', 'Promoción'],
+          ]
+        : [
+            ['50.0000', 'LIB', 'Promoción'],
+            ['33.1104', 'LIB', 'Promoción'],
+            ['100.0000', 'LIB', 'Promoción'],
+          ],
     );
     // Seed rule 10: an audit entry.
     const event = await db.selectFrom('bitacorasistema').selectAll().orderBy('bitacorasistemaid', 'desc').executeTakeFirstOrThrow();
     expect(event).toMatchObject({ evento: 'Comedor - Descuento de productos', usuario: 'API', estacion: 'CAJA1', idempresa: '0000000001' });
-    expect(event.valores).toBe(`Cuenta: , Folio: ${folio}, Productos: 1 3001 50%, 2 1005 ${SR10 ? '33.11' : '33.1104'}%, 3 4001 100%, Tipo: LIB, Comentario: Promoción`);
-    const cleared = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 0 }] });
+    expect(event.valores).toBe(
+      `Cuenta: , Folio: ${folio}, Productos: 1 3001 50%, 2 1005 ${SR10 ? '33.11' : '33.1104'}%, 3 4001 100%, Tipo: LIB, Comentario: Promoción`,
+    );
+    const cleared = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, {
+      productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 0 }],
+    });
     expect((await lines(folio))[0]).toMatchObject({ descuento: SR10 ? '0.00' : '0.0000', idtipodescuento: '' });
     expect(cleared.body.totales.total).toBe(238);
   });
@@ -546,9 +689,16 @@ describe('discount per line', () => {
   it('refuses an amount above the unit price and a missing line, changing nothing', async () => {
     const folio = await openOrder([tacos]);
     const before = await lines(folio);
-    const above = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'importe', base: 'total', valor: 89.01 }] });
+    const above = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, {
+      productos: [{ movimiento: 1, idProducto: '3001', modo: 'importe', base: 'total', valor: 89.01 }],
+    });
     expect(above.body.code).toBe('discount_exceeds_base');
-    const missing = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 10 }, { movimiento: 9, idProducto: '3001', modo: 'porcentaje', valor: 10 }] });
+    const missing = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, {
+      productos: [
+        { movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 10 },
+        { movimiento: 9, idProducto: '3001', modo: 'porcentaje', valor: 10 },
+      ],
+    });
     expect(missing.status).toBe(422);
     expect(missing.body.code).toBe('line_not_found');
     expect(await lines(folio)).toEqual(before);
@@ -556,7 +706,10 @@ describe('discount per line', () => {
 
   it('respects the ceiling of the discount type where the installation has one', async () => {
     const folio = await openOrder([tacos]);
-    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, { idTipoDescuento: 'EMP', productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 10.01 }] });
+    const res = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, {
+      idTipoDescuento: 'EMP',
+      productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 10.01 }],
+    });
     if (SR10) expect(res.status).toBe(200);
     else expect(res.body.code).toBe('discount_exceeds_maximum');
   });

@@ -54,7 +54,14 @@ beforeAll(async () => {
   for (const [i, printer] of printers.entries()) {
     const kind = i === 0 ? 'thermal' : 'label';
     const res = await stack.api('POST', '/print/printers', {
-      body: { licenseKey: BRANCH, printerIp: LOOPBACK, printerPort: printer.port, displayName: `Fuzz ${kind}`, kind, ...(kind === 'thermal' ? { widthMm: 80 } : {}) },
+      body: {
+        licenseKey: BRANCH,
+        printerIp: LOOPBACK,
+        printerPort: printer.port,
+        displayName: `Fuzz ${kind}`,
+        kind,
+        ...(kind === 'thermal' ? { widthMm: 80 } : {}),
+      },
     });
     expect(res.status, res.text).toBe(201);
     printerIds.push(res.body.id as string);
@@ -73,7 +80,10 @@ afterAll(async () => {
 /** Values the demo branch has, so that a valid request finds its station, product, account... */
 async function branchPools(printerIds: string[]): Promise<Pools> {
   const { db } = stack.pos.get(BRANCH)!;
-  const column = async (table: string, col: string) => (await sql<{ v: unknown }>`select ${sql.ref(col)} as v from ${sql.table(table)} limit 40`.execute(db)).rows.map((r) => (typeof r.v === 'string' ? r.v.trim() : r.v));
+  const column = async (table: string, col: string) =>
+    (await sql<{ v: unknown }>`select ${sql.ref(col)} as v from ${sql.table(table)} limit 40`.execute(db)).rows.map((r) =>
+      typeof r.v === 'string' ? r.v.trim() : r.v,
+    );
   const [estaciones, empresas, productos, meseros, usuarios, formas, tipos, grupos, temp, cheques, turnos, series] = await Promise.all([
     column('estaciones', 'idestacion'),
     column('empresas', 'idempresa'),
@@ -116,7 +126,11 @@ async function branchPools(printerIds: string[]): Promise<Pools> {
 async function fingerprint(): Promise<string> {
   const { db, dialect } = stack.pos.get(BRANCH)!;
   const tables = (
-    await sql<{ t: string }>`select table_name as t from information_schema.tables where table_type = 'BASE TABLE' and table_schema = ${dialect === 'mssql' ? 'dbo' : 'public'} order by 1`.execute(db)
+    await sql<{
+      t: string;
+    }>`select table_name as t from information_schema.tables where table_type = 'BASE TABLE' and table_schema = ${dialect === 'mssql' ? 'dbo' : 'public'} order by 1`.execute(
+      db,
+    )
   ).rows
     .map((r) => r.t)
     .filter((t) => !t.startsWith('ba_'));
@@ -155,7 +169,12 @@ function toJsonSchema(s: unknown): unknown {
   if (Array.isArray(s)) return s.map(toJsonSchema);
   if (s === null || typeof s !== 'object') return s;
   const { nullable, exclusiveMinimum, exclusiveMaximum, minimum, maximum, ...rest } = s as Schema & Record<string, unknown>;
-  const out: Record<string, unknown> = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, ps]) => [p, toJsonSchema(ps)])) : toJsonSchema(v)]));
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(rest).map(([k, v]) => [
+      k,
+      k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, ps]) => [p, toJsonSchema(ps)])) : toJsonSchema(v),
+    ]),
+  );
   if (minimum !== undefined) out[exclusiveMinimum === true ? 'exclusiveMinimum' : 'minimum'] = minimum;
   if (maximum !== undefined) out[exclusiveMaximum === true ? 'exclusiveMaximum' : 'maximum'] = maximum;
   if (typeof exclusiveMinimum === 'number') out.exclusiveMinimum = exclusiveMinimum;
@@ -192,25 +211,23 @@ function checkAnswer(endpoint: Endpoint, req: PlannedRequest, answer: Answer): v
 }
 
 const requestArbitrary = () =>
-  fc
-    .constantFrom(...endpoints)
-    .chain((endpoint) => {
-      const pathParams = endpoint.params.filter((p) => p.in === 'path');
-      const queryParams = endpoint.params.filter((p) => p.in === 'query');
-      const asObject = (params: typeof pathParams): Schema => ({
-        type: 'object',
-        properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
-        required: params.filter((p) => p.required || p.in === 'path').map((p) => p.name),
-      });
-      return fc.record({
-        endpoint: fc.constant(endpoint),
-        path: objectArbitrary(asObject(pathParams), endpoint.path.startsWith('/print/printers/') ? { ...pools, printerId: [] } : pools),
-        query: objectArbitrary(asObject(queryParams), pools),
-        body: endpoint.body ? valueArbitrary(endpoint.body, 'body', pools) : fc.constant(undefined),
-        variation: variationArbitrary,
-        racers: fc.oneof({ arbitrary: fc.constant(1), weight: 6 }, { arbitrary: fc.constant(4), weight: 1 }),
-      });
+  fc.constantFrom(...endpoints).chain((endpoint) => {
+    const pathParams = endpoint.params.filter((p) => p.in === 'path');
+    const queryParams = endpoint.params.filter((p) => p.in === 'query');
+    const asObject = (params: typeof pathParams): Schema => ({
+      type: 'object',
+      properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
+      required: params.filter((p) => p.required || p.in === 'path').map((p) => p.name),
     });
+    return fc.record({
+      endpoint: fc.constant(endpoint),
+      path: objectArbitrary(asObject(pathParams), endpoint.path.startsWith('/print/printers/') ? { ...pools, printerId: [] } : pools),
+      query: objectArbitrary(asObject(queryParams), pools),
+      body: endpoint.body ? valueArbitrary(endpoint.body, 'body', pools) : fc.constant(undefined),
+      variation: variationArbitrary,
+      racers: fc.oneof({ arbitrary: fc.constant(1), weight: 6 }, { arbitrary: fc.constant(4), weight: 1 }),
+    });
+  });
 
 describe('the API, driven by /openapi.json', () => {
   const usedKeys: Array<{ endpoint: Endpoint; req: PlannedRequest }> = [];
@@ -221,7 +238,13 @@ describe('the API, driven by /openapi.json', () => {
     let n = 0;
     await fc.assert(
       fc.asyncProperty(requestArbitrary(), async ({ endpoint, path, query, body, variation, racers }) => {
-        const req = planRequest(endpoint, { path, query, body }, variation, { apiKey: API_KEY, otherUsersKey: OTHER_API_KEY, branch: BRANCH, otherUsersBranch: OTHER_USERS_BRANCH }, `${Date.now()}-${n++}`);
+        const req = planRequest(
+          endpoint,
+          { path, query, body },
+          variation,
+          { apiKey: API_KEY, otherUsersKey: OTHER_API_KEY, branch: BRANCH, otherUsersBranch: OTHER_USERS_BRANCH },
+          `${Date.now()}-${n++}`,
+        );
         const raced = req.idempotencyKey ? racers : 1;
         const answers = await Promise.all(Array.from({ length: raced }, () => send(req)));
         for (const answer of answers) checkAnswer(endpoint, req, answer);

@@ -45,7 +45,13 @@ const today: Row[] = [
   // One minute before the day starts: yesterday's.
   { idmovto: 'd0', idempleado: '02', tipo: 1, entrada: new Date(dayStart.getTime() - MINUTE), salida: new Date(dayStart.getTime() + 30 * MINUTE) },
   // 04:00 on the calendar day the seed's operational day starts: the night of the day before.
-  { idmovto: 'n1', idempleado: '01', tipo: 1, entrada: new Date(seedDay.start.getTime() - 120 * MINUTE), salida: new Date(seedDay.start.getTime() - 60 * MINUTE) },
+  {
+    idmovto: 'n1',
+    idempleado: '01',
+    tipo: 1,
+    entrada: new Date(seedDay.start.getTime() - 120 * MINUTE),
+    salida: new Date(seedDay.start.getTime() - 60 * MINUTE),
+  },
   // 06:01: the seed's operational day.
   { idmovto: 'n2', idempleado: '02', tipo: 1, entrada: new Date(seedDay.start.getTime() + MINUTE), salida: null },
 ];
@@ -61,7 +67,10 @@ beforeAll(async () => {
   stack = await startTestStack();
   db = stack.pos.get(BRANCH)!.db;
   await db.deleteFrom('registroasistencias').execute();
-  await db.insertInto('registroasistencias').values([...today, ...march]).execute();
+  await db
+    .insertInto('registroasistencias')
+    .values([...today, ...march])
+    .execute();
 });
 afterAll(async () => {
   await stack?.stop();
@@ -75,7 +84,9 @@ const lastSecond = (end: Date) => new Date(end.getTime() - 1000);
 function expectedIds(start: Date, end: Date): string[] {
   return [...today, ...march]
     .filter((r) => r.entrada >= start && r.entrada < end)
-    .sort((a, b) => (a.idempleado < b.idempleado ? -1 : a.idempleado > b.idempleado ? 1 : a.entrada.getTime() - b.entrada.getTime() || (a.idmovto < b.idmovto ? -1 : 1)))
+    .sort((a, b) =>
+      a.idempleado < b.idempleado ? -1 : a.idempleado > b.idempleado ? 1 : a.entrada.getTime() - b.entrada.getTime() || (a.idmovto < b.idmovto ? -1 : 1),
+    )
     .map((r) => r.idmovto);
 }
 

@@ -41,7 +41,9 @@ it('answers 401 up to the limit, then 429 with Retry-After, and never to a valid
 
 it('keeps a burst of 1,000 unknown keys from one address to the limit', async () => {
   const address = { 'x-forwarded-for': '198.51.100.4' };
-  const statuses = await Promise.all(Array.from({ length: 1000 }, (_, i) => stack.api('GET', `/estaciones/${BRANCH}`, { key: `flood-${i}`, headers: address }).then((r) => r.status)));
+  const statuses = await Promise.all(
+    Array.from({ length: 1000 }, (_, i) => stack.api('GET', `/estaciones/${BRANCH}`, { key: `flood-${i}`, headers: address }).then((r) => r.status)),
+  );
   expect(statuses.filter((s) => s === 401)).toHaveLength(5);
   expect(statuses.filter((s) => s === 429)).toHaveLength(995);
 });

@@ -26,7 +26,14 @@ function write(path: string, body: unknown, key: string = randomUUID()): Promise
 const line = (idProducto: string) => ({ movimiento: 1, idProducto, cantidad: 1 });
 
 async function newOrder(): Promise<number> {
-  const res = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', mesa: '', idMesero: '01', productos: [line('3001')] });
+  const res = await write('/temp_ordenes/{lk}', {
+    estacion: 'CAJA1',
+    serie: 'A',
+    idEmpresa: '0000000001',
+    mesa: '',
+    idMesero: '01',
+    productos: [line('3001')],
+  });
   expect(res.status).toBe(201);
   return res.body.folio;
 }

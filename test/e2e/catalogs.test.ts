@@ -15,8 +15,44 @@ beforeAll(async () => {
     ['7002', 'Menu_infantil'],
     ['7003', 'Menuxinfantil'],
   ]) {
-    await db.insertInto('productos').values({ idproducto: id, descripcion: name, nombrecorto: name.slice(0, 20), idgrupo: 'OTR', descripcion_detalle: '', calorias: 0, visible_menu: true, capturar_pendientes: false, id_etiqueta: '', id_etiqueta_descripcion: '', idprodserv_SAT: '', usarVectorPlus: false, imagenme_modified: false, monitoreo: false }).execute();
-    await db.insertInto('productosdetalle').values({ idproducto: id, idempresa: '0000000001', precio: '10.00', preciosinimpuestos: '8.6207', impuesto1: 16, impuesto2: 0, impuesto3: 0, bloqueado: false, ocultarmitades: false, dev_impuestoimporte3: false, impuestoimporte3: 0, usa_imagen_monitor: false, comisionprecio: 0, usa_bascula: false }).execute();
+    await db
+      .insertInto('productos')
+      .values({
+        idproducto: id,
+        descripcion: name,
+        nombrecorto: name.slice(0, 20),
+        idgrupo: 'OTR',
+        descripcion_detalle: '',
+        calorias: 0,
+        visible_menu: true,
+        capturar_pendientes: false,
+        id_etiqueta: '',
+        id_etiqueta_descripcion: '',
+        idprodserv_SAT: '',
+        usarVectorPlus: false,
+        imagenme_modified: false,
+        monitoreo: false,
+      })
+      .execute();
+    await db
+      .insertInto('productosdetalle')
+      .values({
+        idproducto: id,
+        idempresa: '0000000001',
+        precio: '10.00',
+        preciosinimpuestos: '8.6207',
+        impuesto1: 16,
+        impuesto2: 0,
+        impuesto3: 0,
+        bloqueado: false,
+        ocultarmitades: false,
+        dev_impuestoimporte3: false,
+        impuestoimporte3: 0,
+        usa_imagen_monitor: false,
+        comisionprecio: 0,
+        usa_bascula: false,
+      })
+      .execute();
   }
 });
 
@@ -31,7 +67,14 @@ describe('GET /productos', () => {
     const res = await stack.api('GET', `/productos/${BRANCH}?pageSize=5`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(res.body).toMatchObject({ workerId: `agent-${BRANCH}`, page: 1, pageSize: 5, totalResults: productCount, totalPages: Math.ceil(productCount / 5), hasNextPage: true });
+    expect(res.body).toMatchObject({
+      workerId: `agent-${BRANCH}`,
+      page: 1,
+      pageSize: 5,
+      totalResults: productCount,
+      totalPages: Math.ceil(productCount / 5),
+      hasNextPage: true,
+    });
     expect(res.body.jobId).toMatch(/^[0-9a-f-]{36}$/);
     expect(Date.parse(res.body.dispatchedAt)).not.toBeNaN();
     expect(res.body.data).toHaveLength(5);
@@ -96,7 +139,14 @@ describe('GET /productos', () => {
   it('returns an empty page past the end, with the totals', async () => {
     const res = await stack.api('GET', `/productos/${BRANCH}?page=99&pageSize=10`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ page: 99, pageSize: 10, totalResults: productCount, totalPages: Math.ceil(productCount / 10), hasNextPage: false, data: [] });
+    expect(res.body).toMatchObject({
+      page: 99,
+      pageSize: 10,
+      totalResults: productCount,
+      totalPages: Math.ceil(productCount / 10),
+      hasNextPage: false,
+      data: [],
+    });
   });
 
   it('cuts pageSize to 500 and reports the applied value', async () => {
@@ -177,7 +227,13 @@ describe('other catalogues', () => {
     const res = await stack.api('GET', `/formas_pago/${BRANCH}`);
     expect(res.body.jobId).toBeDefined();
     expect(res.body.data.map((f: { tipo: number }) => f.tipo).sort()).toEqual([1, 1, 2, 3, 4]);
-    expect(res.body.data.find((f: { idFormaDePago: string }) => f.idFormaDePago === 'USD')).toEqual({ idFormaDePago: 'USD', descripcion: 'Dólares', tipo: 1, tipoDeCambio: 17.25, visible: true });
+    expect(res.body.data.find((f: { idFormaDePago: string }) => f.idFormaDePago === 'USD')).toEqual({
+      idFormaDePago: 'USD',
+      descripcion: 'Dólares',
+      tipo: 1,
+      tipoDeCambio: 17.25,
+      visible: true,
+    });
     const search = await stack.api('GET', `/formas_pago/${BRANCH}?search=vales`);
     expect(search.body.data.map((f: { idFormaDePago: string }) => f.idFormaDePago)).toEqual(['VAL']);
   });
@@ -258,7 +314,15 @@ describe('service endpoints', () => {
     const spec = await stack.api('GET', '/openapi.json', { key: null });
     expect(spec.status).toBe(200);
     expect(spec.body.openapi).toMatch(/^3\./);
-    for (const path of ['/productos/{licenseKey}', '/grupos/{licenseKey}', '/estaciones/{licenseKey}', '/meseros/{licenseKey}', '/empresas/{licenseKey}', '/formas_pago/{licenseKey}', '/tipos_descuento/{licenseKey}']) {
+    for (const path of [
+      '/productos/{licenseKey}',
+      '/grupos/{licenseKey}',
+      '/estaciones/{licenseKey}',
+      '/meseros/{licenseKey}',
+      '/empresas/{licenseKey}',
+      '/formas_pago/{licenseKey}',
+      '/tipos_descuento/{licenseKey}',
+    ]) {
       expect(spec.body.paths[path]?.get, path).toBeDefined();
     }
     const params = spec.body.paths['/productos/{licenseKey}'].get.parameters.map((p: { name: string }) => p.name);

@@ -52,7 +52,11 @@ describe('Idempotency-Key at the gateway', () => {
     const second = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key.toUpperCase());
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(second.headers.get('idempotent-replayed')).toBeNull();
-    expect(await lineIds(folio)).toEqual([[1, '3001'], [2, '1005'], [3, '1005']]);
+    expect(await lineIds(folio)).toEqual([
+      [1, '3001'],
+      [2, '1005'],
+      [3, '1005'],
+    ]);
   });
 
   it('replays a finished request with Idempotent-Replayed and does not write again', async () => {
@@ -65,7 +69,10 @@ describe('Idempotency-Key at the gateway', () => {
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
-    expect(await lineIds(folio)).toEqual([[1, '3001'], [2, '1005']]);
+    expect(await lineIds(folio)).toEqual([
+      [1, '3001'],
+      [2, '1005'],
+    ]);
   });
 
   it('the same body with keys in another order is the same request', async () => {
@@ -103,7 +110,10 @@ describe('Idempotency-Key at the gateway', () => {
     const reused = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1001')] }, key);
     expect(reused.status).toBe(422);
     expect(reused.body.code).toBe('idempotency_key_reused');
-    expect(await lineIds(folio)).toEqual([[1, '3001'], [2, '1005']]);
+    expect(await lineIds(folio)).toEqual([
+      [1, '3001'],
+      [2, '1005'],
+    ]);
   });
 
   it('409 idempotency_in_progress with Retry-After while the first request still runs', async () => {
@@ -125,7 +135,10 @@ describe('Idempotency-Key at the gateway', () => {
     } finally {
       await holder.close();
     }
-    expect(await lineIds(folio)).toEqual([[1, '3001'], [2, '1005']]);
+    expect(await lineIds(folio)).toEqual([
+      [1, '3001'],
+      [2, '1005'],
+    ]);
   });
 });
 
@@ -137,7 +150,23 @@ describe('concurrency on one account', () => {
       const trx = await other.db.startTransaction().execute();
       // Another terminal locks the account and adds line 2 without committing yet.
       await trx.selectFrom('tempcheques').select('folio').where('folio', '=', folio).forUpdate().execute();
-      await trx.insertInto('tempcheqdet').values(stack.agents.get(BRANCH)!.pos.schema.completeRow('tempcheqdet', { foliodet: folio, movimiento: 2, idproducto: '1001', cantidad: 1, precio: '35.0000', impuesto1: 16, impuesto2: 0, impuesto3: 0, descuento: 0, modificador: false })).execute();
+      await trx
+        .insertInto('tempcheqdet')
+        .values(
+          stack.agents.get(BRANCH)!.pos.schema.completeRow('tempcheqdet', {
+            foliodet: folio,
+            movimiento: 2,
+            idproducto: '1001',
+            cantidad: 1,
+            precio: '35.0000',
+            impuesto1: 16,
+            impuesto2: 0,
+            impuesto3: 0,
+            descuento: 0,
+            modificador: false,
+          }),
+        )
+        .execute();
       let settled = false;
       const pending = write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }).then((r) => {
         settled = true;
@@ -153,7 +182,11 @@ describe('concurrency on one account', () => {
     } finally {
       await other.close();
     }
-    expect(await lineIds(folio)).toEqual([[1, '3001'], [2, '1001'], [3, '1005']]);
+    expect(await lineIds(folio)).toEqual([
+      [1, '3001'],
+      [2, '1001'],
+      [3, '1005'],
+    ]);
   });
 
   it('a write caught in a deadlock with a terminal still lands exactly once', async () => {
@@ -199,7 +232,10 @@ describe('concurrency on one account', () => {
       hooks.beforeCommit = undefined;
       await terminal.close();
     }
-    expect(await lineIds(folio)).toEqual([[1, '3001'], [2, '1005']]);
+    expect(await lineIds(folio)).toEqual([
+      [1, '3001'],
+      [2, '1005'],
+    ]);
   });
 
   it('twenty concurrent additions to one account lose nothing and number every line once', async () => {
@@ -231,7 +267,10 @@ describe('lost answers and failures', () => {
       expect(lost.status).toBe(503);
       expect(lost.body.code).toBe('agent_offline');
       // Committed although the client was told otherwise: the retry must not add it again.
-      expect(await lineIds(folio)).toEqual([[1, '3001'], [2, '1005']]);
+      expect(await lineIds(folio)).toEqual([
+        [1, '3001'],
+        [2, '1005'],
+      ]);
       let retry: ApiResponse;
       for (;;) {
         retry = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key);
@@ -244,7 +283,10 @@ describe('lost answers and failures', () => {
     } finally {
       hooks.afterCommit = undefined;
     }
-    expect(await lineIds(folio)).toEqual([[1, '3001'], [2, '1005']]);
+    expect(await lineIds(folio)).toEqual([
+      [1, '3001'],
+      [2, '1005'],
+    ]);
     const records = await db.selectFrom('ba_idempotency').select(['op', 'fingerprint']).where('idem_key', '=', key).execute();
     expect(records).toHaveLength(1);
   });

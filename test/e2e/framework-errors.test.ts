@@ -41,9 +41,12 @@ function raw(request: string | Buffer): Promise<RawResponse> {
   });
 }
 
-const get = (path: string, extraHeaders = '') => raw(`GET ${path} HTTP/1.1\r\nHost: gateway\r\nX-Api-Key: ${API_KEY}\r\nConnection: close\r\n${extraHeaders}\r\n`);
+const get = (path: string, extraHeaders = '') =>
+  raw(`GET ${path} HTTP/1.1\r\nHost: gateway\r\nX-Api-Key: ${API_KEY}\r\nConnection: close\r\n${extraHeaders}\r\n`);
 const post = (path: string, contentType: string, body: string) =>
-  raw(`POST ${path} HTTP/1.1\r\nHost: gateway\r\nX-Api-Key: ${API_KEY}\r\nIdempotency-Key: k-${Math.random()}\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  raw(
+    `POST ${path} HTTP/1.1\r\nHost: gateway\r\nX-Api-Key: ${API_KEY}\r\nIdempotency-Key: k-${Math.random()}\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 
 const MARKER = 'ECHOMARKER';
 
@@ -51,7 +54,13 @@ function expectProblem(res: RawResponse, status: number, code: string): Record<s
   expect(res.status, res.text).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   const body = JSON.parse(res.text) as Record<string, unknown>;
-  expect(body).toMatchObject({ status, code, title: expect.any(String), detail: expect.any(String), type: expect.stringMatching(new RegExp(`/problems/${code}$`)) });
+  expect(body).toMatchObject({
+    status,
+    code,
+    title: expect.any(String),
+    detail: expect.any(String),
+    type: expect.stringMatching(new RegExp(`/problems/${code}$`)),
+  });
   expect(res.text).not.toContain(MARKER);
   return body;
 }

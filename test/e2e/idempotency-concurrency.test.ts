@@ -20,7 +20,9 @@ beforeAll(async () => {
   stack = await startTestStack();
   db = stack.pos.get(BRANCH)!.db;
   printer = await startVirtualPrinter({ host: LOOPBACK });
-  const registered = await stack.api('POST', '/print/printers', { body: { licenseKey: BRANCH, printerIp: LOOPBACK, printerPort: printer.port, displayName: 'Cocina', kind: 'thermal', widthMm: 80 } });
+  const registered = await stack.api('POST', '/print/printers', {
+    body: { licenseKey: BRANCH, printerIp: LOOPBACK, printerPort: printer.port, displayName: 'Cocina', kind: 'thermal', widthMm: 80 },
+  });
   expect(registered.status, registered.text).toBe(201);
   printerId = registered.body.id;
   // Connections to the store open before the first race, so its requests do arrive together.
@@ -34,7 +36,9 @@ afterAll(async () => {
 /** Sends the same request ten times at once with one key, and checks what the draft prescribes. */
 async function tenAtOnce(path: string, body: unknown): Promise<ApiResponse> {
   const key = randomUUID();
-  const answers = await Promise.all(Array.from({ length: 10 }, () => stack.api('POST', path.replace('{lk}', BRANCH), { body, headers: { 'idempotency-key': key } })));
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, () => stack.api('POST', path.replace('{lk}', BRANCH), { body, headers: { 'idempotency-key': key } })),
+  );
   const ran = answers.filter((a) => a.status < 300 && a.headers.get('idempotent-replayed') === null);
   expect(ran, answers.map((a) => `${a.status} ${a.text}`).join('\n')).toHaveLength(1);
   const original = ran[0]!;
@@ -58,24 +62,44 @@ async function tenAtOnce(path: string, body: unknown): Promise<ApiResponse> {
 
 it('a closed order', async () => {
   const mesa = `Q${randomUUID().slice(0, 6)}`;
-  await tenAtOnce('/ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, idFormaDePago: 'EFE', mesa, productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] });
+  await tenAtOnce('/ordenes/{lk}', {
+    estacion: 'CAJA1',
+    serie: 'A',
+    idEmpresa: company,
+    idFormaDePago: 'EFE',
+    mesa,
+    productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
+  });
   expect(await db.selectFrom('tempcheques').select('folio').where('mesa', '=', mesa).execute()).toHaveLength(1);
 });
 
 it('an open shift', async () => {
   const original = await tenAtOnce('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 250 });
   expect(original.status).toBe(200);
-  expect(await db.selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA2').where('cierre', 'is', null).execute()).toEqual([{ idturno: original.body.idTurno }]);
+  expect(await db.selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA2').where('cierre', 'is', null).execute()).toEqual([
+    { idturno: original.body.idTurno },
+  ]);
 });
 
 it('cancelling lines', async () => {
   const line = (movimiento: number, idProducto: string) => ({ movimiento, idProducto, cantidad: 1 });
-  const created = await stack.api('POST', `/temp_ordenes/${BRANCH}`, { body: { estacion: 'CAJA1', serie: 'A', idEmpresa: company, idMesero: '01', mesa: 'C1', productos: [line(1, '3001'), line(2, '1005'), line(3, '1001')] }, headers: { 'idempotency-key': randomUUID() } });
+  const created = await stack.api('POST', `/temp_ordenes/${BRANCH}`, {
+    body: { estacion: 'CAJA1', serie: 'A', idEmpresa: company, idMesero: '01', mesa: 'C1', productos: [line(1, '3001'), line(2, '1005'), line(3, '1001')] },
+    headers: { 'idempotency-key': randomUUID() },
+  });
   expect(created.status, created.text).toBe(201);
   const original = await tenAtOnce(`/temp_ordenes/{lk}/${created.body.folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }] });
   expect(original.body.itemsCancelados).toBe(1);
-  const left = await db.selectFrom('tempcheqdet').select(['movimiento', 'idproducto']).where('foliodet', '=', created.body.folio).orderBy('movimiento').execute();
-  expect(left.map((r) => [Number(r.movimiento), r.idproducto])).toEqual([[1, '1005'], [2, '1001']]);
+  const left = await db
+    .selectFrom('tempcheqdet')
+    .select(['movimiento', 'idproducto'])
+    .where('foliodet', '=', created.body.folio)
+    .orderBy('movimiento')
+    .execute();
+  expect(left.map((r) => [Number(r.movimiento), r.idproducto])).toEqual([
+    [1, '1005'],
+    [2, '1001'],
+  ]);
 });
 
 it('a test print', async () => {

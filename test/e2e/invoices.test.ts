@@ -36,7 +36,17 @@ async function invoice(opts: { idempresa?: string; fecha?: Date; cancelada?: boo
   const xml = opts.xml === undefined ? cfdi(idfactura) : opts.xml;
   await db
     .insertInto('facturas')
-    .values(schema.completeRow('facturas', { idfactura, serie: 'F', folio: idfactura, fecha: opts.fecha ?? new Date(), idempresa: opts.idempresa ?? COMPANY, cancelada: opts.cancelada ?? false, femexxmlvalido: xml }))
+    .values(
+      schema.completeRow('facturas', {
+        idfactura,
+        serie: 'F',
+        folio: idfactura,
+        fecha: opts.fecha ?? new Date(),
+        idempresa: opts.idempresa ?? COMPANY,
+        cancelada: opts.cancelada ?? false,
+        femexxmlvalido: xml,
+      }),
+    )
     .execute();
   return idfactura;
 }
@@ -45,7 +55,19 @@ async function invoice(opts: { idempresa?: string; fecha?: Date; cancelada?: boo
 async function closedAccount(numcheque: number, opts: { seriefolio?: string; idempresa?: string } = {}): Promise<number> {
   const row = await db
     .insertInto('cheques')
-    .values(schema.completeRow('cheques', { numcheque, seriefolio: opts.seriefolio ?? 'A', idempresa: opts.idempresa ?? COMPANY, fecha: new Date(), cierre: new Date(), pagado: true, cancelado: false, impreso: true, facturado: true }))
+    .values(
+      schema.completeRow('cheques', {
+        numcheque,
+        seriefolio: opts.seriefolio ?? 'A',
+        idempresa: opts.idempresa ?? COMPANY,
+        fecha: new Date(),
+        cierre: new Date(),
+        pagado: true,
+        cancelado: false,
+        impreso: true,
+        facturado: true,
+      }),
+    )
     .returning('folio')
     .executeTakeFirstOrThrow();
   return Number(row.folio);
@@ -55,7 +77,19 @@ async function closedAccount(numcheque: number, opts: { seriefolio?: string; ide
 async function tempAccount(numcheque: number): Promise<number> {
   const row = await db
     .insertInto('tempcheques')
-    .values(schema.completeRow('tempcheques', { numcheque, seriefolio: 'A', idempresa: COMPANY, fecha: new Date(), cierre: new Date(), pagado: true, cancelado: false, impreso: true, facturado: true }))
+    .values(
+      schema.completeRow('tempcheques', {
+        numcheque,
+        seriefolio: 'A',
+        idempresa: COMPANY,
+        fecha: new Date(),
+        cierre: new Date(),
+        pagado: true,
+        cancelado: false,
+        impreso: true,
+        facturado: true,
+      }),
+    )
     .returning('folio')
     .executeTakeFirstOrThrow();
   return Number(row.folio);
@@ -64,7 +98,8 @@ async function tempAccount(numcheque: number): Promise<number> {
 const linkClosed = (folio: number, idfactura: number) => db.insertInto('foliosfacturados').values({ idfactura, folio, porcentajefac: 100 }).execute();
 const linkTemp = (folio: number, idfactura: number) => db.insertInto('tempfoliosfacturados').values({ idfactura, folio, porcentajefac: 100 }).execute();
 
-const xmlOf = (numCheque: number | string, query = `idEmpresa=${COMPANY}`, branch = BRANCH) => stack.api('GET', `/facturas/${branch}/${numCheque}/xml?${query}`);
+const xmlOf = (numCheque: number | string, query = `idEmpresa=${COMPANY}`, branch = BRANCH) =>
+  stack.api('GET', `/facturas/${branch}/${numCheque}/xml?${query}`);
 
 describe('GET /facturas/{numCheque}/xml', () => {
   it('sends the XML of the invoice of a closed account as application/xml', async () => {

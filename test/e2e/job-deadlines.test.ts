@@ -113,7 +113,9 @@ describe('a print that finishes after the deadline', () => {
 describe('a result the gateway cannot read', () => {
   it('answers 502 agent_bad_result at once instead of a 504 after the timeout', async () => {
     await stack.agents.get(STRICT_BRANCH)!.stop(100);
-    const ws = new WebSocket(`${stack.url.replace('http', 'ws')}${AGENT_PATH}`, { headers: { authorization: `Bearer ${stack.agentTokens.get(STRICT_BRANCH)}` } });
+    const ws = new WebSocket(`${stack.url.replace('http', 'ws')}${AGENT_PATH}`, {
+      headers: { authorization: `Bearer ${stack.agentTokens.get(STRICT_BRANCH)}` },
+    });
     try {
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
       ws.send(JSON.stringify({ type: 'hello', licenseKey: STRICT_BRANCH, workerId: 'broken-agent', agentVersion: '0.0.0', posVersion: null }));

@@ -17,7 +17,11 @@ afterAll(async () => {
 
 /** Sends `bytes` as they are, with this Content-Type. */
 async function post(path: string, contentType: string, bytes: Uint8Array) {
-  const res = await fetch(stack.url + path, { method: 'POST', headers: { 'x-api-key': API_KEY, 'idempotency-key': randomUUID(), 'content-type': contentType }, body: bytes });
+  const res = await fetch(stack.url + path, {
+    method: 'POST',
+    headers: { 'x-api-key': API_KEY, 'idempotency-key': randomUUID(), 'content-type': contentType },
+    body: bytes,
+  });
   const text = await res.text();
   return { status: res.status, contentType: res.headers.get('content-type'), text, body: JSON.parse(text) };
 }
@@ -27,7 +31,8 @@ const concat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => 
 const utf8 = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
 const order = (mesa: string) => ({ estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', idMesero: '01', mesa });
-const ordersAt = async (mesa: string) => (await stack.pos.get(BRANCH)!.db.selectFrom('tempcheques').select('mesa').where('mesa', 'like', `${mesa}%`).execute()).map((r) => r.mesa);
+const ordersAt = async (mesa: string) =>
+  (await stack.pos.get(BRANCH)!.db.selectFrom('tempcheques').select('mesa').where('mesa', 'like', `${mesa}%`).execute()).map((r) => r.mesa);
 const printers = async () => Number((await sql<{ n: string }>`select count(*) as n from gw_printers`.execute(stack.store.db)).rows[0]!.n);
 
 describe('charsets', () => {
@@ -47,7 +52,11 @@ describe('charsets', () => {
 
   it('a charset other than UTF-8 registers no printer either', async () => {
     const before = await printers();
-    const res = await post('/print/printers', 'application/json; charset=latin1', Buffer.from(JSON.stringify({ licenseKey: BRANCH, printerIp: '10.0.0.7', displayName: 'Cafetería', kind: 'label' }), 'latin1'));
+    const res = await post(
+      '/print/printers',
+      'application/json; charset=latin1',
+      Buffer.from(JSON.stringify({ licenseKey: BRANCH, printerIp: '10.0.0.7', displayName: 'Cafetería', kind: 'label' }), 'latin1'),
+    );
     expect(res.status).toBe(415);
     expect(await printers()).toBe(before);
   });
@@ -58,12 +67,15 @@ describe('charsets', () => {
     expect(res.body.code).toBe('unsupported_media_type');
   });
 
-  it.each(['application/json', 'application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json;charset="utf-8"'])('%s is read as UTF-8, accents intact', async (contentType) => {
-    const mesa = `U${randomUUID().slice(0, 6)}`;
-    const res = await post(`/temp_ordenes/${BRANCH}`, contentType, utf8(order(`${mesa}Café`)));
-    expect(res.status, res.text).toBe(201);
-    expect(await ordersAt(mesa)).toEqual([`${mesa}Café`]);
-  });
+  it.each(['application/json', 'application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json;charset="utf-8"'])(
+    '%s is read as UTF-8, accents intact',
+    async (contentType) => {
+      const mesa = `U${randomUUID().slice(0, 6)}`;
+      const res = await post(`/temp_ordenes/${BRANCH}`, contentType, utf8(order(`${mesa}Café`)));
+      expect(res.status, res.text).toBe(201);
+      expect(await ordersAt(mesa)).toEqual([`${mesa}Café`]);
+    },
+  );
 });
 
 describe('bytes', () => {
@@ -81,7 +93,11 @@ describe('bytes', () => {
     const [head, tail] = JSON.stringify(order(`${mesa}X`)).split('X') as [string, string];
     // 0xE9 is é in Latin-1, and no UTF-8 sequence; 0xC3 0x28 is a truncated one.
     for (const bad of [[0xe9], [0xc3, 0x28]]) {
-      const res = await post(`/temp_ordenes/${BRANCH}`, 'application/json', concat(new TextEncoder().encode(head), Uint8Array.from(bad), new TextEncoder().encode(tail)));
+      const res = await post(
+        `/temp_ordenes/${BRANCH}`,
+        'application/json',
+        concat(new TextEncoder().encode(head), Uint8Array.from(bad), new TextEncoder().encode(tail)),
+      );
       expect(res.status, res.text).toBe(400);
       expect(res.body).toMatchObject({ code: 'validation_failed', errors: [{ path: 'body', message: 'is not valid UTF-8' }] });
     }

@@ -26,8 +26,21 @@ afterAll(async () => {
 async function recorded(op: string, params: Record<string, unknown>): Promise<{ data: unknown; statements: string[] }> {
   const pos = stack.agents.get(BRANCH)!.pos;
   const recorder = new TsqlRecorder();
-  const runner = new JobRunner({ pos: { ...pos, db: pos.db.withPlugin(recorder) }, operations, log: pino({ level: 'silent' }), concurrency: 1, idempotencyRetentionMs: 3_600_000 });
-  const result = await runner.run({ type: 'job', jobId: randomUUID(), op, params, budgetMs: 60_000, idempotency: { scope: 'test', key: randomUUID(), fingerprint: 'f' } });
+  const runner = new JobRunner({
+    pos: { ...pos, db: pos.db.withPlugin(recorder) },
+    operations,
+    log: pino({ level: 'silent' }),
+    concurrency: 1,
+    idempotencyRetentionMs: 3_600_000,
+  });
+  const result = await runner.run({
+    type: 'job',
+    jobId: randomUUID(),
+    op,
+    params,
+    budgetMs: 60_000,
+    idempotency: { scope: 'test', key: randomUUID(), fingerprint: 'f' },
+  });
   expect(result.ok, JSON.stringify(result)).toBe(true);
   return { data: result.ok ? result.data : undefined, statements: recorder.statements };
 }
@@ -52,14 +65,36 @@ describe(`an account of ${LINES} lines`, () => {
 
     const db = stack.pos.get(BRANCH)!.db;
     const count = async (table: 'tempcheqdet' | 'productosenproduccion') =>
-      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where(table === 'tempcheqdet' ? 'foliodet' : 'folio', '=', folio).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where(table === 'tempcheqdet' ? 'foliodet' : 'folio', '=', folio)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     expect(await count('tempcheqdet')).toBe(LINES);
     expect(await count('productosenproduccion')).toBe(LINES);
 
-    const cancelled = await recorded('orders.cancelLines', { folio, productos: productos.map((p) => ({ movimiento: p.movimiento, idProducto: p.idProducto })), razon: 'Prueba' });
+    const cancelled = await recorded('orders.cancelLines', {
+      folio,
+      productos: productos.map((p) => ({ movimiento: p.movimiento, idProducto: p.idProducto })),
+      razon: 'Prueba',
+    });
     expect(cancelled.data).toMatchObject({ totales: { total: 0 } });
     expect(Math.max(...cancelled.statements.map(parameters))).toBeLessThanOrEqual(SQL_SERVER_PARAMETERS);
-    expect(Number((await db.selectFrom('tempcancela').select((eb) => eb.fn.countAll().as('n')).where('foliocheque', '=', folio).executeTakeFirstOrThrow()).n)).toBe(LINES);
+    expect(
+      Number(
+        (
+          await db
+            .selectFrom('tempcancela')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('foliocheque', '=', folio)
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    ).toBe(LINES);
     expect(await count('tempcheqdet')).toBe(0);
   });
 });

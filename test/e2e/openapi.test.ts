@@ -54,7 +54,10 @@ it('is a valid OpenAPI document', async () => {
 
 it('names every operation, each once', () => {
   const ids = operations.map((o) => o.op.operationId);
-  expect(ids.filter((id) => typeof id !== 'string' || id === ''), 'operations without an operationId').toEqual([]);
+  expect(
+    ids.filter((id) => typeof id !== 'string' || id === ''),
+    'operations without an operationId',
+  ).toEqual([]);
   expect(new Set(ids).size).toBe(ids.length);
 });
 
@@ -75,7 +78,9 @@ it('describes every error as application/problem+json, open to the members probl
       expect(Object.keys(content ?? {}), `${name(o)} ${status}`).toEqual(['application/problem+json']);
       const schema = content!['application/problem+json']!.schema;
       expect(schema.additionalProperties, `${name(o)} ${status}`).not.toBe(false);
-      expect(Object.keys(schema.properties as object)).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'code', 'instance', 'jobId', 'errors', 'results']));
+      expect(Object.keys(schema.properties as object)).toEqual(
+        expect.arrayContaining(['type', 'title', 'status', 'detail', 'code', 'instance', 'jobId', 'errors', 'results']),
+      );
       expect(schema.required).toEqual(expect.arrayContaining(['code', 'status']));
     }
   }
@@ -105,7 +110,8 @@ describe('the schemas against the server', () => {
   // OpenAPI 3.0 schemas are JSON Schema draft 4 (boolean exclusiveMinimum) plus `nullable`.
   const ajv = new AjvDraft04.default({ strict: false, allErrors: true });
   const requestSchema = (method: string, path: string) => operation(method, path).requestBody!.content['application/json']!.schema;
-  const responseSchema = (method: string, path: string, status: string, type = 'application/json') => operation(method, path).responses[status]!.content![type]!.schema;
+  const responseSchema = (method: string, path: string, status: string, type = 'application/json') =>
+    operation(method, path).responses[status]!.content![type]!.schema;
 
   function expectDescribed(res: ApiResponse, schema: Record<string, unknown>): void {
     const valid = ajv.validate(schema, res.body);
@@ -134,7 +140,13 @@ describe('the schemas against the server', () => {
     const list = await stack.api('GET', `/productos/${BRANCH}?page=1&pageSize=5`);
     expectDescribed(list, responseSchema('GET', '/productos/{licenseKey}', '200'));
 
-    const sale = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] };
+    const sale = {
+      estacion: 'CAJA1',
+      serie: 'A',
+      idEmpresa: '0000000001',
+      idFormaDePago: 'EFE',
+      productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
+    };
     const created = await stack.api('POST', `/ordenes/${BRANCH}`, { body: sale, headers: { 'idempotency-key': randomUUID() } });
     expect(created.status).toBe(201);
     expectDescribed(created, responseSchema('POST', '/ordenes/{licenseKey}', '201'));

@@ -30,11 +30,31 @@ beforeAll(async () => {
   O.early = await f.closedOrder({ idturno: 71, numcheque: 901, fecha: at(-30), cierre: at(20), lines: [{ idproducto: '1002' }] });
   O.morning = await f.closedOrder({ idturno: 71, numcheque: 902, fecha: at(15), lines: [{ idproducto: '1003' }] });
   // In the open shift: paid, and cancelled.
-  O.paid = await f.tempOrder({ estacion: 'CAJA2', idturno: 72, numcheque: 903, pagado: true, impreso: true, fecha: at(80), cierre: at(90), lines: [{ idproducto: '2001' }], pagos: [{ idformadepago: 'EFE' }] });
+  O.paid = await f.tempOrder({
+    estacion: 'CAJA2',
+    idturno: 72,
+    numcheque: 903,
+    pagado: true,
+    impreso: true,
+    fecha: at(80),
+    cierre: at(90),
+    lines: [{ idproducto: '2001' }],
+    pagos: [{ idformadepago: 'EFE' }],
+  });
   O.cancelled = await f.tempOrder({ estacion: 'CAJA2', idturno: 72, cancelado: true, fecha: at(85), lines: [{ idproducto: '2002' }] });
   // No shift yet: an open table, and a quick sale paid while no shift was open (waiting on shift 0).
   O.open = await f.tempOrder({ fecha: at(95), lines: [{ idproducto: '3001' }] });
-  O.quick = await f.tempOrder({ mesa: '', tipodeservicio: 3, numcheque: 904, pagado: true, impreso: true, fecha: at(100), cierre: at(100), lines: [{ idproducto: '1001' }], pagos: [{ idformadepago: 'EFE' }] });
+  O.quick = await f.tempOrder({
+    mesa: '',
+    tipodeservicio: 3,
+    numcheque: 904,
+    pagado: true,
+    impreso: true,
+    fecha: at(100),
+    cierre: at(100),
+    lines: [{ idproducto: '1001' }],
+    pagos: [{ idformadepago: 'EFE' }],
+  });
   // Open since 02:00, a table from the night before that no shift holds.
   O.leftover = await f.tempOrder({ fecha: at(-240), lines: [{ idproducto: '1001' }] });
 });

@@ -37,34 +37,101 @@ beforeAll(async () => {
   await f.shift({ idturno: 9400, apertura: today(1), cierre: today(120) });
   await f.shift({ idturno: 9500, apertura: today(121) });
 
-  C.C1 = await f.closedOrder({ idturno: 10, numcheque: 501, mesa: '1', fecha: local(2026, 1, 10, 12), cierre: local(2026, 1, 10, 12, 45), lines: [{ idproducto: '3001', cantidad: 2 }, { idproducto: '1101' }] });
+  C.C1 = await f.closedOrder({
+    idturno: 10,
+    numcheque: 501,
+    mesa: '1',
+    fecha: local(2026, 1, 10, 12),
+    cierre: local(2026, 1, 10, 12, 45),
+    lines: [{ idproducto: '3001', cantidad: 2 }, { idproducto: '1101' }],
+  });
   C.C2 = await f.closedOrder({
-    idturno: 10, numcheque: 5001, seriefolio: 'B', estacion: 'CAJA2', mesa: 'T1', nopersonas: 4, fecha: local(2026, 1, 10, 20), cierre: local(2026, 1, 10, 21, 30), facturado: true, descuento: 10,
+    idturno: 10,
+    numcheque: 5001,
+    seriefolio: 'B',
+    estacion: 'CAJA2',
+    mesa: 'T1',
+    nopersonas: 4,
+    fecha: local(2026, 1, 10, 20),
+    cierre: local(2026, 1, 10, 21, 30),
+    facturado: true,
+    descuento: 10,
     lines: [{ idproducto: '3005' }, { idproducto: '9004', modificador: true, comentario: 'bien cocido' }, { idproducto: '1103', descuento: 100 }],
     pagos: [{ idformadepago: 'TAR', propina: 30 }],
   });
   C.C3 = await f.closedOrder({
-    idturno: 1500, numcheque: 502, mesa: '2', fecha: local(2026, 1, 11, 13), cierre: local(2026, 1, 11, 13, 40),
+    idturno: 1500,
+    numcheque: 502,
+    mesa: '2',
+    fecha: local(2026, 1, 11, 13),
+    cierre: local(2026, 1, 11, 13, 40),
     lines: [{ idproducto: '2003', impuesto1: 8 }, { idproducto: '1005', impuesto2: 8 }, { idproducto: '2001' }],
     pagos: [{ idformadepago: 'USD' }],
   });
-  C.C4 = await f.closedOrder({ idturno: 9000, numcheque: 503, mesa: '50%', fecha: local(2026, 1, 12, 10), cierre: local(2026, 1, 12, 10, 30), lines: [{ idproducto: '4001' }] });
-  C.C5 = await f.closedOrder({ idturno: 9000, numcheque: 504, mesa: '3', fecha: local(2026, 1, 12, 22, 30), cierre: local(2026, 1, 13, 0, 15), lines: [{ idproducto: '3007' }] });
-  C.C7 = await f.closedOrder({ idturno: 9400, numcheque: 1000, mesa: '10', fecha: today(5), cierre: today(8), lines: [{ idproducto: '1001' }, { idproducto: '4003' }] });
+  C.C4 = await f.closedOrder({
+    idturno: 9000,
+    numcheque: 503,
+    mesa: '50%',
+    fecha: local(2026, 1, 12, 10),
+    cierre: local(2026, 1, 12, 10, 30),
+    lines: [{ idproducto: '4001' }],
+  });
+  C.C5 = await f.closedOrder({
+    idturno: 9000,
+    numcheque: 504,
+    mesa: '3',
+    fecha: local(2026, 1, 12, 22, 30),
+    cierre: local(2026, 1, 13, 0, 15),
+    lines: [{ idproducto: '3007' }],
+  });
+  C.C7 = await f.closedOrder({
+    idturno: 9400,
+    numcheque: 1000,
+    mesa: '10',
+    fecha: today(5),
+    cierre: today(8),
+    lines: [{ idproducto: '1001' }, { idproducto: '4003' }],
+  });
 
   T.TY = await f.tempOrder({ mesa: '6', fecha: new Date(day.start.getTime() - 2 * 3_600_000), lines: [{ idproducto: '1001' }] });
   T.TP1 = await f.tempOrder({ mesa: '5', fecha: today(10), lines: [{ idproducto: '2001' }, { idproducto: '1102', cantidad: 2 }] });
   T.TP2 = await f.tempOrder({
-    estacion: 'CAJA2', seriefolio: 'B', mesa: 'T2', idmesero: '02', fecha: today(20),
+    estacion: 'CAJA2',
+    seriefolio: 'B',
+    mesa: 'T2',
+    idmesero: '02',
+    fecha: today(20),
     lines: [{ idproducto: '3002' }, { idproducto: '9002', modificador: true, comentario: 'bien gratinado', hora: today(21) }, { idproducto: '1006' }],
   });
   T.TP3 = await f.tempOrder({
-    mesa: '7', fecha: today(30), idturno: 9500, numcheque: 1001, pagado: true, impreso: true, facturado: true, cierre: today(35),
+    mesa: '7',
+    fecha: today(30),
+    idturno: 9500,
+    numcheque: 1001,
+    pagado: true,
+    impreso: true,
+    facturado: true,
+    cierre: today(35),
     lines: [{ idproducto: '3004' }, { idproducto: '1003' }],
-    pagos: [{ idformadepago: 'TAR', importe: '103.50' }, { idformadepago: 'EFE', importe: 100 }],
+    pagos: [
+      { idformadepago: 'TAR', importe: '103.50' },
+      { idformadepago: 'EFE', importe: 100 },
+    ],
   });
   T.TP4 = await f.tempOrder({ mesa: '8', fecha: today(40), cancelado: true, lines: [{ idproducto: '1005' }] });
-  const tp5: AccountFixture = { estacion: 'CAJA2', seriefolio: 'B', mesa: '9', fecha: today(50), idturno: 9400, numcheque: 1002, pagado: true, impreso: true, cierre: today(55), lines: [{ idproducto: '3001' }], pagos: [{ idformadepago: 'EFE' }] };
+  const tp5: AccountFixture = {
+    estacion: 'CAJA2',
+    seriefolio: 'B',
+    mesa: '9',
+    fecha: today(50),
+    idturno: 9400,
+    numcheque: 1002,
+    pagado: true,
+    impreso: true,
+    cierre: today(55),
+    lines: [{ idproducto: '3001' }],
+    pagos: [{ idformadepago: 'EFE' }],
+  };
   T.TP5 = await f.tempOrder(tp5);
   C.C6 = await f.closedCopyOf(T.TP5, { ...tp5, idturno: 9400 });
 });
@@ -83,7 +150,12 @@ const q = (params: Record<string, string>) => new URLSearchParams(params).toStri
  * shows it (the total with 2 decimals), contains the text, whatever the letter case.
  */
 async function expectSearchModel(list: string, fields: Array<'folio' | 'numcheque' | 'mesa' | 'total'>, samples: string[]) {
-  const all = (await get(`${list}/${BRANCH}?pageSize=500`)).body.data as Array<{ folio: number; numcheque: number | null; mesa: string | null; totales: { total: number } }>;
+  const all = (await get(`${list}/${BRANCH}?pageSize=500`)).body.data as Array<{
+    folio: number;
+    numcheque: number | null;
+    mesa: string | null;
+    totales: { total: number };
+  }>;
   const shown = (o: (typeof all)[number], field: (typeof fields)[number]) =>
     field === 'total' ? o.totales.total.toFixed(2) : field === 'mesa' ? (o.mesa ?? '').toLowerCase() : String(o[field] ?? '');
   for (const sample of samples) {
@@ -97,7 +169,10 @@ function expectValidationError(res: ApiResponse, path: string) {
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(res.body.code).toBe('validation_failed');
   const paths: string[] = res.body.errors.map((e: { path: string }) => e.path);
-  expect(paths.some((p) => p === path || p.startsWith(`${path}.`)), paths.join(', ')).toBe(true);
+  expect(
+    paths.some((p) => p === path || p.startsWith(`${path}.`)),
+    paths.join(', '),
+  ).toBe(true);
 }
 
 describe('GET /temp_ordenes', () => {
@@ -247,7 +322,21 @@ describe('GET /ordenes', () => {
     const res = await get(`/ordenes/${BRANCH}?search=501&fechaEnd=2026-01-10`);
     expect(res.body.data).toHaveLength(1);
     const [order] = res.body.data;
-    const tacos = { folio: C.C1!.folio, idProducto: '3001', descripcion: 'Tacos al pastor (3 pzas)', precio: 89, precioSinImpuestos: 76.7241, impuesto1: 16, impuesto2: 0, impuesto3: 0, descuento: 0, cortesia: false, modificador: false, comentario: '', hora: localIso(local(2026, 1, 10, 12)) };
+    const tacos = {
+      folio: C.C1!.folio,
+      idProducto: '3001',
+      descripcion: 'Tacos al pastor (3 pzas)',
+      precio: 89,
+      precioSinImpuestos: 76.7241,
+      impuesto1: 16,
+      impuesto2: 0,
+      impuesto3: 0,
+      descuento: 0,
+      cortesia: false,
+      modificador: false,
+      comentario: '',
+      hora: localIso(local(2026, 1, 10, 12)),
+    };
     expect(order).toEqual({
       folio: C.C1!.folio,
       numcheque: 501,
@@ -316,7 +405,11 @@ describe('GET /ordenes', () => {
       totalArticulos: 3,
     });
     expect(order.totales).toEqual(totalsToApi(C.C2!.totals));
-    expect(order.productos.map((l: { cortesia: boolean; descuento: number }) => [l.descuento, l.cortesia])).toEqual([[0, false], [0, false], [100, true]]);
+    expect(order.productos.map((l: { cortesia: boolean; descuento: number }) => [l.descuento, l.cortesia])).toEqual([
+      [0, false],
+      [0, false],
+      [100, true],
+    ]);
     expect(order.productos[1]).toMatchObject({ modificador: true, comentario: 'bien cocido', idProducto: '9004' });
     expect(order.pagos).toEqual([{ idFormaDePago: 'TAR', descripcion: 'Tarjeta de crédito/débito', importe: 260.1, propina: 30, tipoDeCambio: 1 }]);
     expect(order.impuestos).toEqual([{ nombre: 'IVA', tasa: 16, importe: 35.88 }]);
@@ -400,7 +493,7 @@ describe('GET /ordenes', () => {
 describe('POST /ordenes/buscar', () => {
   const search = (body: unknown) => stack.api('POST', `/ordenes/buscar/${BRANCH}`, { body });
 
-  it("returns the closed orders of the shifts sent, by shift then folio, without jobId", async () => {
+  it('returns the closed orders of the shifts sent, by shift then folio, without jobId', async () => {
     const res = await search({ idTurnos: [10] });
     expect(res.status).toBe(200);
     expect(res.body).not.toHaveProperty('jobId');
@@ -413,7 +506,9 @@ describe('POST /ordenes/buscar', () => {
   it('applies the same filters', async () => {
     expect(folios(await search({ idTurnos: [10, 9000], facturado: true }))).toEqual(of(C, 'C2'));
     expect(folios(await search({ idTurnos: [9000], cierreStart: '2026-01-13' }))).toEqual(of(C, 'C5'));
-    expect(folios(await search({ idTurnos: [10, 1500, 9000], search: '503', fechaStart: '2026-01-12', turnoAperturaEnd: '2026-01-12T08:00:00' }))).toEqual(of(C, 'C4'));
+    expect(folios(await search({ idTurnos: [10, 1500, 9000], search: '503', fechaStart: '2026-01-12', turnoAperturaEnd: '2026-01-12T08:00:00' }))).toEqual(
+      of(C, 'C4'),
+    );
   });
 
   it('takes 10,000 shift numbers and pages across them exactly', async () => {
@@ -558,7 +653,11 @@ describe('GET /temp_ordenes/{licenseKey}/abiertas', () => {
   });
 
   it('still lists them when no shift is open', async () => {
-    await f.db.updateTable('turnos').set({ cierre: today(200) }).where('idturno', '=', 9500).execute();
+    await f.db
+      .updateTable('turnos')
+      .set({ cierre: today(200) })
+      .where('idturno', '=', 9500)
+      .execute();
     try {
       const res = await get(`/temp_ordenes/${BRANCH}/abiertas`);
       expect(res.body.turnosAbiertos).toEqual([]);
@@ -606,7 +705,11 @@ describe('demo history (seedHistory)', () => {
   });
 
   it('closes shift 1 earlier and keeps the open shift on CAJA1 as number 2', async () => {
-    const shifts = await db.selectFrom('turnos').select(['idturno', 'idestacion', 'apertura', 'cierre', 'efectivo', 'tarjeta', 'vales', 'credito']).orderBy('idturno').execute();
+    const shifts = await db
+      .selectFrom('turnos')
+      .select(['idturno', 'idestacion', 'apertura', 'cierre', 'efectivo', 'tarjeta', 'vales', 'credito'])
+      .orderBy('idturno')
+      .execute();
     expect(shifts.map((s) => [Number(s.idturno), s.idestacion, s.cierre === null])).toEqual([
       [1, 'CAJA1', false],
       [2, 'CAJA1', true],
@@ -641,7 +744,11 @@ describe('demo history (seedHistory)', () => {
     const [order] = closed.data;
     const link = await db.selectFrom('foliosfacturados').select(['idfactura', 'folio']).execute();
     expect(link.map((l) => Number(l.folio))).toEqual([order!.folio]);
-    const invoice = await db.selectFrom('facturas').select(['idfactura', 'femexxmlvalido', 'total', 'idempresa']).where('idfactura', '=', link[0]!.idfactura).executeTakeFirstOrThrow();
+    const invoice = await db
+      .selectFrom('facturas')
+      .select(['idfactura', 'femexxmlvalido', 'total', 'idempresa'])
+      .where('idfactura', '=', link[0]!.idfactura)
+      .executeTakeFirstOrThrow();
     expect(invoice.idempresa).toBe('0000000001');
     const xml = invoice.femexxmlvalido!;
     expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<cfdi:Comprobante /);

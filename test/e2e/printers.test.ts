@@ -58,10 +58,33 @@ describe('POST /print/printers', () => {
 
   it('registers a label printer with its own label settings and no paper width', async () => {
     const res = await stack.api('POST', '/print/printers', {
-      body: { licenseKey: BRANCH, printerIp: 'etiquetas-barra.local', printerPort: 9101, displayName: 'Etiquetas barra', kind: 'label', labelWidthMm: 40.5, labelHeightMm: 30, labelDpi: 300, labelSpeed: 3 },
+      body: {
+        licenseKey: BRANCH,
+        printerIp: 'etiquetas-barra.local',
+        printerPort: 9101,
+        displayName: 'Etiquetas barra',
+        kind: 'label',
+        labelWidthMm: 40.5,
+        labelHeightMm: 30,
+        labelDpi: 300,
+        labelSpeed: 3,
+      },
     });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ kind: 'label', widthMm: null, printerIp: 'etiquetas-barra.local', printerPort: 9101, labelWidthMm: 40.5, labelHeightMm: 30, labelGapMm: 2, labelDpi: 300, labelDensity: 8, labelSpeed: 3, source: null, sourceId: null });
+    expect(res.body).toMatchObject({
+      kind: 'label',
+      widthMm: null,
+      printerIp: 'etiquetas-barra.local',
+      printerPort: 9101,
+      labelWidthMm: 40.5,
+      labelHeightMm: 30,
+      labelGapMm: 2,
+      labelDpi: 300,
+      labelDensity: 8,
+      labelSpeed: 3,
+      source: null,
+      sourceId: null,
+    });
   });
 
   it('accepts IPv6 addresses and host names', async () => {
@@ -265,7 +288,15 @@ describe('OpenAPI', () => {
   it('documents the registry with the schemas that validate it', async () => {
     const res = await stack.api('GET', '/openapi.json', { key: null });
     const paths = res.body.paths;
-    expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/print/printers', '/print/printers/{id}', '/print/{licenseKey}/printers', '/print/{licenseKey}/orden', '/print/{licenseKey}/prueba']));
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining([
+        '/print/printers',
+        '/print/printers/{id}',
+        '/print/{licenseKey}/printers',
+        '/print/{licenseKey}/orden',
+        '/print/{licenseKey}/prueba',
+      ]),
+    );
     const create = paths['/print/printers'].post;
     const body = create.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(expect.arrayContaining(['licenseKey', 'printerIp', 'displayName', 'kind']));

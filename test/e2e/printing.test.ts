@@ -126,7 +126,11 @@ describe('POST /print/{licenseKey}/prueba', () => {
     expect(res.status, res.text).toBe(200);
     const job = await printer.waitForJob();
     // orderRef: the print job's reference at the branch, a test page's too (seed).
-    expect(res.body).toEqual({ jobId: expect.stringMatching(/^[0-9a-f-]{36}$/), orderRef: expect.stringMatching(/^\d+$/), results: [{ printerId, status: 'printed', bytes: job.bytes.length }] });
+    expect(res.body).toEqual({
+      jobId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      orderRef: expect.stringMatching(/^\d+$/),
+      results: [{ printerId, status: 'printed', bytes: job.bytes.length }],
+    });
     const record = await printJob(res.body.orderRef);
     expect(record).toMatchObject({ kind: 'test', order_folio: null, price: null, payment_method: null });
     expect(JSON.parse(record.results)).toEqual(res.body.results);
@@ -198,7 +202,13 @@ describe('POST /print/{licenseKey}/orden', () => {
     expect(text).not.toContain('REIMPRESION');
     // Price and payment method are stored for future receipts, never printed on the kitchen ticket (seed).
     expect(kitchenJob.text).not.toMatch(/1,234|1234|Tarjeta de crédito|Pago|Total/);
-    expect(await printJob(res.body.orderRef)).toMatchObject({ kind: 'order', order_folio: 'A-77', is_reprint: false, price: '1234.5', payment_method: 'Tarjeta de crédito' });
+    expect(await printJob(res.body.orderRef)).toMatchObject({
+      kind: 'order',
+      order_folio: 'A-77',
+      is_reprint: false,
+      price: '1234.5',
+      payment_method: 'Tarjeta de crédito',
+    });
     expect(text.some((l) => /^Fecha: \d\d\/\d\d\/\d{4} \d\d:\d\d$/.test(l))).toBe(true);
 
     const barText = lines(barJob.text);
@@ -287,7 +297,11 @@ describe('printers that do not take the job: 502 printer_failed with per-printer
     const printerId = await registerAt(printer.port);
     const res = await print('prueba', { printerId });
     expect(res.status).toBe(502);
-    expect(res.body).toMatchObject({ code: 'printer_failed', orderRef: expect.stringMatching(/^\d+$/), results: [{ printerId, status: 'failed', error: 'paper_out' }] });
+    expect(res.body).toMatchObject({
+      code: 'printer_failed',
+      orderRef: expect.stringMatching(/^\d+$/),
+      results: [{ printerId, status: 'failed', error: 'paper_out' }],
+    });
   });
 
   it('reports a printer that is not there as unreachable, after the connect timeout', async () => {
@@ -418,7 +432,13 @@ describe('scoping and validation', () => {
     const foreignId = await registerAt(printer.port, { licenseKey: OTHER_USERS_BRANCH, key: OTHER_API_KEY });
     const mineId = await registerAt(printer.port);
     for (const printerId of [otherBranchId, foreignId, randomUUID()]) {
-      const res = await print('orden', order([{ printerId: mineId, productos: COFFEE_LINES }, { printerId, productos: COFFEE_LINES }]));
+      const res = await print(
+        'orden',
+        order([
+          { printerId: mineId, productos: COFFEE_LINES },
+          { printerId, productos: COFFEE_LINES },
+        ]),
+      );
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ code: 'printer_not_found', instance: `/print/${BRANCH}/orden` });
       expect(res.body.detail).toContain(printerId);
@@ -456,7 +476,19 @@ describe('scoping and validation', () => {
     const registered = await virtualPrinter();
     const smuggled = await virtualPrinter();
     const printerId = await registerAt(registered.port);
-    const target = { printerIp: LOOPBACK, printerPort: smuggled.port, displayName: 'x', kind: 'thermal', widthMm: 80, labelWidthMm: 50, labelHeightMm: 25, labelGapMm: 2, labelDpi: 203, labelDensity: 8, labelSpeed: 4 };
+    const target = {
+      printerIp: LOOPBACK,
+      printerPort: smuggled.port,
+      displayName: 'x',
+      kind: 'thermal',
+      widthMm: 80,
+      labelWidthMm: 50,
+      labelHeightMm: 25,
+      labelGapMm: 2,
+      labelDpi: 203,
+      labelDensity: 8,
+      labelSpeed: 4,
+    };
     const res = await print('prueba', { printerId, printers: { [printerId]: target } });
     expect(res.status, res.text).toBe(200);
     await registered.waitForJob();
@@ -466,7 +498,7 @@ describe('scoping and validation', () => {
 });
 
 describe('demo printers', () => {
-  it("registers a virtual printer per branch for its owner and serves what it printed as text and PNG", async () => {
+  it('registers a virtual printer per branch for its owner and serves what it printed as text and PNG', async () => {
     const demo = await startDemoPrinters(stack);
     cleanups.push(() => demo.stop());
     expect(demo.printers.map((p) => p.licenseKey).sort()).toEqual([BRANCH, OTHER_USERS_BRANCH, STRICT_BRANCH].sort());

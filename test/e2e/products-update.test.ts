@@ -27,7 +27,10 @@ beforeAll(async () => {
   stack = await startTestStack();
   db = stack.pos.get(BRANCH)!.db;
   const schema = stack.agents.get(BRANCH)!.pos.schema;
-  await db.insertInto('empresas').values(schema.completeRow('empresas', { idempresa: EMPTY_COMPANY, nombre: 'Sin menú' })).execute();
+  await db
+    .insertInto('empresas')
+    .values(schema.completeRow('empresas', { idempresa: EMPTY_COMPANY, nombre: 'Sin menú' }))
+    .execute();
 });
 afterAll(async () => {
   await stack?.stop();
@@ -54,7 +57,19 @@ const tacos = {
 
 /** The body that keeps a demo product as seeded, but for the price given. */
 function seeded(descripcion: string, nombreCorto: string, idGrupo: string, precio: number) {
-  return { idEmpresa: COMPANY, descripcionProducto: descripcion, idGrupo, nombreCorto, visibleMenu: true, precio, impuesto1: 16, impuesto2: 0, impuesto3: 0, bloqueado: false, permitirprodcompenmodif: idGrupo === 'MOD' };
+  return {
+    idEmpresa: COMPANY,
+    descripcionProducto: descripcion,
+    idGrupo,
+    nombreCorto,
+    visibleMenu: true,
+    precio,
+    impuesto1: 16,
+    impuesto2: 0,
+    impuesto3: 0,
+    bloqueado: false,
+    permitirprodcompenmodif: idGrupo === 'MOD',
+  };
 }
 
 async function productRow(id: string) {
@@ -76,7 +91,14 @@ async function priceLog(id: string) {
 /** Everything the operation may write, to prove a refusal or a replay wrote nothing. */
 async function snapshot() {
   const count = async (table: 'logcambioprecios' | 'bitacorasistema' | 'nsplatformcontrol') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return {
     productos: await db.selectFrom('productos').selectAll().orderBy('idproducto').execute(),
     productosdetalle: await db.selectFrom('productosdetalle').selectAll().orderBy('idproducto').orderBy('idempresa').execute(),
@@ -125,7 +147,15 @@ describe('PUT /productos: the update', () => {
     // The product had no WorkspaceId: it gets one for its sync mark to point at (SR 11).
     expect(without(product, [...PRODUCT_COLUMNS, 'WorkspaceId'])).toEqual(without(productBefore, [...PRODUCT_COLUMNS, 'WorkspaceId']));
     const [price] = await priceRows('3001');
-    expect(price).toMatchObject({ precio: '95.5000', preciosinimpuestos: '82.3276', impuesto1: '16.00', impuesto2: '0.00', impuesto3: '0.00', bloqueado: true, permitirprodcompenmodif: true });
+    expect(price).toMatchObject({
+      precio: '95.5000',
+      preciosinimpuestos: '82.3276',
+      impuesto1: '16.00',
+      impuesto2: '0.00',
+      impuesto3: '0.00',
+      bloqueado: true,
+      permitirprodcompenmodif: true,
+    });
     expect(without(price!, PRICE_COLUMNS)).toEqual(without(priceBefore!, PRICE_COLUMNS));
 
     const log = await priceLog('3001');
@@ -133,8 +163,17 @@ describe('PUT /productos: the update', () => {
     expect(log[0]).toMatchObject({ precioanterior: '89.0000', precionuevo: '95.5000', usuario: 'API', idempresa: COMPANY });
     expect(Math.abs(log[0]!.fecha!.getTime() - Date.now())).toBeLessThan(60_000);
 
-    const audit = await db.selectFrom('bitacorasistema').selectAll().where('evento', '=', 'Catálogo - Modificación de producto').orderBy('fecha', 'desc').executeTakeFirstOrThrow();
-    expect(audit).toMatchObject({ usuario: 'API', idempresa: COMPANY, valores: `Producto: 3001 ${tacos.descripcionProducto}, Empresa: ${COMPANY}, Precio: 89.00 -> 95.50` });
+    const audit = await db
+      .selectFrom('bitacorasistema')
+      .selectAll()
+      .where('evento', '=', 'Catálogo - Modificación de producto')
+      .orderBy('fecha', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(audit).toMatchObject({
+      usuario: 'API',
+      idempresa: COMPANY,
+      valores: `Producto: 3001 ${tacos.descripcionProducto}, Empresa: ${COMPANY}, Precio: 89.00 -> 95.50`,
+    });
 
     // The sync mark points at the product: its new WorkspaceId, queued as SR queues an entity it never synced. SR 10 has no sync marks.
     const marks = (await syncMarks()).slice(syncBefore.length);
@@ -143,31 +182,42 @@ describe('PUT /productos: the update', () => {
     } else {
       expect(product.WorkspaceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       expect(marks).toHaveLength(1);
-      expect(marks[0]).toMatchObject({ WorkspaceId: product.WorkspaceId, EntityType: SYNC_ENTITY_PRODUCT, OperationType: SYNC_CREATE, IsSync: false, Attempts: 0 });
+      expect(marks[0]).toMatchObject({
+        WorkspaceId: product.WorkspaceId,
+        EntityType: SYNC_ENTITY_PRODUCT,
+        OperationType: SYNC_CREATE,
+        IsSync: false,
+        Attempts: 0,
+      });
     }
 
     // The catalogue read shows the new values.
     const listed = await stack.api('GET', `/productos/${BRANCH}?search=3001`);
-    expect(listed.body.data).toEqual([expect.objectContaining({ idProducto: '3001', precio: 95.5, precioSinImpuestos: 82.3276, clasificacion: 2, bloqueado: true })]);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ idProducto: '3001', precio: 95.5, precioSinImpuestos: 82.3276, clasificacion: 2, bloqueado: true }),
+    ]);
   });
 
-  it.skipIf(SR10)("marks the sync with the product's own WorkspaceId, as SR queues an entity: once, again after it synced (SR 11; SR 10 has no WorkspaceId)", async () => {
-    const workspace = randomUUID();
-    await db.updateTable('productos').set({ WorkspaceId: workspace }).where('idproducto', '=', '2001').execute();
-    const marksOf = () => db.selectFrom('nsplatformcontrol').selectAll().where('WorkspaceId', '=', workspace).execute();
-    expect((await put('2001', { ...seeded('Guacamole con totopos', 'Guacamole', 'ENT', 99) })).status).toBe(200);
-    expect(await marksOf()).toEqual([expect.objectContaining({ EntityType: SYNC_ENTITY_PRODUCT, OperationType: SYNC_CREATE, IsSync: false, Attempts: 0 })]);
-    expect((await productRow('2001')).WorkspaceId).toBe(workspace);
+  it.skipIf(SR10)(
+    "marks the sync with the product's own WorkspaceId, as SR queues an entity: once, again after it synced (SR 11; SR 10 has no WorkspaceId)",
+    async () => {
+      const workspace = randomUUID();
+      await db.updateTable('productos').set({ WorkspaceId: workspace }).where('idproducto', '=', '2001').execute();
+      const marksOf = () => db.selectFrom('nsplatformcontrol').selectAll().where('WorkspaceId', '=', workspace).execute();
+      expect((await put('2001', { ...seeded('Guacamole con totopos', 'Guacamole', 'ENT', 99) })).status).toBe(200);
+      expect(await marksOf()).toEqual([expect.objectContaining({ EntityType: SYNC_ENTITY_PRODUCT, OperationType: SYNC_CREATE, IsSync: false, Attempts: 0 })]);
+      expect((await productRow('2001')).WorkspaceId).toBe(workspace);
 
-    // Still waiting to sync: left as it is.
-    expect((await put('2001', { ...seeded('Guacamole con totopos', 'Guacamole', 'ENT', 98) })).status).toBe(200);
-    expect(await marksOf()).toEqual([expect.objectContaining({ OperationType: SYNC_CREATE, IsSync: false })]);
+      // Still waiting to sync: left as it is.
+      expect((await put('2001', { ...seeded('Guacamole con totopos', 'Guacamole', 'ENT', 98) })).status).toBe(200);
+      expect(await marksOf()).toEqual([expect.objectContaining({ OperationType: SYNC_CREATE, IsSync: false })]);
 
-    // Synced: queued again as an update, still one row.
-    await db.updateTable('nsplatformcontrol').set({ IsSync: true, Attempts: 2 }).where('WorkspaceId', '=', workspace).execute();
-    expect((await put('2001', { ...seeded('Guacamole con totopos', 'Guacamole', 'ENT', 97) })).status).toBe(200);
-    expect(await marksOf()).toEqual([expect.objectContaining({ EntityType: SYNC_ENTITY_PRODUCT, OperationType: SYNC_UPDATE, IsSync: false, Attempts: 0 })]);
-  });
+      // Synced: queued again as an update, still one row.
+      await db.updateTable('nsplatformcontrol').set({ IsSync: true, Attempts: 2 }).where('WorkspaceId', '=', workspace).execute();
+      expect((await put('2001', { ...seeded('Guacamole con totopos', 'Guacamole', 'ENT', 97) })).status).toBe(200);
+      expect(await marksOf()).toEqual([expect.objectContaining({ EntityType: SYNC_ENTITY_PRODUCT, OperationType: SYNC_UPDATE, IsSync: false, Attempts: 0 })]);
+    },
+  );
 
   it('keeps the price of a product that is its own modifier equal to its price, and no other modifier price', async () => {
     // 9002 as a base offering another modifier: that price is not 9002's.
@@ -181,7 +231,12 @@ describe('PUT /productos: the update', () => {
       ['3002', '15.0000'],
       ['9002', '18.0000'],
     ]);
-    const asBase = await db.selectFrom('modificadores').select('precio').where('idproducto', '=', '9002').where('idmodificador', '=', '9001').executeTakeFirstOrThrow();
+    const asBase = await db
+      .selectFrom('modificadores')
+      .select('precio')
+      .where('idproducto', '=', '9002')
+      .where('idmodificador', '=', '9001')
+      .executeTakeFirstOrThrow();
     expect(asBase.precio).toBe('0.0000');
     // A self-modifier row of no company is shared by every company: kept in step too; another company's is not.
     await db.deleteFrom('modificadores').where('idproducto', '=', '9002').where('idmodificador', '=', '9002').execute();
@@ -193,11 +248,19 @@ describe('PUT /productos: the update', () => {
       ])
       .execute();
     expect((await put('9002', { ...seeded('Extra queso', 'Extra queso', 'MOD', 19) })).status).toBe(200);
-    const selfRows = await db.selectFrom('modificadores').select(['idempresa', 'precio']).where('idproducto', '=', '9002').where('idmodificador', '=', '9002').orderBy('idempresa').execute();
-    expect(selfRows.map((r) => [r.idempresa, r.precio]).sort()).toEqual([
-      ['0000000099', '15.0000'],
-      [null, '19.0000'],
-    ].sort());
+    const selfRows = await db
+      .selectFrom('modificadores')
+      .select(['idempresa', 'precio'])
+      .where('idproducto', '=', '9002')
+      .where('idmodificador', '=', '9002')
+      .orderBy('idempresa')
+      .execute();
+    expect(selfRows.map((r) => [r.idempresa, r.precio]).sort()).toEqual(
+      [
+        ['0000000099', '15.0000'],
+        [null, '19.0000'],
+      ].sort(),
+    );
     expect((await priceLog('9002')).map((l) => [l.precioanterior, l.precionuevo])).toEqual([
       ['15.0000', '18.0000'],
       ['18.0000', '19.0000'],
@@ -225,7 +288,21 @@ describe('PUT /productos: the update', () => {
 
   it('updates only the company sent', async () => {
     const schema = stack.agents.get(BRANCH)!.pos.schema;
-    await db.insertInto('productosdetalle').values(schema.completeRow('productosdetalle', { idproducto: '4002', idempresa: EMPTY_COMPANY, precio: '70.0000', preciosinimpuestos: '60.3448', impuesto1: 16, impuesto2: 0, impuesto3: 0, bloqueado: false })).execute();
+    await db
+      .insertInto('productosdetalle')
+      .values(
+        schema.completeRow('productosdetalle', {
+          idproducto: '4002',
+          idempresa: EMPTY_COMPANY,
+          precio: '70.0000',
+          preciosinimpuestos: '60.3448',
+          impuesto1: 16,
+          impuesto2: 0,
+          impuesto3: 0,
+          bloqueado: false,
+        }),
+      )
+      .execute();
     const res = await put('4002', { ...seeded('Churros con cajeta', 'Churros', 'POS', 66), idEmpresa: EMPTY_COMPANY });
     expect(res.status, res.text).toBe(200);
     expect((await priceRows('4002')).map((r) => [r.idempresa, r.precio])).toEqual([
@@ -372,7 +449,13 @@ describe('products.update on Soft Restaurant 10', () => {
     const pos = await openPos(await newPosDatabase('branch', 'sr10'), log);
     try {
       expect(pos.schema.has('productos', 'WorkspaceId')).toBe(false);
-      const runner = new JobRunner({ pos, operations: new Map([[updateProduct.def.name, updateProduct]]), log, concurrency: 1, idempotencyRetentionMs: 3_600_000 });
+      const runner = new JobRunner({
+        pos,
+        operations: new Map([[updateProduct.def.name, updateProduct]]),
+        log,
+        concurrency: 1,
+        idempotencyRetentionMs: 3_600_000,
+      });
       const result = await runner.run({
         type: 'job',
         jobId: randomUUID(),
@@ -382,11 +465,18 @@ describe('products.update on Soft Restaurant 10', () => {
         idempotency: { scope: 'test', key: randomUUID(), fingerprint: 'f' },
       });
       expect(result.ok, JSON.stringify(result)).toBe(true);
-      const price = await pos.db.selectFrom('productosdetalle').select(['precio', 'preciosinimpuestos', 'bloqueado']).where('idproducto', '=', '3001').executeTakeFirstOrThrow();
+      const price = await pos.db
+        .selectFrom('productosdetalle')
+        .select(['precio', 'preciosinimpuestos', 'bloqueado'])
+        .where('idproducto', '=', '3001')
+        .executeTakeFirstOrThrow();
       expect(price).toEqual({ precio: '95.5000', preciosinimpuestos: '82.3276', bloqueado: true });
       const logged = await pos.db.selectFrom('logcambioprecios').select(['precioanterior', 'precionuevo']).where('idproducto', '=', '3001').execute();
       expect(logged).toEqual([{ precioanterior: '89.0000', precionuevo: '95.5000' }]);
-      const marks = await pos.db.selectFrom('nsplatformcontrol').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const marks = await pos.db
+        .selectFrom('nsplatformcontrol')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(marks.n)).toBe(0);
     } finally {
       await pos.close();

@@ -22,7 +22,23 @@ function write(path: string, body: unknown, branch = BRANCH): Promise<ApiRespons
 }
 
 const company = '0000000001';
-const TABLES = ['tempcheques', 'tempcheqdet', 'tempchequespagos', 'tempcancela', 'tempfoliosfacturados', 'cheques', 'cheqdet', 'chequespagos', 'cancela', 'foliosfacturados', 'turnos', 'folios', 'mesas', 'mesasasignadas', 'productosenproduccion'] as const;
+const TABLES = [
+  'tempcheques',
+  'tempcheqdet',
+  'tempchequespagos',
+  'tempcancela',
+  'tempfoliosfacturados',
+  'cheques',
+  'cheqdet',
+  'chequespagos',
+  'cancela',
+  'foliosfacturados',
+  'turnos',
+  'folios',
+  'mesas',
+  'mesasasignadas',
+  'productosenproduccion',
+] as const;
 
 /** Every row of every table a close touches, to compare before and after a failed close. */
 async function snapshot(on: PosDb): Promise<Record<string, unknown[]>> {
@@ -59,7 +75,9 @@ describe('open a shift', () => {
   it('two opens racing for one station: exactly one wins', async () => {
     const strict = stack.pos.get(STRICT_BRANCH)!.db;
     await strict.updateTable('turnos').set({ cierre: new Date() }).execute();
-    const results = await Promise.all(Array.from({ length: 4 }, () => write('/turnos_apertura/{lk}', { estacion: 'CAJA1', idEmpresa: company, cajero: 'CAJERO', fondo: 10 }, STRICT_BRANCH)));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => write('/turnos_apertura/{lk}', { estacion: 'CAJA1', idEmpresa: company, cajero: 'CAJERO', fondo: 10 }, STRICT_BRANCH)),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
     const open = await strict.selectFrom('turnos').select('idturno').where('cierre', 'is', null).execute();
     expect(open).toHaveLength(1);
@@ -103,7 +121,10 @@ describe('turnDependent', () => {
   it('both creates refuse with 409 shift_not_open when required and no shift is open', async () => {
     for (const [path, body] of [
       ['/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, turnDependent: true }],
-      ['/ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, turnDependent: true, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] }],
+      [
+        '/ordenes/{lk}',
+        { estacion: 'CAJA2', idEmpresa: company, turnDependent: true, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] },
+      ],
     ] as const) {
       // The strict branch has no shift open at CAJA2.
       const res = await write(path, body, STRICT_BRANCH);
@@ -151,7 +172,9 @@ describe('close a shift', () => {
   });
 
   it('moves paid and cancelled accounts to the history tables and keeps the open ones', async () => {
-    const openFolios = (await db.selectFrom('tempcheques').select('folio').where('pagado', '=', false).where('cancelado', '=', false).execute()).map((r) => Number(r.folio)).sort();
+    const openFolios = (await db.selectFrom('tempcheques').select('folio').where('pagado', '=', false).where('cancelado', '=', false).execute())
+      .map((r) => Number(r.folio))
+      .sort();
     const moving = await db
       .selectFrom('tempcheques')
       .select(['folio', 'total', 'pagado', 'cancelado', 'numcheque', 'mesa'])
@@ -159,7 +182,11 @@ describe('close a shift', () => {
       .where('estacion', '=', 'CAJA1')
       .execute();
     const movingFolios = moving.map((m) => Number(m.folio));
-    const linesBefore = await db.selectFrom('tempcheqdet').select(['foliodet', 'movimiento', 'idproducto', 'cantidad', 'precio']).where('foliodet', 'in', movingFolios).execute();
+    const linesBefore = await db
+      .selectFrom('tempcheqdet')
+      .select(['foliodet', 'movimiento', 'idproducto', 'cantidad', 'precio'])
+      .where('foliodet', 'in', movingFolios)
+      .execute();
     const paymentsBefore = await db.selectFrom('tempchequespagos').select(['folio', 'idformadepago', 'importe']).where('folio', 'in', movingFolios).execute();
 
     const res = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA1', idEmpresa: company, serie: 'A' });
@@ -180,7 +207,11 @@ describe('close a shift', () => {
     for (const m of moving) expect(byTemp.get(Number(m.folio))).toMatchObject({ total: m.total, pagado: m.pagado, cancelado: m.cancelado });
 
     const newFolios = history.map((h) => Number(h.folio));
-    const lines = await db.selectFrom('cheqdet').select(['foliodet', 'movimiento', 'idproducto', 'cantidad', 'precio', 'idturno_cierre']).where('foliodet', 'in', newFolios).execute();
+    const lines = await db
+      .selectFrom('cheqdet')
+      .select(['foliodet', 'movimiento', 'idproducto', 'cantidad', 'precio', 'idturno_cierre'])
+      .where('foliodet', 'in', newFolios)
+      .execute();
     expect(lines).toHaveLength(linesBefore.length);
     expect(lines.every((l) => Number(l.idturno_cierre) === 2)).toBe(true);
     const remap = (folio: number) => Number(history.find((h) => Number(h.foliotempcheques) === folio)!.folio);
@@ -188,7 +219,9 @@ describe('close a shift', () => {
       linesBefore.map((l) => `${remap(Number(l.foliodet))}/${l.movimiento}/${l.idproducto}/${l.cantidad}/${l.precio}`).sort(),
     );
     const payments = await db.selectFrom('chequespagos').select(['folio', 'idformadepago', 'importe']).where('folio', 'in', newFolios).execute();
-    expect(payments.map((p) => `${p.folio}/${p.idformadepago}/${p.importe}`).sort()).toEqual(paymentsBefore.map((p) => `${remap(Number(p.folio))}/${p.idformadepago}/${p.importe}`).sort());
+    expect(payments.map((p) => `${p.folio}/${p.idformadepago}/${p.importe}`).sort()).toEqual(
+      paymentsBefore.map((p) => `${remap(Number(p.folio))}/${p.idformadepago}/${p.importe}`).sort(),
+    );
     // The tender totals are exactly the paid (not cancelled) accounts' payments.
     const paidTotal = history.filter((h) => h.pagado && !h.cancelado).reduce((sum, h) => sum + Number(h.total), 0);
     expect(res.body.efectivo + res.body.tarjeta + res.body.vales + res.body.credito).toBeCloseTo(paidTotal, 2);
@@ -222,7 +255,8 @@ describe('close a shift', () => {
  */
 async function fillShift(): Promise<void> {
   const line = (idProducto: string, cantidad: number, movimiento = 1) => ({ movimiento, idProducto, cantidad });
-  const sale = (idFormaDePago: string, productos: unknown[]) => write('/ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, idFormaDePago, productos });
+  const sale = (idFormaDePago: string, productos: unknown[]) =>
+    write('/ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, idFormaDePago, productos });
   expect((await sale('EFE', [line('3001', 1)])).status).toBe(201);
   expect((await sale('TAR', [line('1005', 3)])).status).toBe(201);
   const open = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, mesa: '3', productos: [line('3002', 1)] });
@@ -232,22 +266,41 @@ async function fillShift(): Promise<void> {
   const folio = invoiced.body.folio as number;
   // Paid at a terminal: SR marks it paid in the shift and records the payment.
   await db.updateTable('tempcheques').set({ pagado: true, impreso: true, idturno: 2, efectivo: '89.0000' }).where('folio', '=', folio).execute();
-  await db.insertInto('tempchequespagos').values(stack.agents.get(BRANCH)!.pos.schema.completeRow('tempchequespagos', { folio, idformadepago: 'EFE', importe: '89.0000', propina: 0, tipodecambio: 1 })).execute();
+  await db
+    .insertInto('tempchequespagos')
+    .values(
+      stack.agents.get(BRANCH)!.pos.schema.completeRow('tempchequespagos', { folio, idformadepago: 'EFE', importe: '89.0000', propina: 0, tipodecambio: 1 }),
+    )
+    .execute();
   await db.insertInto('tempfoliosfacturados').values({ idfactura: 77, folio, porcentajefac: 100 }).execute();
 
   const cancelled = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, productos: [line('3001', 1), line('1005', 1, 2)] });
   const cancelledFolio = cancelled.body.folio as number;
-  expect((await write(`/temp_ordenes/{lk}/${cancelledFolio}/cancelar_productos`, { productos: [{ movimiento: 2, idProducto: '1005' }], razon: 'No había' })).status).toBe(200);
-  await db.updateTable('tempcheques').set({ cancelado: true, usuariocancelo: 'ADMIN', fechacancelado: new Date(), razoncancelado: 'Cliente se fue' }).where('folio', '=', cancelledFolio).execute();
+  expect(
+    (await write(`/temp_ordenes/{lk}/${cancelledFolio}/cancelar_productos`, { productos: [{ movimiento: 2, idProducto: '1005' }], razon: 'No había' })).status,
+  ).toBe(200);
+  await db
+    .updateTable('tempcheques')
+    .set({ cancelado: true, usuariocancelo: 'ADMIN', fechacancelado: new Date(), razoncancelado: 'Cliente se fue' })
+    .where('folio', '=', cancelledFolio)
+    .execute();
 }
 
 describe('a quick sale made while no shift is open (seed: turnDependent false)', () => {
   const quickSale = (estacion: string) =>
-    write('/ordenes/{lk}', { turnDependent: false, estacion, serie: 'A', idEmpresa: company, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] });
+    write('/ordenes/{lk}', {
+      turnDependent: false,
+      estacion,
+      serie: 'A',
+      idEmpresa: company,
+      idFormaDePago: 'EFE',
+      productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
+    });
 
   it('waits on shift 0 and the next close at its station consolidates it and counts its cash', async () => {
     const open = await db.selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA2').where('cierre', 'is', null).execute();
-    for (const { idturno } of open) expect((await write('/turnos_cierre/{lk}', { idTurno: Number(idturno), estacion: 'CAJA2', idEmpresa: company })).status).toBe(200);
+    for (const { idturno } of open)
+      expect((await write('/turnos_cierre/{lk}', { idTurno: Number(idturno), estacion: 'CAJA2', idEmpresa: company })).status).toBe(200);
 
     const waiting = await quickSale('CAJA2');
     expect(waiting.status, JSON.stringify(waiting.body)).toBe(201);
@@ -266,7 +319,12 @@ describe('a quick sale made while no shift is open (seed: turnDependent false)',
     const closed = await write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA2', idEmpresa: company });
     expect(closed.status, JSON.stringify(closed.body)).toBe(200);
     expect(closed.body).toMatchObject({ migratedCheques: 2, efectivo: 178 });
-    const history = await db.selectFrom('cheques').select(['foliotempcheques', 'idturno', 'total']).where('idturno', '=', idTurno).orderBy('foliotempcheques').execute();
+    const history = await db
+      .selectFrom('cheques')
+      .select(['foliotempcheques', 'idturno', 'total'])
+      .where('idturno', '=', idTurno)
+      .orderBy('foliotempcheques')
+      .execute();
     expect(history.map((h) => Number(h.foliotempcheques))).toEqual([waiting.body.folio, inShift.body.folio]);
     const payments = await db.selectFrom('chequespagos').select(['importe', 'idturno_cierre']).where('idturno_cierre', '=', idTurno).execute();
     expect(payments.map((p) => p.importe)).toEqual(['89.0000', '89.0000']);

@@ -69,11 +69,44 @@ describe('shifts: the terminals find the shift the API opened', () => {
 describe('accounts: every column SR writes, one account per table', () => {
   /** The columns SR writes explicitly when it opens an account (order-lifecycle row 91), but `cierre`, which it writes NULL. */
   const SR_OPEN_COLUMNS = [
-    'seriefolio', 'numcheque', 'fecha', 'mesa', 'nopersonas', 'idmesero', 'pagado', 'impreso', 'impresiones', 'cambio', 'descuento', 'orden',
-    'idcliente', 'idarearestaurant', 'idempresa', 'tipodeservicio', 'idturno', 'comentariodescuento', 'estacion', 'usuariodescuento',
-    'idtipodescuento', 'numerotarjeta', 'puntosmonederogenerados', 'tarjetadescuento', 'usuariopago', 'observaciones', 'iddireccion',
-    'telefonousadodomicilio', 'cargo', 'descuentoimporte', 'campoadicional1', 'idreservacion', 'idcomisionista', 'tipoventarapida', 'callcenter',
-    'codigo_unico_af', 'usuarioapertura', 'desc_porc_original',
+    'seriefolio',
+    'numcheque',
+    'fecha',
+    'mesa',
+    'nopersonas',
+    'idmesero',
+    'pagado',
+    'impreso',
+    'impresiones',
+    'cambio',
+    'descuento',
+    'orden',
+    'idcliente',
+    'idarearestaurant',
+    'idempresa',
+    'tipodeservicio',
+    'idturno',
+    'comentariodescuento',
+    'estacion',
+    'usuariodescuento',
+    'idtipodescuento',
+    'numerotarjeta',
+    'puntosmonederogenerados',
+    'tarjetadescuento',
+    'usuariopago',
+    'observaciones',
+    'iddireccion',
+    'telefonousadodomicilio',
+    'cargo',
+    'descuentoimporte',
+    'campoadicional1',
+    'idreservacion',
+    'idcomisionista',
+    'tipoventarapida',
+    'callcenter',
+    'codigo_unico_af',
+    'usuarioapertura',
+    'desc_porc_original',
   ] as const;
 
   it('leaves no NULL in a header column SR writes, for an open account and a quick sale', async () => {
@@ -83,7 +116,11 @@ describe('accounts: every column SR writes, one account per table', () => {
       const header = (await db.selectFrom('tempcheques').selectAll().where('folio', '=', folio).executeTakeFirstOrThrow()) as Record<string, unknown>;
       expect(SR_OPEN_COLUMNS.filter((c) => header[c] === null || header[c] === undefined)).toEqual([]);
     }
-    const opened = await db.selectFrom('tempcheques').select(['idarearestaurant', 'idturno', 'cierre']).where('folio', '=', open.body.folio).executeTakeFirstOrThrow();
+    const opened = await db
+      .selectFrom('tempcheques')
+      .select(['idarearestaurant', 'idturno', 'cierre'])
+      .where('folio', '=', open.body.folio)
+      .executeTakeFirstOrThrow();
     // The table's area; no shift until it is paid (row 91); cierre NULL until printed.
     expect(opened).toMatchObject({ idarearestaurant: '01', cierre: null });
     expect(Number(opened.idturno)).toBe(0);
@@ -92,7 +129,15 @@ describe('accounts: every column SR writes, one account per table', () => {
   it('refuses a second open account at a table (order-lifecycle rows 87, 90) and writes nothing', async () => {
     const first = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company, mesa: 'T2', idMesero: '01' });
     expect(first.status).toBe(201);
-    const count = async () => Number((await db.selectFrom('tempcheques').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('tempcheques')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await count();
     const again = await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, mesa: 't2', idMesero: '02' });
     expect(again.status).toBe(409);
@@ -120,7 +165,12 @@ describe('kitchen: what the monitors read (order-lifecycle rows 205-230)', () =>
     const order = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company, productos: [line('3001'), line('1101', 2, 2)] });
     const more = await write(`/temp_ordenes/{lk}/${order.body.folio}/productos`, { productos: [line('2004')] });
     expect(more.status).toBe(200);
-    const lines = await db.selectFrom('tempcheqdet').select(['movimiento', 'folioproduccion', 'prioridadproduccion']).where('foliodet', '=', order.body.folio).orderBy('movimiento').execute();
+    const lines = await db
+      .selectFrom('tempcheqdet')
+      .select(['movimiento', 'folioproduccion', 'prioridadproduccion'])
+      .where('foliodet', '=', order.body.folio)
+      .orderBy('movimiento')
+      .execute();
     const first = Number(before.ultimofolioproduccion) + 1;
     expect(lines.map((l) => Number(l.folioproduccion))).toEqual([first, first, first + 1]);
     const after = await db.selectFrom('folios').select('ultimofolioproduccion').where('serie', '=', 'A').executeTakeFirstOrThrow();
@@ -146,9 +196,20 @@ describe('handheld devices (order-lifecycle rows 94-96, 209-220, 272)', () => {
     const schema = stack.agents.get(STRICT_BRANCH)!.pos.schema;
     await strict
       .insertInto('registro_dispositivos')
-      .values(schema.completeRow('registro_dispositivos', { id_dispositivo: 'tablet-1', nombre_dispositivo: 'Tableta mesero', fecha: new Date(), ultima_actualizacion: new Date() }))
+      .values(
+        schema.completeRow('registro_dispositivos', {
+          id_dispositivo: 'tablet-1',
+          nombre_dispositivo: 'Tableta mesero',
+          fecha: new Date(),
+          ultima_actualizacion: new Date(),
+        }),
+      )
       .execute();
-    const order = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company, mesa: '5', idMesero: '01', productos: [line('3001', 2)] }, STRICT_BRANCH);
+    const order = await write(
+      '/temp_ordenes/{lk}',
+      { estacion: 'CAJA1', idEmpresa: company, mesa: '5', idMesero: '01', productos: [line('3001', 2)] },
+      STRICT_BRANCH,
+    );
     expect(order.status, JSON.stringify(order.body)).toBe(201);
     const header = await strict.selectFrom('cuentas').selectAll().where('foliocuenta', '=', order.body.folio).executeTakeFirstOrThrow();
     expect(header).toMatchObject({ clavemesa: '5', clavemesero: '01', clavearea: '01', estacion: 'CAJA1', enviadosr: true, total: '178.0000' });
@@ -176,11 +237,18 @@ describe('closing a shift as SR does (shift-close-flow.tsv)', () => {
     for (const s of open) await write('/turnos_cierre/{lk}', { idTurno: Number(s.idturno), estacion: 'CAJA2', idEmpresa: company });
     idTurno = (await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 })).body.idTurno;
 
-    folios.dollars = (await write('/ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, idFormaDePago: 'USD', productos: [line('3001'), line('1005', 1, 2)] })).body.folio;
-    folios.cash = (await write('/ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, mesa: '4', idFormaDePago: 'EFE', productos: [line('3001', 2)] })).body.folio;
+    folios.dollars = (
+      await write('/ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, idFormaDePago: 'USD', productos: [line('3001'), line('1005', 1, 2)] })
+    ).body.folio;
+    folios.cash = (
+      await write('/ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, mesa: '4', idFormaDePago: 'EFE', productos: [line('3001', 2)] })
+    ).body.folio;
     const schema = stack.agents.get(BRANCH)!.pos.schema;
     await db.insertInto('tempcheqpedidos').values({ foliocheque: folios.cash, idpedido: 77 }).execute();
-    await db.insertInto('tempnumerostarjetas').values(schema.completeRow('tempnumerostarjetas', { foliocuenta: folios.cash, idformadepago: 'EFE', numerotarjeta: '4242', importe: 10 })).execute();
+    await db
+      .insertInto('tempnumerostarjetas')
+      .values(schema.completeRow('tempnumerostarjetas', { foliocuenta: folios.cash, idformadepago: 'EFE', numerotarjeta: '4242', importe: 10 }))
+      .execute();
     folios.open = (await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, mesa: '3', productos: [line('3002')] })).body.folio;
 
     closed = await write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA2', idEmpresa: company, declaracion: { efectivo: 400, tarjeta: 12.5 } });
@@ -193,7 +261,12 @@ describe('closing a shift as SR does (shift-close-flow.tsv)', () => {
   });
 
   it("stores a dollar payment in dollars, which SR's cash cut (row 195) adds up to the sale's total in pesos", async () => {
-    const sale = await db.selectFrom('cheques').select(['folio', 'total']).where('foliotempcheques', '=', folios.dollars!).where('idturno', '=', idTurno).executeTakeFirstOrThrow();
+    const sale = await db
+      .selectFrom('cheques')
+      .select(['folio', 'total'])
+      .where('foliotempcheques', '=', folios.dollars!)
+      .where('idturno', '=', idTurno)
+      .executeTakeFirstOrThrow();
     const payment = await db.selectFrom('chequespagos').select(['importe', 'tipodecambio']).where('folio', '=', sale.folio).executeTakeFirstOrThrow();
     expect(payment).toMatchObject({ importe: '6.8928', tipodecambio: '17.2500' });
     const [cut] = await srQuery<{ importe: string | number }>(
@@ -204,7 +277,15 @@ describe('closing a shift as SR does (shift-close-flow.tsv)', () => {
 
   it("keeps the cashier's declaration in the shift's cash columns (row 95), 0 for what was not declared", async () => {
     const shift = await db.selectFrom('turnos').selectAll().where('idturno', '=', idTurno).executeTakeFirstOrThrow();
-    expect(shift).toMatchObject({ efectivo: '400.0000', tarjeta: '12.5000', vales: '0.0000', credito: '0.0000', corte_enviado: false, eliminartemporalesencierre: true, procesado: true });
+    expect(shift).toMatchObject({
+      efectivo: '400.0000',
+      tarjeta: '12.5000',
+      vales: '0.0000',
+      credito: '0.0000',
+      corte_enviado: false,
+      eliminartemporalesencierre: true,
+      procesado: true,
+    });
     expect(shift.cierre).toBeInstanceOf(Date);
   });
 
@@ -214,10 +295,20 @@ describe('closing a shift as SR does (shift-close-flow.tsv)', () => {
     expect(await db.selectFrom('cheqpedidos').selectAll().where('idturno_cierre', '=', idTurno).execute()).toEqual([
       expect.objectContaining({ idpedido: 77, procesado: true }),
     ]);
-    expect(Number((await db.selectFrom('cheqpedidos').select('foliocheque').where('idturno_cierre', '=', idTurno).executeTakeFirstOrThrow()).foliocheque)).toBe(newFolio(folios.cash!));
+    expect(Number((await db.selectFrom('cheqpedidos').select('foliocheque').where('idturno_cierre', '=', idTurno).executeTakeFirstOrThrow()).foliocheque)).toBe(
+      newFolio(folios.cash!),
+    );
     const cards = await db.selectFrom('numerostarjetas').selectAll().where('idturno_cierre', '=', idTurno).execute();
     expect(cards.map((c) => [Number(c.foliocuenta), c.numerotarjeta, c.procesado])).toEqual([[newFolio(folios.cash!), '4242', true]]);
-    const lines = await db.selectFrom('cheqdet').select(['procesado', 'idturno_cierre']).where('foliodet', 'in', history.map((h) => Number(h.folio))).execute();
+    const lines = await db
+      .selectFrom('cheqdet')
+      .select(['procesado', 'idturno_cierre'])
+      .where(
+        'foliodet',
+        'in',
+        history.map((h) => Number(h.folio)),
+      )
+      .execute();
     expect(lines.every((l) => l.procesado === true && Number(l.idturno_cierre) === idTurno)).toBe(true);
 
     const closedFolios = [folios.dollars!, folios.cash!];
@@ -278,14 +369,22 @@ describe('identities after a close (shift-close rows 69-70, 136-137)', () => {
     const res = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA1', idEmpresa: company }, STRICT_BRANCH);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(await strict.selectFrom('tempcheques').select('folio').execute()).toEqual([]);
-    const top = await strict.selectFrom('cheques').select((eb) => eb.fn.max('folio').as('folio')).executeTakeFirstOrThrow();
+    const top = await strict
+      .selectFrom('cheques')
+      .select((eb) => eb.fn.max('folio').as('folio'))
+      .executeTakeFirstOrThrow();
 
     const next = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company }, STRICT_BRANCH);
     expect(next.body.folio).toBe(1);
     await strict.updateTable('tempcheques').set({ cancelado: true }).where('folio', '=', 1).execute();
     const shift = await write('/turnos_apertura/{lk}', { estacion: 'CAJA1', idEmpresa: company, cajero: 'CAJERO', fondo: 0 }, STRICT_BRANCH);
     await write('/turnos_cierre/{lk}', { idTurno: shift.body.idTurno, estacion: 'CAJA1', idEmpresa: company }, STRICT_BRANCH);
-    const copied = await strict.selectFrom('cheques').select('folio').where('foliotempcheques', '=', 1).where('idturno', '=', shift.body.idTurno).executeTakeFirstOrThrow();
+    const copied = await strict
+      .selectFrom('cheques')
+      .select('folio')
+      .where('foliotempcheques', '=', 1)
+      .where('idturno', '=', shift.body.idTurno)
+      .executeTakeFirstOrThrow();
     expect(Number(copied.folio)).toBe(Number(top.folio) + 1);
   });
 });

@@ -31,10 +31,17 @@ const ordersAtTable = async (mesa: string) => (await db.selectFrom('tempcheques'
 describe('every route', () => {
   it('refuses a NUL in the query string of every operation of the API description', async () => {
     const spec = await stack.api('GET', '/openapi.json', { key: null });
-    const operations = Object.entries(spec.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) => Object.keys(methods).map((method) => [method.toUpperCase(), path] as const));
+    const operations = Object.entries(spec.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => [method.toUpperCase(), path] as const),
+    );
     expect(operations.length).toBeGreaterThan(25);
     for (const [method, template] of operations) {
-      const path = template.replace('{licenseKey}', BRANCH).replace('{id}', randomUUID()).replace('{folio}', '1').replace('{idProducto}', '1001').replace('{numCheque}', '1');
+      const path = template
+        .replace('{licenseKey}', BRANCH)
+        .replace('{id}', randomUUID())
+        .replace('{folio}', '1')
+        .replace('{idProducto}', '1001')
+        .replace('{numCheque}', '1');
       const res = await stack.api(method, `${path}?probe=%00`, { body: method === 'GET' ? undefined : {}, headers: { 'idempotency-key': randomUUID() } });
       expect(res.status, `${method} ${template}: ${res.text}`).toBe(400);
       expect(res.body.errors, `${method} ${template}`).toEqual([expect.objectContaining({ path: 'querystring.probe' })]);
@@ -49,7 +56,19 @@ describe('queries and path parameters', () => {
 
   it('a NUL in a path parameter is a 400 naming it, and the product is not touched', async () => {
     const before = await db.selectFrom('productos').select(['idproducto', 'descripcion']).orderBy('idproducto').execute();
-    const body = { idEmpresa: '0000000001', descripcionProducto: 'X', idGrupo: '1', nombreCorto: 'X', visibleMenu: true, precio: 10, impuesto1: 16, impuesto2: 0, impuesto3: 0, bloqueado: false, permitirprodcompenmodif: false };
+    const body = {
+      idEmpresa: '0000000001',
+      descripcionProducto: 'X',
+      idGrupo: '1',
+      nombreCorto: 'X',
+      visibleMenu: true,
+      precio: 10,
+      impuesto1: 16,
+      impuesto2: 0,
+      impuesto3: 0,
+      bloqueado: false,
+      permitirprodcompenmodif: false,
+    };
     expectRefused(await stack.api('PUT', `/productos/${BRANCH}/1001%00`, { body, headers: { 'idempotency-key': randomUUID() } }), ['params.idProducto']);
     expect(await db.selectFrom('productos').select(['idproducto', 'descripcion']).orderBy('idproducto').execute()).toEqual(before);
   });
@@ -69,8 +88,18 @@ describe('JSON bodies', () => {
 
   it('lone surrogates are refused wherever they are, each field named', async () => {
     const mesa = `T${randomUUID().slice(0, 8)}`;
-    const body = { ...order, mesa, productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1, comentario: 'sin \ud800 hielo' }, { movimiento: 2, idProducto: '1002', cantidad: 1, comentario: '\udfff' }] };
-    expectRefused(await stack.api('POST', `/temp_ordenes/${BRANCH}`, { body, headers: { 'idempotency-key': randomUUID() } }), ['body.productos.0.comentario', 'body.productos.1.comentario']);
+    const body = {
+      ...order,
+      mesa,
+      productos: [
+        { movimiento: 1, idProducto: '1001', cantidad: 1, comentario: 'sin \ud800 hielo' },
+        { movimiento: 2, idProducto: '1002', cantidad: 1, comentario: '\udfff' },
+      ],
+    };
+    expectRefused(await stack.api('POST', `/temp_ordenes/${BRANCH}`, { body, headers: { 'idempotency-key': randomUUID() } }), [
+      'body.productos.0.comentario',
+      'body.productos.1.comentario',
+    ]);
     expect(await ordersAtTable(mesa)).toBe(0);
   });
 

@@ -49,7 +49,9 @@ describe('watching key and branch changes', () => {
     await admin.connect();
     try {
       // By name, not by its last statement: the heartbeat's `select 1` replaces `listen ...` there.
-      const killed = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = $1`, [LISTENER_APPLICATION_NAME]);
+      const killed = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = $1`, [
+        LISTENER_APPLICATION_NAME,
+      ]);
       expect(killed.rowCount).toBe(1);
     } finally {
       await admin.end();

@@ -228,11 +228,25 @@ describe('branch-agent doctor', () => {
     expect(classifyDatabaseError(tedious("Login failed for user 'sa'.", 'ELOGIN'), [18456])).toMatchObject({ cause: 'login-failed' });
     expect(classifyDatabaseError(tedious("Login failed for user 'sa'.", 'ELOGIN'), [4060, 18456])).toMatchObject({ cause: 'database-missing' });
     expect(classifyDatabaseError(tedious('Login failed.', 'ELOGIN'), [18488])).toMatchObject({ cause: 'login-failed', reason: 'password-expired' });
-    expect(classifyDatabaseError(tedious('Port for NATIONALSOFT not found in 127.0.0.1', 'EINSTLOOKUP'))).toMatchObject({ cause: 'host-unreachable', reason: 'instance' });
-    expect(classifyDatabaseError(tedious('Failed to connect to 127.0.0.1:1433 in 15000ms', 'ETIMEOUT'))).toMatchObject({ cause: 'host-unreachable', reason: 'timeout' });
-    const refused = tedious('Failed to connect to 127.0.0.1:1433 - Could not connect (sequence)', 'ESOCKET', new AggregateError([Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1433'), { code: 'ECONNREFUSED' })], 'Could not connect (sequence)'));
+    expect(classifyDatabaseError(tedious('Port for NATIONALSOFT not found in 127.0.0.1', 'EINSTLOOKUP'))).toMatchObject({
+      cause: 'host-unreachable',
+      reason: 'instance',
+    });
+    expect(classifyDatabaseError(tedious('Failed to connect to 127.0.0.1:1433 in 15000ms', 'ETIMEOUT'))).toMatchObject({
+      cause: 'host-unreachable',
+      reason: 'timeout',
+    });
+    const refused = tedious(
+      'Failed to connect to 127.0.0.1:1433 - Could not connect (sequence)',
+      'ESOCKET',
+      new AggregateError([Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1433'), { code: 'ECONNREFUSED' })], 'Could not connect (sequence)'),
+    );
     expect(classifyDatabaseError(refused)).toMatchObject({ cause: 'host-unreachable', reason: 'refused', message: expect.stringMatching(/ECONNREFUSED/) });
-    const unknownHost = tedious('Failed to connect to pos-server:1433 - getaddrinfo ENOTFOUND pos-server', 'ESOCKET', Object.assign(new Error('getaddrinfo ENOTFOUND pos-server'), { code: 'ENOTFOUND' }));
+    const unknownHost = tedious(
+      'Failed to connect to pos-server:1433 - getaddrinfo ENOTFOUND pos-server',
+      'ESOCKET',
+      Object.assign(new Error('getaddrinfo ENOTFOUND pos-server'), { code: 'ENOTFOUND' }),
+    );
     expect(classifyDatabaseError(unknownHost)).toMatchObject({ cause: 'host-unreachable', reason: 'name' });
   });
 
@@ -243,7 +257,10 @@ describe('branch-agent doctor', () => {
       new Promise<{ code: number | null; out: string }>((resolve) => {
         const env = { ...process.env };
         for (const key of ['AGENT_TOKEN', 'POS_DB_PASSWORD', 'GATEWAY_URL']) delete env[key];
-        const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/doctor-cli.ts', 'doctor', '-c', config, '-p', `127.0.0.1:${printerPort}`], { cwd: ROOT, env });
+        const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/doctor-cli.ts', 'doctor', '-c', config, '-p', `127.0.0.1:${printerPort}`], {
+          cwd: ROOT,
+          env,
+        });
         let out = '';
         child.stdout.on('data', (d) => (out += d));
         child.stderr.on('data', (d) => (out += d));

@@ -98,28 +98,36 @@ describe('as root, a checkout inside a private directory', () => {
     if (asRoot) checkout = privateCheckout();
   });
 
-  it.skipIf(!asRoot)(onlyAsRoot('starts its cluster: three at once make one copy of the programs that the postgres user runs'), async () => {
-    const runs = await Promise.all([start(checkout), start(checkout), start(checkout)]);
-    expect(copies()).toHaveLength(1);
-    for (const run of runs) expectStartedFromCopy(run);
-    const [copy] = copies();
-    expect(lstatSync(copy!).uid).toBe(0);
-    expect(lstatSync(copy!).mode & 0o777).toBe(0o755);
-    // Nothing half-made is left beside it.
-    expect(readdirSync(tmpdir()).filter((name) => name.startsWith(`${path.basename(copy!)}.`))).toEqual([]);
-  }, 120_000);
+  it.skipIf(!asRoot)(
+    onlyAsRoot('starts its cluster: three at once make one copy of the programs that the postgres user runs'),
+    async () => {
+      const runs = await Promise.all([start(checkout), start(checkout), start(checkout)]);
+      expect(copies()).toHaveLength(1);
+      for (const run of runs) expectStartedFromCopy(run);
+      const [copy] = copies();
+      expect(lstatSync(copy!).uid).toBe(0);
+      expect(lstatSync(copy!).mode & 0o777).toBe(0o755);
+      // Nothing half-made is left beside it.
+      expect(readdirSync(tmpdir()).filter((name) => name.startsWith(`${path.basename(copy!)}.`))).toEqual([]);
+    },
+    120_000,
+  );
 
-  it.skipIf(!asRoot)(onlyAsRoot('replaces a copy that lost files or that another user could have changed'), async () => {
-    if (copies().length === 0) expectStartedFromCopy(await start(checkout));
-    const [copy] = copies();
-    const postgres = postgresUser();
-    // What a temp cleaner leaves of a copy, and a file someone else owns.
-    rmSync(path.join(copy!, 'bin', 'initdb'));
-    chownSync(path.join(copy!, 'bin', 'postgres'), postgres.uid, postgres.gid);
-    expectStartedFromCopy(await start(checkout));
-    expect(lstatSync(path.join(copy!, 'bin', 'initdb')).isFile()).toBe(true);
-    expect(lstatSync(path.join(copy!, 'bin', 'postgres')).uid).toBe(0);
-  }, 120_000);
+  it.skipIf(!asRoot)(
+    onlyAsRoot('replaces a copy that lost files or that another user could have changed'),
+    async () => {
+      if (copies().length === 0) expectStartedFromCopy(await start(checkout));
+      const [copy] = copies();
+      const postgres = postgresUser();
+      // What a temp cleaner leaves of a copy, and a file someone else owns.
+      rmSync(path.join(copy!, 'bin', 'initdb'));
+      chownSync(path.join(copy!, 'bin', 'postgres'), postgres.uid, postgres.gid);
+      expectStartedFromCopy(await start(checkout));
+      expect(lstatSync(path.join(copy!, 'bin', 'initdb')).isFile()).toBe(true);
+      expect(lstatSync(path.join(copy!, 'bin', 'postgres')).uid).toBe(0);
+    },
+    120_000,
+  );
 
   it.skipIf(!asRoot)(onlyAsRoot('rejects, in one sentence that says what to do, a data directory the postgres user cannot reach'), async () => {
     const privateDir = mkdtempSync(path.join(dir, 'private-'));
@@ -148,14 +156,20 @@ describe('a cluster that cannot start', () => {
     writeFileSync(path.join(dataDir, 'PG_VERSION'), '9.6\n');
     writeFileSync(path.join(dataDir, 'postgresql.conf'), '');
     const postgres = asRoot ? postgresUser() : undefined;
-    if (postgres) for (const file of readdirSync(dataDir).map((name) => path.join(dataDir, name)).concat(dataDir)) chownSync(file, postgres.uid, postgres.gid);
+    if (postgres)
+      for (const file of readdirSync(dataDir)
+        .map((name) => path.join(dataDir, name))
+        .concat(dataDir))
+        chownSync(file, postgres.uid, postgres.gid);
     const error = await startEmbeddedPostgres({ dataDir }).then(
       () => expect.unreachable('the cluster started'),
       (e: unknown) => e as Error,
     );
     expect(error).toBeInstanceOf(Error);
     expect(error.message).toMatch(
-      new RegExp(`^the embedded PostgreSQL could not start in ${dataDir}: database files are incompatible with server \\(The data directory was initialized by PostgreSQL version 9\\.6, .*\\)$`),
+      new RegExp(
+        `^the embedded PostgreSQL could not start in ${dataDir}: database files are incompatible with server \\(The data directory was initialized by PostgreSQL version 9\\.6, .*\\)$`,
+      ),
     );
     expect(error.message).not.toContain('\n');
   });

@@ -25,7 +25,10 @@ function childVitestEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 async function runFixture(name: string) {
   const report = path.join(dir, `${name}.json`);
-  const child = startNode(['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/fixtures/exit-codes/vitest.config.ts'], childVitestEnv({ EXIT_FIXTURE: name, EXIT_REPORT: report }));
+  const child = startNode(
+    ['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/fixtures/exit-codes/vitest.config.ts'],
+    childVitestEnv({ EXIT_FIXTURE: name, EXIT_REPORT: report }),
+  );
   const run = await collect(child);
   return { ...run, report };
 }
@@ -85,7 +88,16 @@ describe('a fatal error exits non-zero', () => {
     writeFileSync(lockFile, String(process.pid));
     writeFileSync(
       config,
-      JSON.stringify({ agent: { licenseKey: 'TEST000000000001', gatewayUrl: 'http://127.0.0.1:9', token: 'agt_x', database: await newPosDatabase(), lockFile, health: { port: 0 } } }),
+      JSON.stringify({
+        agent: {
+          licenseKey: 'TEST000000000001',
+          gatewayUrl: 'http://127.0.0.1:9',
+          token: 'agt_x',
+          database: await newPosDatabase(),
+          lockFile,
+          health: { port: 0 },
+        },
+      }),
     );
     const run = await runCli(['run', '-c', config]);
     expect(run.code, run.out).toBe(1);

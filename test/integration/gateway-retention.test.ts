@@ -35,11 +35,23 @@ it('deletes expired idempotency records and job log entries past the retention, 
     created_at: new Date(now - DAY),
     expires_at: new Date(now + expiresIn),
   });
-  const job = (id: string, ageDays: number) => ({ job_id: id, license_key: 'TEST000000000001', op: 'products.list', worker_id: 'w', outcome: 'ok', error_code: null, started_at: new Date(now - ageDays * DAY), duration_ms: 1 });
+  const job = (id: string, ageDays: number) => ({
+    job_id: id,
+    license_key: 'TEST000000000001',
+    op: 'products.list',
+    worker_id: 'w',
+    outcome: 'ok',
+    error_code: null,
+    started_at: new Date(now - ageDays * DAY),
+    duration_ms: 1,
+  });
 
   gateway = await buildGateway({ store, log: pino({ level: 'silent' }), jobLogRetentionDays: 30, purgeIntervalMs: 100 });
   // Whichever turn of the schedule comes first (one runs at start) takes them.
-  await store.db.insertInto('gw_idempotency').values([record('expired', -1000), record('current', DAY)]).execute();
+  await store.db
+    .insertInto('gw_idempotency')
+    .values([record('expired', -1000), record('current', DAY)])
+    .execute();
   await store.insertJobLog([job('old', 31), job('recent', 29)]);
 
   await until(async () => (await store.db.selectFrom('gw_idempotency').select('idem_key').where('user_id', '=', user).execute()).length === 1, 5_000);

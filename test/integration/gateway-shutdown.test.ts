@@ -48,7 +48,10 @@ it('SIGTERM answers the request in flight, stops the store and exits 0', async (
   const apiKey = lastLine((await runCli(['keys', 'add-api-key', '-u', 'acme', '-c', configFile])).out);
   const database = { ...(await newPosDatabase('branch')), lockTimeoutMs: 30_000 };
   const log = pino({ level: 'silent' });
-  const agent: Agent = await startAgent({ licenseKey: BRANCH, gatewayUrl: baseUrl, token, database, connection: { backoffBaseMs: 20, backoffMaxMs: 200 } }, log);
+  const agent: Agent = await startAgent(
+    { licenseKey: BRANCH, gatewayUrl: baseUrl, token, database, connection: { backoffBaseMs: 20, backoffMaxMs: 200 } },
+    log,
+  );
   cleanups.push(() => agent.stop(0));
 
   const call = (method: string, url: string, body?: unknown) =>
@@ -58,7 +61,14 @@ it('SIGTERM answers the request in flight, stops the store and exits 0', async (
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   await until(async () => (await call('GET', `/turnos/${BRANCH}`)).status === 200, 10_000);
-  const created = await call('POST', `/temp_ordenes/${BRANCH}`, { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', mesa: '', idMesero: '01', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] });
+  const created = await call('POST', `/temp_ordenes/${BRANCH}`, {
+    estacion: 'CAJA1',
+    serie: 'A',
+    idEmpresa: '0000000001',
+    mesa: '',
+    idMesero: '01',
+    productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
+  });
   expect(created.status).toBe(201);
   const { folio } = (await created.json()) as { folio: number };
 

@@ -75,9 +75,15 @@ describe('claims', () => {
     expect((await store.claimIdempotencyKey(userId, 'expired', 'd'.repeat(64), 1, HOUR)).claimed).toBe(true);
     await store.completeIdempotencyKey(userId, 'expired', 200, { jobId: 'old' }, 'old');
     await new Promise((r) => setTimeout(r, 20));
-    for (const [key, print] of [['abandoned', 'c'], ['expired', 'd']] as const) {
+    for (const [key, print] of [
+      ['abandoned', 'c'],
+      ['expired', 'd'],
+    ] as const) {
       const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimIdempotencyKey(userId, key, print.repeat(64), HOUR, 10)));
-      expect(claims.filter((c) => c.claimed), key).toHaveLength(1);
+      expect(
+        claims.filter((c) => c.claimed),
+        key,
+      ).toHaveLength(1);
     }
   });
 });
@@ -90,7 +96,12 @@ describe('job log', () => {
     jobLog.add({ ...entry, job_id: 'odd-agent', worker_id: 'w\u0000rker', error_code: 'bad\ud800' });
     jobLog.add({ ...entry, job_id: 'plain-agent', worker_id: 'worker', error_code: null });
     await jobLog.flush();
-    const rows = await store.db.selectFrom('gw_job_log').select(['job_id', 'worker_id', 'error_code']).where('job_id', 'in', ['odd-agent', 'plain-agent']).orderBy('job_id').execute();
+    const rows = await store.db
+      .selectFrom('gw_job_log')
+      .select(['job_id', 'worker_id', 'error_code'])
+      .where('job_id', 'in', ['odd-agent', 'plain-agent'])
+      .orderBy('job_id')
+      .execute();
     expect(rows).toEqual([
       { job_id: 'odd-agent', worker_id: 'w\ufffdrker', error_code: 'bad\ufffd' },
       { job_id: 'plain-agent', worker_id: 'worker', error_code: null },

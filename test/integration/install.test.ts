@@ -6,7 +6,20 @@
  * /healthz still answers).
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,12 +90,17 @@ describe('install.sh --no-systemd', () => {
   const install = async (version: string, extra: string[] = []) => {
     const result = await run('bash', [
       path.join(releases.get(version)!, 'service-install/install.sh'),
-      '--prefix', prefix,
-      '--config', configPath,
+      '--prefix',
+      prefix,
+      '--config',
+      configPath,
       '--no-systemd',
-      '--node', process.execPath,
-      '--health-timeout', '30',
-      '--settle', '1',
+      '--node',
+      process.execPath,
+      '--health-timeout',
+      '30',
+      '--settle',
+      '1',
       ...extra,
     ]);
     const pid = agentPid();
@@ -115,7 +133,16 @@ describe('install.sh --no-systemd', () => {
     expect(built.code, built.stderr + built.stdout).toBe(0);
     const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     const base = path.join(work, 'build', `branch-agent-${version}`);
-    for (const f of ['dist/cli.js', 'dist/sql-migrations.js', 'sql/postgres/agent', 'bin/branch-agent.js', 'service-install/install.sh', 'service-install/branch-agent.service', 'config.example.json', 'package-lock.json']) {
+    for (const f of [
+      'dist/cli.js',
+      'dist/sql-migrations.js',
+      'sql/postgres/agent',
+      'bin/branch-agent.js',
+      'service-install/install.sh',
+      'service-install/branch-agent.service',
+      'config.example.json',
+      'package-lock.json',
+    ]) {
       expect(existsSync(path.join(base, f)), f).toBe(true);
     }
     const migrate = await run(process.execPath, [path.join(base, 'bin/branch-agent.js'), 'migrate', '--help']);
@@ -172,10 +199,13 @@ describe('install.sh --no-systemd', () => {
     const fresh = path.join(work, 'fresh');
     const result = await run('bash', [
       path.join(releases.get('9.0.0')!, 'service-install/install.sh'),
-      '--prefix', path.join(fresh, 'prefix'),
-      '--config', path.join(fresh, 'etc', 'config.json'),
+      '--prefix',
+      path.join(fresh, 'prefix'),
+      '--config',
+      path.join(fresh, 'etc', 'config.json'),
       '--no-systemd',
-      '--node', process.execPath,
+      '--node',
+      process.execPath,
     ]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stdout).toMatch(/wrote a template to .*config\.json/);
@@ -226,7 +256,9 @@ describe('install.sh --no-systemd', () => {
   it('rolls back a release that does not become healthy, and exits non-zero', async () => {
     const result = await install('9.0.2');
     expect(result.code, result.stderr + result.stdout).toBe(3);
-    expect(result.stderr).toMatch(/branch-agent 9\.0\.2 did not become healthy \(the agent process exited\)\. Rolled back: 9\.0\.1 is running and healthy again/);
+    expect(result.stderr).toMatch(
+      /branch-agent 9\.0\.2 did not become healthy \(the agent process exited\)\. Rolled back: 9\.0\.1 is running and healthy again/,
+    );
     expect(result.stderr).toMatch(/9\.0\.2: simulated start failure/);
     expect(result.stdout).toMatch(/Rolling back to 9\.0\.1/);
 

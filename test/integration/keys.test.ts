@@ -53,7 +53,6 @@ afterAll(async () => {
 /** Runs `branch-agent keys …` with this test's config. */
 const keys = (...args: string[]) => runCli(['keys', ...args, '-c', configFile]);
 
-
 const shifts = (key: string) => fetch(`${baseUrl}/turnos/${BRANCH}`, { headers: { 'x-api-key': key } });
 
 async function connectAgent(token: string): Promise<Agent> {

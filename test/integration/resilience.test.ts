@@ -23,8 +23,7 @@ describe('connection drops', () => {
   });
 
   it('100 drops in the middle of writes: every write lands exactly once and the next request succeeds', async () => {
-    const write = (path: string, body: unknown, key: string): Promise<ApiResponse> =>
-      stack.api('POST', path, { body, headers: { 'idempotency-key': key } });
+    const write = (path: string, body: unknown, key: string): Promise<ApiResponse> => stack.api('POST', path, { body, headers: { 'idempotency-key': key } });
     const created = await write(`/temp_ordenes/${BRANCH}`, { estacion: 'CAJA1', idEmpresa: '0000000001' }, randomUUID());
     const folio = created.body.folio as number;
     const agent = stack.agents.get(BRANCH)!;

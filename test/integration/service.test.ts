@@ -68,7 +68,11 @@ describe('agent service', () => {
   it('keeps retrying a database whose host does not resolve (ENOTFOUND at boot), instead of exiting', async () => {
     const dir = mkdtempSync(`${tmpdir()}/agent-dns-`);
     const { log, lines } = capture();
-    const service = await runService(await config({ database: { dialect: 'postgres', url: 'postgres://u:p@pos-server.invalid:5432/pos' } }), `${dir}/config.json`, log);
+    const service = await runService(
+      await config({ database: { dialect: 'postgres', url: 'postgres://u:p@pos-server.invalid:5432/pos' } }),
+      `${dir}/config.json`,
+      log,
+    );
     running.push(service);
     expect(service.agent()).toBeUndefined();
     expect(lines.some((l) => l.msg === 'POS database unreachable; retrying until it answers')).toBe(true);

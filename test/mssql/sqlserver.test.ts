@@ -37,7 +37,10 @@ describe.skipIf(!server)(`SQL Server${server ? '' : failure ? ' (not started)' :
     const schemas: Record<'mssql' | 'postgres', InstalledSchema | undefined> = { mssql: undefined, postgres: undefined };
     beforeAll(async () => {
       const mssql = openPosDb(await newPosDatabase('empty'));
-      const postgres = openPosDb({ dialect: 'postgres', url: await createPosDatabase(cluster(), `t_${randomBytes(6).toString('hex')}`, undefined, schemaFileOf(inject('posSchema'))) });
+      const postgres = openPosDb({
+        dialect: 'postgres',
+        url: await createPosDatabase(cluster(), `t_${randomBytes(6).toString('hex')}`, undefined, schemaFileOf(inject('posSchema'))),
+      });
       open.push(mssql, postgres);
       schemas.mssql = await readInstalledSchema(mssql.db, 'mssql', POS_TABLES);
       schemas.postgres = await readInstalledSchema(postgres.db, 'postgres', POS_TABLES);
@@ -45,7 +48,13 @@ describe.skipIf(!server)(`SQL Server${server ? '' : failure ? ' (not started)' :
 
     // What the agent relies on: names, NOT NULL, identities, decimal places, text widths
     // (varchar(max) reports -1 where PostgreSQL's twin is an unlimited text).
-    const shape = (c: ColumnInfo) => ({ name: c.name, nullable: c.nullable, identity: c.identity, scale: c.numericScale, width: c.dataType.includes('char') && c.maxLength !== -1 ? c.maxLength : null });
+    const shape = (c: ColumnInfo) => ({
+      name: c.name,
+      nullable: c.nullable,
+      identity: c.identity,
+      scale: c.numericScale,
+      width: c.dataType.includes('char') && c.maxLength !== -1 ? c.maxLength : null,
+    });
 
     it('has the same columns as on PostgreSQL, table by table', () => {
       for (const table of POS_TABLES) {

@@ -11,7 +11,11 @@ export default class CiJsonReporter extends JsonReporter {
   #unhandled: ReadonlyArray<SerializedError> = [];
   #reason: TestRunEndReason = 'passed';
 
-  override async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError> = [], reason: TestRunEndReason = 'passed'): Promise<void> {
+  override async onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError> = [],
+    reason: TestRunEndReason = 'passed',
+  ): Promise<void> {
     this.#unhandled = unhandledErrors;
     this.#reason = reason;
     await super.onTestRunEnd(testModules);

@@ -56,7 +56,8 @@ export async function newPosDatabase(template: PosTemplate = 'branch', schema?: 
   const recipe = POS_TEMPLATES[template];
   const version = schema ?? inject('posSchema');
   if (sqlServer) return newSqlServerPosDatabase(sqlServer, recipe.seed, schemaFileOf(version));
-  if (version !== inject('posSchema')) return { dialect: 'postgres', url: await createPosDatabase(cluster(), uniqueName('t_'), recipe.seed, schemaFileOf(version)) };
+  if (version !== inject('posSchema'))
+    return { dialect: 'postgres', url: await createPosDatabase(cluster(), uniqueName('t_'), recipe.seed, schemaFileOf(version)) };
   return { dialect: 'postgres', url: await clonePg(recipe.database) };
 }
 

@@ -25,7 +25,11 @@ program
   .option('-c, --config <file>', 'configuration file', 'config.json')
   .action(async (opts: { config: string }) => {
     const result = await migrateAgentTables(opts.config);
-    console.log(result.applied.length > 0 ? `Applied to ${result.database}: ${result.applied.join(', ')}` : `Agent tables up to date in ${result.database}; nothing to apply.`);
+    console.log(
+      result.applied.length > 0
+        ? `Applied to ${result.database}: ${result.applied.join(', ')}`
+        : `Agent tables up to date in ${result.database}; nothing to apply.`,
+    );
     console.log(`Soft Restaurant version: ${result.posVersion ?? 'unknown'}`);
   });
 

@@ -37,7 +37,19 @@ export class PosFixtures {
 
   /** Leaves the branch without accounts, invoices or shifts, whatever its seed wrote. */
   async clearAccounts(): Promise<void> {
-    for (const table of ['tempcheqdet', 'tempchequespagos', 'tempfoliosfacturados', 'tempcheques', 'cheqdet', 'chequespagos', 'foliosfacturados', 'cheques', 'facturas', 'mesasasignadas', 'turnos'] as const) {
+    for (const table of [
+      'tempcheqdet',
+      'tempchequespagos',
+      'tempfoliosfacturados',
+      'tempcheques',
+      'cheqdet',
+      'chequespagos',
+      'foliosfacturados',
+      'cheques',
+      'facturas',
+      'mesasasignadas',
+      'turnos',
+    ] as const) {
       await this.db.deleteFrom(table).execute();
     }
   }

@@ -81,7 +81,10 @@ export default async function setup(project: TestProject) {
   project.provide('sqlServer', { config: server.config, prefix });
   return async () => {
     // A container goes away whole; a shared server keeps nothing of this run.
-    if (source.source === 'MSSQL_URL') await dropSqlServerDatabases(server.config, prefix).catch((error: unknown) => console.error(`could not drop the test databases ${prefix}*: ${String(error)}`));
+    if (source.source === 'MSSQL_URL')
+      await dropSqlServerDatabases(server.config, prefix).catch((error: unknown) =>
+        console.error(`could not drop the test databases ${prefix}*: ${String(error)}`),
+      );
     await Promise.all([server.stop(), cluster.stop()]);
   };
 }

@@ -129,7 +129,10 @@ function schemaValue(s: Schema, name: string, pools: Pools): fc.Arbitrary<unknow
     case 'boolean':
       return fc.boolean();
     case 'array': {
-      const items = fc.array(valueArbitrary(s.items ?? {}, singular(name), pools), { minLength: s.minItems ?? 0, maxLength: Math.max(Math.min(s.maxItems ?? 4, 4), s.minItems ?? 0) });
+      const items = fc.array(valueArbitrary(s.items ?? {}, singular(name), pools), {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.max(Math.min(s.maxItems ?? 4, 4), s.minItems ?? 0),
+      });
       // Lines numbered by their position in the request (create, add lines) are numbered so.
       const positional = s.items?.properties?.movimiento?.description?.includes('position in this request');
       return positional ? items.map((lines) => lines.map((line, i) => ({ ...(line as object), movimiento: i + 1 }))) : items;
@@ -243,9 +246,19 @@ export const variationArbitrary: fc.Arbitrary<Variation> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('hostile-string' as const), leaf: fc.nat(), text: fc.constantFrom(...HOSTILE_STRINGS) }), weight: 5 },
   { arbitrary: fc.record({ kind: fc.constant('wrong-value' as const), leaf: fc.nat(), value: fc.constantFrom(...WRONG_VALUES) }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('drop-field' as const), leaf: fc.nat() }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('extra-field' as const), name: fc.constantFrom('__proto__', 'constructor', 'x', 'licenseKey'), value: fc.constantFrom<unknown>(1, 'x', { polluted: true }) }), weight: 1 },
   {
-    arbitrary: fc.record({ kind: fc.constant('raw-body' as const), body: fc.constantFrom('bom', 'invalid-utf8', 'latin1', 'utf16', 'not-json', 'empty', 'top-level-array', 'text-plain') }),
+    arbitrary: fc.record({
+      kind: fc.constant('extra-field' as const),
+      name: fc.constantFrom('__proto__', 'constructor', 'x', 'licenseKey'),
+      value: fc.constantFrom<unknown>(1, 'x', { polluted: true }),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('raw-body' as const),
+      body: fc.constantFrom('bom', 'invalid-utf8', 'latin1', 'utf16', 'not-json', 'empty', 'top-level-array', 'text-plain'),
+    }),
     weight: 2,
   },
   { arbitrary: fc.record({ kind: fc.constant('auth' as const), key: fc.constantFrom('missing', 'unknown', 'other-user', 'control-chars') }), weight: 1 },
@@ -275,10 +288,20 @@ export interface Credentials {
 }
 
 /** The request, as bytes on the wire, for one endpoint, its valid input and a variation. */
-export function planRequest(endpoint: Endpoint, input: { path: Record<string, unknown>; query: Record<string, unknown>; body?: unknown }, variation: Variation, creds: Credentials, keySeed: string): PlannedRequest {
+export function planRequest(
+  endpoint: Endpoint,
+  input: { path: Record<string, unknown>; query: Record<string, unknown>; body?: unknown },
+  variation: Variation,
+  creds: Credentials,
+  keySeed: string,
+): PlannedRequest {
   let { path, query, body } = input;
   // The variation's leaf index picks among every leaf of path, query and body.
-  const all = [...leaves(path).map((l) => ({ ...l, part: 'path' as const })), ...leaves(query).map((l) => ({ ...l, part: 'query' as const })), ...(body === undefined ? [] : leaves(body).map((l) => ({ ...l, part: 'body' as const })))];
+  const all = [
+    ...leaves(path).map((l) => ({ ...l, part: 'path' as const })),
+    ...leaves(query).map((l) => ({ ...l, part: 'query' as const })),
+    ...(body === undefined ? [] : leaves(body).map((l) => ({ ...l, part: 'body' as const }))),
+  ];
   const pick = (n: number) => (all.length === 0 ? undefined : all[n % all.length]!);
   const edit = (part: 'path' | 'query' | 'body', fn: (v: unknown) => unknown) => {
     if (part === 'path') path = fn(path) as Record<string, unknown>;

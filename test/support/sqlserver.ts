@@ -17,7 +17,9 @@ export async function startSqlServer(source: Extract<SqlServerSource, { source: 
   const { MSSQLServerContainer } = await import('@testcontainers/mssqlserver');
   const container = await new MSSQLServerContainer('mcr.microsoft.com/mssql/server:2022-latest').acceptLicense().start();
   return {
-    config: parseMssqlUrl(`mssql://${container.getUsername()}:${encodeURIComponent(container.getPassword())}@${container.getHost()}:${container.getPort()}/master`),
+    config: parseMssqlUrl(
+      `mssql://${container.getUsername()}:${encodeURIComponent(container.getPassword())}@${container.getHost()}:${container.getPort()}/master`,
+    ),
     stop: async () => {
       await container.stop();
     },
@@ -64,7 +66,10 @@ export async function dropSqlServerDatabases(server: MssqlConfig, prefix: string
     for (const { name } of rows) {
       try {
         // An offline database (a test that failed mid-outage) comes back first, so its files go too.
-        await sql.raw(`ALTER DATABASE ${identifier(name)} SET ONLINE`).execute(master.db).catch(() => undefined);
+        await sql
+          .raw(`ALTER DATABASE ${identifier(name)} SET ONLINE`)
+          .execute(master.db)
+          .catch(() => undefined);
         await sql.raw(`ALTER DATABASE ${identifier(name)} SET SINGLE_USER WITH ROLLBACK IMMEDIATE`).execute(master.db);
         await sql.raw(`DROP DATABASE ${identifier(name)}`).execute(master.db);
       } catch (error) {

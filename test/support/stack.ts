@@ -43,7 +43,12 @@ export async function startTestStack(
   } = {},
 ): Promise<TestStack> {
   const posDatabase = async (template: PosTemplate): Promise<PosDbConfig> => ({ ...(await newPosDatabase(template)), lockTimeoutMs: opts.lockTimeoutMs });
-  const [gatewayUrl, branch, strict, other] = await Promise.all([newGatewayDatabase(), posDatabase('branch'), posDatabase('strictBranch'), posDatabase('branch')]);
+  const [gatewayUrl, branch, strict, other] = await Promise.all([
+    newGatewayDatabase(),
+    posDatabase('branch'),
+    posDatabase('strictBranch'),
+    posDatabase('branch'),
+  ]);
   const branches = [
     { licenseKey: BRANCH, name: 'Centro', owner: 'tester', database: branch },
     { licenseKey: STRICT_BRANCH, name: 'Norte', owner: 'tester', database: strict },
@@ -61,7 +66,10 @@ export async function startTestStack(
     agent: { connection: { backoffBaseMs: 20, backoffMaxMs: 200 }, ...opts.agent },
     agentHooks: opts.agentHooks,
   });
-  await waitForAgents(stack, branches.map((b) => b.licenseKey));
+  await waitForAgents(
+    stack,
+    branches.map((b) => b.licenseKey),
+  );
   const pos = new Map(branches.map((b) => [b.licenseKey, openPosDb(b.database)]));
 
   const test = stack as TestStack;

@@ -14,8 +14,19 @@ const col = (name: string, more: Partial<ColumnInfo> = {}): ColumnInfo => ({
 
 /** An installation that spells some names differently from the reference schema. */
 const tables: Array<[string, ColumnInfo[]]> = [
-  ['Tempcheques', [col('Folio', { identity: true }), col('IdTurno'), col('Observaciones', { dataType: 'varchar', maxLength: 5 }), col('WorkspaceID', { dataType: 'uniqueidentifier', nullable: false })]],
-  ['cheques', [col('folio'), col('idturno', { nullable: false }), col('observaciones', { dataType: 'varchar', maxLength: 50 }), col('numcheque', { identity: true })]],
+  [
+    'Tempcheques',
+    [
+      col('Folio', { identity: true }),
+      col('IdTurno'),
+      col('Observaciones', { dataType: 'varchar', maxLength: 5 }),
+      col('WorkspaceID', { dataType: 'uniqueidentifier', nullable: false }),
+    ],
+  ],
+  [
+    'cheques',
+    [col('folio'), col('idturno', { nullable: false }), col('observaciones', { dataType: 'varchar', maxLength: 50 }), col('numcheque', { identity: true })],
+  ],
 ];
 
 describe('the installed schema on SQL Server (case-insensitive names)', () => {
@@ -31,7 +42,11 @@ describe('the installed schema on SQL Server (case-insensitive names)', () => {
   });
 
   it('shapes rows by the reference names and does not fill a column it was given under another spelling', () => {
-    const row = schema.completeRow('tempcheques', { idturno: 7, observaciones: 'mesa junto a la ventana', WorkspaceId: 'a0000000-0000-0000-0000-000000000001' });
+    const row = schema.completeRow('tempcheques', {
+      idturno: 7,
+      observaciones: 'mesa junto a la ventana',
+      WorkspaceId: 'a0000000-0000-0000-0000-000000000001',
+    });
     expect(row).toEqual({ idturno: 7, observaciones: 'mesa ', WorkspaceId: 'a0000000-0000-0000-0000-000000000001' });
   });
 

@@ -12,7 +12,10 @@ describe('logs', () => {
       },
     });
     const log = createLogger({ level: 'info' }, sink);
-    log.info({ token: 'agt_secret1', config: { token: 'agt_secret2', database: { url: 'postgres://u:pw3@h/db', authentication: { password: 'pw4' } } } }, 'start');
+    log.info(
+      { token: 'agt_secret1', config: { token: 'agt_secret2', database: { url: 'postgres://u:pw3@h/db', authentication: { password: 'pw4' } } } },
+      'start',
+    );
     log.info({ req: { headers: { 'x-api-key': 'key_secret5', authorization: 'Bearer agt_secret6' } } }, 'request');
     const text = lines.join('');
     expect(lines).toHaveLength(2);

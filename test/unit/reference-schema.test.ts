@@ -20,7 +20,8 @@ interface ParsedColumn {
 function parse(sql: string, quote: 'postgres' | 'mssql'): Map<string, Map<string, ParsedColumn>> {
   const tables = new Map<string, Map<string, ParsedColumn>>();
   const tableRe = quote === 'postgres' ? /CREATE TABLE "(\w+)" \(\n([\s\S]*?)\n\);/g : /CREATE TABLE \[dbo\]\.\[(\w+)\] \(\n([\s\S]*?)\n\);/g;
-  const columnRe = quote === 'postgres' ? /^\s+"([^"]+)" (.+?)( GENERATED ALWAYS AS IDENTITY)?( NOT NULL)?$/ : /^\s+\[([^\]]+)\] (.+?)( IDENTITY\(1,1\))? (NOT NULL|NULL)$/;
+  const columnRe =
+    quote === 'postgres' ? /^\s+"([^"]+)" (.+?)( GENERATED ALWAYS AS IDENTITY)?( NOT NULL)?$/ : /^\s+\[([^\]]+)\] (.+?)( IDENTITY\(1,1\))? (NOT NULL|NULL)$/;
   for (const [, table, body] of sql.matchAll(tableRe)) {
     const columns = new Map<string, ParsedColumn>();
     for (const line of body!.split(',\n')) {

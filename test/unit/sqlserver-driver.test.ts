@@ -75,8 +75,16 @@ describe('telling an unavailable database from a rejected statement', () => {
     ['any severity 20+ error', requestError(0, 20)],
     ['PostgreSQL shutting down', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
     // A branch whose database host does not resolve or route at boot must be retried, not exit.
-    ...['ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].map((code): [string, unknown] => [`pg: ${code}`, Object.assign(new Error(`getaddrinfo ${code} pos-server`), { code, syscall: 'connect' })]),
-    ['tedious: a ConnectionError wrapping ENOTFOUND', new tedious.ConnectionError('Failed to connect to pos-server:1433', 'ESOCKET', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND pos-server'), { code: 'ENOTFOUND' }) })],
+    ...['ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].map((code): [string, unknown] => [
+      `pg: ${code}`,
+      Object.assign(new Error(`getaddrinfo ${code} pos-server`), { code, syscall: 'connect' }),
+    ]),
+    [
+      'tedious: a ConnectionError wrapping ENOTFOUND',
+      new tedious.ConnectionError('Failed to connect to pos-server:1433', 'ESOCKET', {
+        cause: Object.assign(new Error('getaddrinfo ENOTFOUND pos-server'), { code: 'ENOTFOUND' }),
+      }),
+    ],
   ])('%s is a connection failure', (_name, error) => {
     expect(isConnectionError(error)).toBe(true);
   });
@@ -112,7 +120,14 @@ describe('lock timeouts', () => {
 
 const connection = () =>
   new PosTediousConnection(
-    tediousConfig({ dialect: 'mssql', server: '127.0.0.1', port: 1, database: 'pos', authentication: { type: 'sql', user: 'sa', password: 'x' }, connectTimeoutMs: 2_000 }),
+    tediousConfig({
+      dialect: 'mssql',
+      server: '127.0.0.1',
+      port: 1,
+      database: 'pos',
+      authentication: { type: 'sql', user: 'sa', password: 'x' },
+      connectTimeoutMs: 2_000,
+    }),
     5_000,
   );
 
@@ -136,12 +151,14 @@ describe('the PostgreSQL lock timeout', () => {
   });
 
   it('goes as a separate setting with a socket-path URL, which carries no options', () => {
-    expect(withLockTimeout('postgresql://user@/pos?host=/run/postgresql', 1_000)).toEqual({ connectionString: 'postgresql://user@/pos?host=/run/postgresql', options: '-c lock_timeout=1000' });
+    expect(withLockTimeout('postgresql://user@/pos?host=/run/postgresql', 1_000)).toEqual({
+      connectionString: 'postgresql://user@/pos?host=/run/postgresql',
+      options: '-c lock_timeout=1000',
+    });
   });
 });
 
 describe('rolling back after the server already did', () => {
-
   it('is a no-op when the server has ended the transaction (a deadlock victim)', () => {
     const c = connection();
     c.inTransaction = false;

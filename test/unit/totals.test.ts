@@ -74,25 +74,70 @@ function refK(l: TotalsLine): Decimal {
 }
 
 const API_KEYS = [
-  'subtotal', 'descuento', 'descuentoImporte', 'subtotalConDescuento', 'totalImpuesto1', 'totalImpuesto2',
-  'totalImpuesto3', 'total', 'totalAlimentos', 'totalBebidas', 'totalOtros', 'totalDescuentos', 'totalCortesias',
-  'totalDescuentoYCortesia', 'totalSinDescuento', 'totalArticulos',
+  'subtotal',
+  'descuento',
+  'descuentoImporte',
+  'subtotalConDescuento',
+  'totalImpuesto1',
+  'totalImpuesto2',
+  'totalImpuesto3',
+  'total',
+  'totalAlimentos',
+  'totalBebidas',
+  'totalOtros',
+  'totalDescuentos',
+  'totalCortesias',
+  'totalDescuentoYCortesia',
+  'totalSinDescuento',
+  'totalArticulos',
 ];
 
 const HEADER_KEYS = [
-  'subtotal', 'subtotalsinimpuestos', 'total', 'totalimpuesto1', 'totalimpuestod1', 'totalimpuestod2',
-  'totalimpuestod3', 'descuento', 'descuentoimporte', 'subtotalcondescuento', 'totalsindescuento',
-  'totalsindescuentoimp', 'totaldescuentos', 'totaldescuentoalimentos', 'totaldescuentobebidas',
-  'totaldescuentootros', 'totalcortesias', 'totalcortesiaalimentos', 'totalcortesiabebidas', 'totalcortesiaotros',
-  'totaldescuentoycortesia', 'totalalimentos', 'totalbebidas', 'totalotros', 'totalalimentossindescuentos',
-  'totalbebidassindescuentos', 'totalotrossindescuentos', 'totalarticulos', 'totalconpropina', 'totalconcargo',
-  'totalconpropinacargo', 'totalcondonativo', 'totalconpropinacargodonativo',
+  'subtotal',
+  'subtotalsinimpuestos',
+  'total',
+  'totalimpuesto1',
+  'totalimpuestod1',
+  'totalimpuestod2',
+  'totalimpuestod3',
+  'descuento',
+  'descuentoimporte',
+  'subtotalcondescuento',
+  'totalsindescuento',
+  'totalsindescuentoimp',
+  'totaldescuentos',
+  'totaldescuentoalimentos',
+  'totaldescuentobebidas',
+  'totaldescuentootros',
+  'totalcortesias',
+  'totalcortesiaalimentos',
+  'totalcortesiabebidas',
+  'totalcortesiaotros',
+  'totaldescuentoycortesia',
+  'totalalimentos',
+  'totalbebidas',
+  'totalotros',
+  'totalalimentossindescuentos',
+  'totalbebidassindescuentos',
+  'totalotrossindescuentos',
+  'totalarticulos',
+  'totalconpropina',
+  'totalconcargo',
+  'totalconpropinacargo',
+  'totalcondonativo',
+  'totalconpropinacargodonativo',
 ];
 
 const SIX_DECIMAL_COLUMNS = new Set(['totalimpuestod1', 'totalimpuestod2', 'totalimpuestod3']);
 
 const bottle: TotalsLine = {
-  cantidad: '1', precio: '1500.00', impuesto1: '16', impuesto2: '0', impuesto3: '0', descuento: '0', clasificacion: 1,
+  cantidad: '1',
+  precio: '1500.00',
+  impuesto1: '16',
+  impuesto2: '0',
+  impuesto3: '0',
+  descuento: '0',
+  clasificacion: 1,
 };
 
 const line = (over: Partial<TotalsLine>): TotalsLine => ({ ...bottle, ...over });
@@ -228,10 +273,9 @@ describe('computeTotals: invariants (property-based)', () => {
   it('total is round2 of Σ q·p·(1 − d/100)·(1 − g/100), computed independently', () => {
     fc.assert(
       fc.property(account, generalPercent, (lines, g) => {
-        const exact = lines.reduce(
-          (s, l) => s.plus(new Ref(l.cantidad).times(l.precio).times(new Ref(1).minus(new Ref(l.descuento).div(100)))),
-          new Ref(0),
-        ).times(new Ref(1).minus(new Ref(g).div(100)));
+        const exact = lines
+          .reduce((s, l) => s.plus(new Ref(l.cantidad).times(l.precio).times(new Ref(1).minus(new Ref(l.descuento).div(100)))), new Ref(0))
+          .times(new Ref(1).minus(new Ref(g).div(100)));
         const expected = exact.toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
         expect(totalsToHeaderColumns(computeTotals(lines, g)).total).toBe(expected.toFixed(2));
       }),
@@ -256,19 +300,23 @@ describe('computeTotals: invariants (property-based)', () => {
 
   it('courtesy lines (d = 100) count in totalCortesias, other discounted lines in totalDescuentos', () => {
     fc.assert(
-      fc.property(account, generalPercent.filter((g) => new Ref(g).lt(100)), (lines, g) => {
-        const t = computeTotals(lines, g);
-        let courtesy = new Ref(0);
-        let discount = new Ref(0);
-        for (const l of lines) {
-          const gross = new Ref(l.cantidad).times(l.precio).div(refK(l));
-          if (new Ref(l.descuento).eq(100)) courtesy = courtesy.plus(gross);
-          else discount = discount.plus(gross.times(l.descuento).div(100));
-        }
-        expectWithin(t.totalCortesias, courtesy, '1e-25', 'totalCortesias');
-        expectWithin(t.totalDescuentos, discount, '1e-25', 'totalDescuentos');
-        expect(t.descuentoImporte.eq(t.importeGeneral)).toBe(true);
-      }),
+      fc.property(
+        account,
+        generalPercent.filter((g) => new Ref(g).lt(100)),
+        (lines, g) => {
+          const t = computeTotals(lines, g);
+          let courtesy = new Ref(0);
+          let discount = new Ref(0);
+          for (const l of lines) {
+            const gross = new Ref(l.cantidad).times(l.precio).div(refK(l));
+            if (new Ref(l.descuento).eq(100)) courtesy = courtesy.plus(gross);
+            else discount = discount.plus(gross.times(l.descuento).div(100));
+          }
+          expectWithin(t.totalCortesias, courtesy, '1e-25', 'totalCortesias');
+          expectWithin(t.totalDescuentos, discount, '1e-25', 'totalDescuentos');
+          expect(t.descuentoImporte.eq(t.importeGeneral)).toBe(true);
+        },
+      ),
       RUNS,
     );
   });
@@ -336,12 +384,19 @@ describe('computeTotals: invariants (property-based)', () => {
         const api = totalsToApi(t);
         const h = totalsToHeaderColumns(t);
         const pairs: [number, string][] = [
-          [api.subtotal, h.subtotal], [api.total, h.total], [api.totalImpuesto1, h.totalimpuesto1],
-          [api.descuento, h.descuento], [api.descuentoImporte, h.descuentoimporte],
-          [api.subtotalConDescuento, h.subtotalcondescuento], [api.totalSinDescuento, h.totalsindescuento],
-          [api.totalDescuentos, h.totaldescuentos], [api.totalCortesias, h.totalcortesias],
-          [api.totalDescuentoYCortesia, h.totaldescuentoycortesia], [api.totalAlimentos, h.totalalimentos],
-          [api.totalBebidas, h.totalbebidas], [api.totalOtros, h.totalotros],
+          [api.subtotal, h.subtotal],
+          [api.total, h.total],
+          [api.totalImpuesto1, h.totalimpuesto1],
+          [api.descuento, h.descuento],
+          [api.descuentoImporte, h.descuentoimporte],
+          [api.subtotalConDescuento, h.subtotalcondescuento],
+          [api.totalSinDescuento, h.totalsindescuento],
+          [api.totalDescuentos, h.totaldescuentos],
+          [api.totalCortesias, h.totalcortesias],
+          [api.totalDescuentoYCortesia, h.totaldescuentoycortesia],
+          [api.totalAlimentos, h.totalalimentos],
+          [api.totalBebidas, h.totalbebidas],
+          [api.totalOtros, h.totalotros],
         ];
         for (const [n, s] of pairs) expect(n).toBe(Number(s));
         for (const j of [0, 1, 2] as const) {
@@ -356,12 +411,22 @@ describe('computeTotals: invariants (property-based)', () => {
     fc.assert(
       fc.property(account, generalPercent, (lines, g) => {
         const asNumbers = lines.map((l) => ({
-          ...l, cantidad: Number(l.cantidad), precio: Number(l.precio), impuesto1: Number(l.impuesto1),
-          impuesto2: Number(l.impuesto2), impuesto3: Number(l.impuesto3), descuento: Number(l.descuento),
+          ...l,
+          cantidad: Number(l.cantidad),
+          precio: Number(l.precio),
+          impuesto1: Number(l.impuesto1),
+          impuesto2: Number(l.impuesto2),
+          impuesto3: Number(l.impuesto3),
+          descuento: Number(l.descuento),
         }));
         const asDecimals = lines.map((l) => ({
-          ...l, cantidad: new Decimal(l.cantidad), precio: new Dec(l.precio), impuesto1: new Dec(l.impuesto1),
-          impuesto2: new Dec(l.impuesto2), impuesto3: new Dec(l.impuesto3), descuento: new Dec(l.descuento),
+          ...l,
+          cantidad: new Decimal(l.cantidad),
+          precio: new Dec(l.precio),
+          impuesto1: new Dec(l.impuesto1),
+          impuesto2: new Dec(l.impuesto2),
+          impuesto3: new Dec(l.impuesto3),
+          descuento: new Dec(l.descuento),
         }));
         const expected = totalsToHeaderColumns(computeTotals(lines, g));
         expect(totalsToHeaderColumns(computeTotals(asNumbers, Number(g)))).toEqual(expected);
@@ -437,24 +502,33 @@ describe('generalDiscountPercent', () => {
   it('applying 0 after any sequence of general discounts restores the totals to the cent', () => {
     const request = fc.oneof(
       generalPercent.map((valor) => ({ modo: 'porcentaje' as const, valor, f: 0 })),
-      fc.record({ modo: fc.constant('importe' as const), base: fc.constantFrom('subtotal' as const, 'total' as const), f: fc.integer({ min: 0, max: 1_000_000 }) }),
+      fc.record({
+        modo: fc.constant('importe' as const),
+        base: fc.constantFrom('subtotal' as const, 'total' as const),
+        f: fc.integer({ min: 0, max: 1_000_000 }),
+      }),
     );
     fc.assert(
-      fc.property(account, fc.array(request, { minLength: 1, maxLength: 5 }), fc.constantFrom('porcentaje' as const, 'importe' as const), (lines, seq, zeroModo) => {
-        const original = computeTotals(lines, 0);
-        let current = original;
-        for (const r of seq) {
-          const valor = r.modo === 'porcentaje' ? r.valor : amountWithin(r.base === 'total' ? current.subtotalImp : current.subtotal, r.f);
-          const g = percentOf(generalDiscountPercent({ ...r, valor }, lines));
-          current = computeTotals(lines, g);
-          expect(current.descuento.eq(g)).toBe(true);
-        }
-        const zero = percentOf(generalDiscountPercent({ modo: zeroModo, valor: '0' }, lines));
-        expect(zero.isZero()).toBe(true);
-        const restored = computeTotals(lines, zero);
-        expect(totalsToApi(restored)).toEqual(totalsToApi(original));
-        expect(totalsToHeaderColumns(restored)).toEqual(totalsToHeaderColumns(original));
-      }),
+      fc.property(
+        account,
+        fc.array(request, { minLength: 1, maxLength: 5 }),
+        fc.constantFrom('porcentaje' as const, 'importe' as const),
+        (lines, seq, zeroModo) => {
+          const original = computeTotals(lines, 0);
+          let current = original;
+          for (const r of seq) {
+            const valor = r.modo === 'porcentaje' ? r.valor : amountWithin(r.base === 'total' ? current.subtotalImp : current.subtotal, r.f);
+            const g = percentOf(generalDiscountPercent({ ...r, valor }, lines));
+            current = computeTotals(lines, g);
+            expect(current.descuento.eq(g)).toBe(true);
+          }
+          const zero = percentOf(generalDiscountPercent({ modo: zeroModo, valor: '0' }, lines));
+          expect(zero.isZero()).toBe(true);
+          const restored = computeTotals(lines, zero);
+          expect(totalsToApi(restored)).toEqual(totalsToApi(original));
+          expect(totalsToHeaderColumns(restored)).toEqual(totalsToHeaderColumns(original));
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -501,13 +575,19 @@ describe('generalDiscountPercent', () => {
 
   it('never returns a percentage above 100 or with more decimals than asked', () => {
     fc.assert(
-      fc.property(account, fc.integer({ min: 0, max: 1_000_000 }), fc.constantFrom('subtotal' as const, 'total' as const), fc.constantFrom(2, 4), (lines, f, base, scale) => {
-        const t = computeTotals(lines, 0);
-        const valor = amountWithin(base === 'total' ? t.subtotalImp : t.subtotal, f);
-        const p = percentOf(generalDiscountPercent({ modo: 'importe', base, valor }, lines, scale));
-        expect(p.gte(0) && p.lte(100)).toBe(true);
-        expect(p.decimalPlaces()).toBeLessThanOrEqual(scale);
-      }),
+      fc.property(
+        account,
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.constantFrom('subtotal' as const, 'total' as const),
+        fc.constantFrom(2, 4),
+        (lines, f, base, scale) => {
+          const t = computeTotals(lines, 0);
+          const valor = amountWithin(base === 'total' ? t.subtotalImp : t.subtotal, f);
+          const p = percentOf(generalDiscountPercent({ modo: 'importe', base, valor }, lines, scale));
+          expect(p.gte(0) && p.lte(100)).toBe(true);
+          expect(p.decimalPlaces()).toBeLessThanOrEqual(scale);
+        },
+      ),
       RUNS,
     );
   });
@@ -537,7 +617,10 @@ describe('lineDiscountPercent', () => {
         expect(percentOf(lineDiscountPercent({ modo: 'importe', valor: psi.toFixed(4) }, l, scale)).toFixed()).toBe('100');
         expect(percentOf(lineDiscountPercent({ modo: 'importe', base: 'total', valor: l.precio }, l, scale)).toFixed()).toBe('100');
         expect(lineDiscountPercent({ modo: 'importe', base: 'subtotal', valor: psi.plus('0.0001') }, l, scale)).toEqual({ ok: false, reason: 'exceeds_base' });
-        expect(lineDiscountPercent({ modo: 'importe', base: 'total', valor: new Dec(l.precio).plus('0.0001') }, l, scale)).toEqual({ ok: false, reason: 'exceeds_base' });
+        expect(lineDiscountPercent({ modo: 'importe', base: 'total', valor: new Dec(l.precio).plus('0.0001') }, l, scale)).toEqual({
+          ok: false,
+          reason: 'exceeds_base',
+        });
       }),
       RUNS,
     );

@@ -34,7 +34,10 @@ describe('T-SQL compilation of dialect-neutral queries', () => {
   });
 
   it('reads an inserted identity back with SCOPE_IDENTITY, which works on tables with triggers', () => {
-    const q = db.insertInto('turnos').values({ idturno: 5, enviadoaf: false, corte_enviado: false, eliminartemporalesencierre: false, procesado: false }).returning('idturnointerno');
+    const q = db
+      .insertInto('turnos')
+      .values({ idturno: 5, enviadoaf: false, corte_enviado: false, eliminartemporalesencierre: false, procesado: false })
+      .returning('idturnointerno');
     expect(compileTsql(q.toOperationNode()).sql).toBe(
       'insert into "turnos" ("idturno", "enviadoaf", "corte_enviado", "eliminartemporalesencierre", "procesado") values (@1, @2, @3, @4, @5); select cast(scope_identity() as bigint) as "idturnointerno"',
     );
@@ -53,7 +56,10 @@ describe('T-SQL compilation of dialect-neutral queries', () => {
 
   it('escapes LIKE so %, _ and [ match themselves', () => {
     expect(escapeLike('100%_[a]\\')).toBe('100\\%\\_\\[a]\\\\');
-    const q = db.selectFrom('productos').select('idproducto').where((eb) => likeContains(eb.ref('descripcion'), 'Piña_[2]'));
+    const q = db
+      .selectFrom('productos')
+      .select('idproducto')
+      .where((eb) => likeContains(eb.ref('descripcion'), 'Piña_[2]'));
     const compiled = compileTsql(q.toOperationNode());
     expect(compiled.sql).toBe(`select "idproducto" from "productos" where lower("descripcion") like @1 escape '\\'`);
     expect(compiled.parameters).toEqual(['%piña\\_\\[2]%']);

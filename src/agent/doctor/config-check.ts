@@ -19,7 +19,14 @@ export function checkConfig(configPath: string, env: NodeJS.ProcessEnv): { item:
         },
       };
     }
-    return { item: { ...base, status: 'pass', message: `${configPath} is valid: branch ${agent.licenseKey}, ${describeDatabase(agent.database)}, gateway ${agent.gatewayUrl}` }, config: agent };
+    return {
+      item: {
+        ...base,
+        status: 'pass',
+        message: `${configPath} is valid: branch ${agent.licenseKey}, ${describeDatabase(agent.database)}, gateway ${agent.gatewayUrl}`,
+      },
+      config: agent,
+    };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const [first, ...rest] = error.message.split('\n');
@@ -29,7 +36,9 @@ export function checkConfig(configPath: string, env: NodeJS.ProcessEnv): { item:
       'invalid-json': 'Fix the JSON syntax at the position shown (a missing comma or quote, a trailing comma, backslashes in Windows paths must be doubled).',
       'invalid-config': 'Correct each setting listed; config.example.json shows every setting with a valid value.',
     }[cause];
-    return { item: { ...base, status: 'fail', cause, message: first ?? error.message, ...(rest.length > 0 ? { details: rest.map((l) => l.trim()) } : {}), advice } };
+    return {
+      item: { ...base, status: 'fail', cause, message: first ?? error.message, ...(rest.length > 0 ? { details: rest.map((l) => l.trim()) } : {}), advice },
+    };
   }
 }
 

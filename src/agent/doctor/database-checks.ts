@@ -94,7 +94,11 @@ function readTsv(file: string): string[][] {
 async function checkSchema(db: PosDb, dialect: PosDialectName, present: Set<string>): Promise<DoctorItem> {
   const base = { id: 'pos-schema', title: 'Soft Restaurant tables and columns', essential: true } as const;
   const missingTables = POS_TABLES.filter((t) => !present.has(t));
-  const schema = await readInstalledSchema(db, dialect, POS_TABLES.filter((t) => present.has(t)));
+  const schema = await readInstalledSchema(
+    db,
+    dialect,
+    POS_TABLES.filter((t) => present.has(t)),
+  );
   const essential = essentialColumns();
   const missing = new Map<string, string[]>();
   let fatalColumns = 0;
@@ -122,7 +126,7 @@ async function checkSchema(db: PosDb, dialect: PosDialectName, present: Set<stri
       details,
       advice:
         'This does not look like a Soft Restaurant database (or the login sees another schema): check agent.database points at the POS database ' +
-        '(e.g. softrestaurant11) and that the login\'s default schema is dbo.',
+        "(e.g. softrestaurant11) and that the login's default schema is dbo.",
     };
   }
   if (missingCount > 0) {
@@ -176,7 +180,8 @@ async function checkAgentTables(db: PosDb, dialect: PosDialectName, present: Set
       status: 'warn',
       cause: 'migrations-pending',
       message: `${pending.length} agent migration(s) not applied yet: ${pending.join(', ')}${note}`,
-      advice: 'Applied automatically when the agent starts; run `branch-agent migrate -c <config>` to apply them now (the login needs CREATE TABLE permission).',
+      advice:
+        'Applied automatically when the agent starts; run `branch-agent migrate -c <config>` to apply them now (the login needs CREATE TABLE permission).',
     };
   }
   return { ...base, status: 'pass', message: `up to date (${files.length} migration(s))${note}` };

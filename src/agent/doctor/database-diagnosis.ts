@@ -91,7 +91,8 @@ export function databaseAdvice(config: PosDbConfig, failure: ClassifiedDatabaseE
       }
     case 'login-failed': {
       const user = config.authentication.user;
-      if (failure.reason === 'password-expired') return `The password of "${user}" has expired or must be changed: change it in SQL Server, then in the config (or POS_DB_PASSWORD).`;
+      if (failure.reason === 'password-expired')
+        return `The password of "${user}" has expired or must be changed: change it in SQL Server, then in the config (or POS_DB_PASSWORD).`;
       if (failure.reason === 'account-disabled') return `The login "${user}" is disabled in SQL Server: enable it or use another login.`;
       return (
         `SQL Server refused the login "${user}": check agent.database.authentication.user and password (the POS_DB_PASSWORD environment variable overrides the file)` +

@@ -24,7 +24,11 @@ export async function checkGateway(config: AgentFileConfig, timeoutMs: number): 
     const res = await fetch(healthUrl, { signal: AbortSignal.timeout(timeoutMs) });
     const body = (await res.json().catch(() => null)) as { version?: unknown } | null;
     item = res.ok
-      ? { ...base, status: 'pass', message: `${healthUrl.origin} answered in ${Date.now() - started} ms${typeof body?.version === 'string' ? ` (gateway ${body.version})` : ''}` }
+      ? {
+          ...base,
+          status: 'pass',
+          message: `${healthUrl.origin} answered in ${Date.now() - started} ms${typeof body?.version === 'string' ? ` (gateway ${body.version})` : ''}`,
+        }
       : {
           ...base,
           status: 'fail',
@@ -47,7 +51,7 @@ export async function checkGateway(config: AgentFileConfig, timeoutMs: number): 
           ? `The host name of agent.gatewayUrl does not resolve: check the URL and this machine's DNS.`
           : codes.includes('ECONNREFUSED')
             ? 'The host answers but nothing accepts connections on that port: check the port in agent.gatewayUrl, or the gateway is down. The running agent keeps retrying by itself.'
-            : 'Check agent.gatewayUrl, this machine\'s internet access and the firewall (outbound HTTPS). The running agent keeps retrying by itself.',
+            : "Check agent.gatewayUrl, this machine's internet access and the firewall (outbound HTTPS). The running agent keeps retrying by itself.",
     };
   }
   if (item.status !== 'pass') return [item, skipped('token', 'Agent token', true, 'not checked: the gateway is not reachable')];
@@ -90,12 +94,21 @@ async function checkToken(config: AgentFileConfig, timeoutMs: number): Promise<D
               status: 'fail',
               cause: status === 503 ? 'gateway-unavailable' : 'bad-answer',
               message: `the gateway answered HTTP ${status} to the agent connection`,
-              advice: status === 503 ? 'The gateway could not check the token (its store is down): try again later.' : `Check that agent.gatewayUrl is the gateway itself (it serves ${AGENT_PATH}).`,
+              advice:
+                status === 503
+                  ? 'The gateway could not check the token (its store is down): try again later.'
+                  : `Check that agent.gatewayUrl is the gateway itself (it serves ${AGENT_PATH}).`,
             },
       );
     });
     ws.on('error', (error) =>
-      settle({ ...base, status: 'fail', cause: 'unreachable', message: `WebSocket to ${url.origin}${AGENT_PATH} failed: ${errorMessage(error)}`, advice: 'A proxy may block WebSocket upgrades: allow them to the gateway.' }),
+      settle({
+        ...base,
+        status: 'fail',
+        cause: 'unreachable',
+        message: `WebSocket to ${url.origin}${AGENT_PATH} failed: ${errorMessage(error)}`,
+        advice: 'A proxy may block WebSocket upgrades: allow them to the gateway.',
+      }),
     );
   });
 }

@@ -23,7 +23,13 @@ export async function checkPrinter(target: PrinterTarget, timeoutMs: number): Pr
     };
     socket.once('connect', () => done({ ...base, status: 'pass', message: `accepts connections (${Date.now() - started} ms)` }));
     socket.once('timeout', () =>
-      done({ ...base, status: 'fail', cause: 'timeout', message: `no answer within ${timeoutMs / 1000} s`, advice: 'Check that the printer is on and cabled, and its IP address (print its self-test page).' }),
+      done({
+        ...base,
+        status: 'fail',
+        cause: 'timeout',
+        message: `no answer within ${timeoutMs / 1000} s`,
+        advice: 'Check that the printer is on and cabled, and its IP address (print its self-test page).',
+      }),
     );
     socket.once('error', (error: NodeJS.ErrnoException) =>
       done({
@@ -34,7 +40,7 @@ export async function checkPrinter(target: PrinterTarget, timeoutMs: number): Pr
         advice:
           error.code === 'ECONNREFUSED'
             ? `The address answers but nothing listens on port ${target.port}: check the port (9100 for raw printing) or whether another device has this IP.`
-            : 'Check the printer\'s IP address and that this machine is on the same network.',
+            : "Check the printer's IP address and that this machine is on the same network.",
       }),
     );
   });

@@ -7,4 +7,12 @@ import { ordersReadRoutes } from './orders-read.js';
 import { printingRoutes } from './printing.js';
 import type { RouteDef } from './route.js';
 
-export const apiRoutes: readonly RouteDef[] = [...catalogRoutes, ...orderRoutes, ...shiftRoutes, ...printingRoutes, ...ordersReadRoutes, ...attendanceProductRoutes, ...invoiceRoutes];
+export const apiRoutes: readonly RouteDef[] = [
+  ...catalogRoutes,
+  ...orderRoutes,
+  ...shiftRoutes,
+  ...printingRoutes,
+  ...ordersReadRoutes,
+  ...attendanceProductRoutes,
+  ...invoiceRoutes,
+];

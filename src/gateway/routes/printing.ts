@@ -63,7 +63,13 @@ export const printingRoutes = [
     idempotencyKey: 'optional',
     prepare: async (ctx, params) => {
       const grupos = params.grupos as Array<{ printerId: string }>;
-      return { ...params, printers: await resolvePrinters(ctx, grupos.map((g) => g.printerId)) };
+      return {
+        ...params,
+        printers: await resolvePrinters(
+          ctx,
+          grupos.map((g) => g.printerId),
+        ),
+      };
     },
     check: failIfAnyPrinterFailed,
   }),

@@ -4,7 +4,37 @@ import { route } from './route.js';
 const tag = 'Shifts';
 
 export const shiftRoutes = [
-  route({ operationId: 'listShifts', method: 'GET', url: '/turnos/:licenseKey', op: ops.listShifts, summary: 'List shifts', tag, from: 'query', envelope: 'page', jobId: true }),
-  route({ operationId: 'openShift', method: 'POST', url: '/turnos_apertura/:licenseKey', op: ops.openShift, summary: 'Open a shift', tag, from: 'body', envelope: 'result', jobId: true }),
-  route({ operationId: 'closeShift', method: 'POST', url: '/turnos_cierre/:licenseKey', op: ops.closeShift, summary: 'Close a shift and consolidate its accounts', tag, from: 'body', envelope: 'result', jobId: true }),
+  route({
+    operationId: 'listShifts',
+    method: 'GET',
+    url: '/turnos/:licenseKey',
+    op: ops.listShifts,
+    summary: 'List shifts',
+    tag,
+    from: 'query',
+    envelope: 'page',
+    jobId: true,
+  }),
+  route({
+    operationId: 'openShift',
+    method: 'POST',
+    url: '/turnos_apertura/:licenseKey',
+    op: ops.openShift,
+    summary: 'Open a shift',
+    tag,
+    from: 'body',
+    envelope: 'result',
+    jobId: true,
+  }),
+  route({
+    operationId: 'closeShift',
+    method: 'POST',
+    url: '/turnos_cierre/:licenseKey',
+    op: ops.closeShift,
+    summary: 'Close a shift and consolidate its accounts',
+    tag,
+    from: 'body',
+    envelope: 'result',
+    jobId: true,
+  }),
 ];

@@ -28,7 +28,20 @@ export interface OpenAccount {
 export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<OpenAccount> {
   const row = await ctx.db
     .selectFrom('tempcheques')
-    .select(['folio', 'mesa', 'idmesero', 'estacion', 'idempresa', 'seriefolio', 'tipodeservicio', 'descuento', 'pagado', 'cancelado', 'impreso', 'cuentaenuso'])
+    .select([
+      'folio',
+      'mesa',
+      'idmesero',
+      'estacion',
+      'idempresa',
+      'seriefolio',
+      'tipodeservicio',
+      'descuento',
+      'pagado',
+      'cancelado',
+      'impreso',
+      'cuentaenuso',
+    ])
     .where('folio', '=', folio)
     .forUpdate()
     .executeTakeFirst();
@@ -71,7 +84,19 @@ export async function accountLines(ctx: PosContext, folio: number): Promise<Stor
     .selectFrom('tempcheqdet as d')
     .leftJoin('productos as p', 'p.idproducto', 'd.idproducto')
     .leftJoin('grupos as g', 'g.idgrupo', 'p.idgrupo')
-    .select(['d.movimiento', 'd.idproducto', 'd.cantidad', 'd.precio', 'd.impuesto1', 'd.impuesto2', 'd.impuesto3', 'd.descuento', 'd.modificador', 'p.descripcion', 'g.clasificacion'])
+    .select([
+      'd.movimiento',
+      'd.idproducto',
+      'd.cantidad',
+      'd.precio',
+      'd.impuesto1',
+      'd.impuesto2',
+      'd.impuesto3',
+      'd.descuento',
+      'd.modificador',
+      'p.descripcion',
+      'g.clasificacion',
+    ])
     .where('d.foliodet', '=', folio)
     .orderBy('d.movimiento')
     .execute();

@@ -21,7 +21,12 @@ function employeeName(eb: Attendance) {
   return eb
     .case()
     .when('r.tipo', '=', TIPO_MESERO)
-    .then(eb.selectFrom('meseros as m').select((s) => s.fn.max('m.nombre').as('nombre')).whereRef('m.idmesero', '=', 'r.idempleado'))
+    .then(
+      eb
+        .selectFrom('meseros as m')
+        .select((s) => s.fn.max('m.nombre').as('nombre'))
+        .whereRef('m.idmesero', '=', 'r.idempleado'),
+    )
     .when('r.tipo', '=', TIPO_USUARIO)
     .then(eb.selectFrom('usuarios as u').select('u.nombre').whereRef('u.usuario', '=', 'r.idempleado'))
     .end();

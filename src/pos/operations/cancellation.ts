@@ -57,12 +57,7 @@ export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
       }),
     ),
   );
-  await ctx.db
-    .updateTable('productosenproduccion')
-    .set({ cancelado: true })
-    .where('folio', '=', account.folio)
-    .where('movimiento', 'in', gone)
-    .execute();
+  await ctx.db.updateTable('productosenproduccion').set({ cancelado: true }).where('folio', '=', account.folio).where('movimiento', 'in', gone).execute();
 
   const survivors = lines.filter((l) => !gone.includes(l.movimiento));
   await renumber(ctx, account.folio, survivors);

@@ -121,10 +121,7 @@ export const listCompanies = implement(ops.listCompanies, async (ctx) => {
 });
 
 export const listPaymentMethods = implement(ops.listPaymentMethods, async (ctx, input) => {
-  let query = ctx.db
-    .selectFrom('formasdepago')
-    .select(['idformadepago', 'descripcion', 'tipo', 'tipodecambio', 'visible'])
-    .orderBy('idformadepago');
+  let query = ctx.db.selectFrom('formasdepago').select(['idformadepago', 'descripcion', 'tipo', 'tipodecambio', 'visible']).orderBy('idformadepago');
   const { search } = input;
   if (search) {
     query = query.where((eb) => eb.or([likeContains(eb.ref('idformadepago'), search), likeContains(eb.ref('descripcion'), search)]));

@@ -45,10 +45,14 @@ function percentOrFail(result: PercentResult, what: string): InstanceType<typeof
 
 function checkCeiling(type: DiscountType | undefined, percent: InstanceType<typeof Dec>): void {
   if (type?.ceiling && percent.greaterThan(type.ceiling)) {
-    throw new PosError('discount_exceeds_maximum', `Discount type ${type.id} allows at most ${type.ceiling.toFixed()} %; this discount is ${percent.toFixed()} %.`, {
-      maximo: Number(type.ceiling.toFixed()),
-      porcentaje: Number(percent.toFixed()),
-    });
+    throw new PosError(
+      'discount_exceeds_maximum',
+      `Discount type ${type.id} allows at most ${type.ceiling.toFixed()} %; this discount is ${percent.toFixed()} %.`,
+      {
+        maximo: Number(type.ceiling.toFixed()),
+        porcentaje: Number(percent.toFixed()),
+      },
+    );
   }
 }
 

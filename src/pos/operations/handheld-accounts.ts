@@ -15,7 +15,10 @@ export function handheldDevicesInUse(ctx: PosContext): Promise<boolean> {
   const { schema } = ctx;
   if (!schema.hasTable('registro_dispositivos') || !schema.hasTable('cuentas') || !schema.hasTable('detallescuentas')) return Promise.resolve(false);
   return readOnce(ctx, 'handheld-devices', async () => {
-    const row = await ctx.db.selectFrom('registro_dispositivos').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('registro_dispositivos')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n) > 0;
   });
 }
@@ -65,8 +68,16 @@ export interface HandheldLine {
 }
 
 /** The lines just written, for the devices (order-lifecycle rows 209-220): `idcomanda` numbers each sending at the table. */
-export async function addHandheldLines(ctx: PosContext, account: { mesa: string; estacion: string; idmesero: string }, lines: readonly HandheldLine[]): Promise<void> {
-  const last = await ctx.db.selectFrom('detallescuentas').select((eb) => eb.fn.max('idcomanda').as('n')).where('clavemesa', '=', account.mesa).executeTakeFirst();
+export async function addHandheldLines(
+  ctx: PosContext,
+  account: { mesa: string; estacion: string; idmesero: string },
+  lines: readonly HandheldLine[],
+): Promise<void> {
+  const last = await ctx.db
+    .selectFrom('detallescuentas')
+    .select((eb) => eb.fn.max('idcomanda').as('n'))
+    .where('clavemesa', '=', account.mesa)
+    .executeTakeFirst();
   const idcomanda = Number(last?.n ?? 0) + 1;
   await insertRows(
     ctx.db,

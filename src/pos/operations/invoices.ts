@@ -67,7 +67,11 @@ export const invoiceXml = implement(ops.invoiceXml, async (ctx, input) => {
     .executeTakeFirstOrThrow();
   const xml = invoice.femexxmlvalido ?? '';
   if (xml.trim() === '') {
-    throw new PosError('invoice_not_found', `Invoice ${best.idFactura} of ${where} has no CFDI XML.`, { numCheque: input.numCheque, idEmpresa: input.idEmpresa, idFactura: best.idFactura });
+    throw new PosError('invoice_not_found', `Invoice ${best.idFactura} of ${where} has no CFDI XML.`, {
+      numCheque: input.numCheque,
+      idEmpresa: input.idEmpresa,
+      idFactura: best.idFactura,
+    });
   }
   return {
     idFactura: best.idFactura,

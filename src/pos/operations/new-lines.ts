@@ -206,7 +206,11 @@ async function monitorsOf(ctx: PosContext, products: readonly string[]): Promise
     .orderBy('idmonitor')
     .execute();
   for (const r of rows) {
-    const monitor = { idmonitor: text(r.idmonitor) ?? '', minutosalerta: dec(r.minutosalerta).toFixed(), minutospreparacion: dec(r.minutospreparacion).toFixed() };
+    const monitor = {
+      idmonitor: text(r.idmonitor) ?? '',
+      minutosalerta: dec(r.minutosalerta).toFixed(),
+      minutospreparacion: dec(r.minutospreparacion).toFixed(),
+    };
     byProduct.set(r.idproducto!, [...(byProduct.get(r.idproducto!) ?? []), monitor]);
   }
   return byProduct;
@@ -238,7 +242,10 @@ export async function insertLines(ctx: PosContext, account: AccountRef, lines: P
   );
   await insertRows(ctx.db, 'tempcheqdet', detail);
 
-  const monitors = await monitorsOf(ctx, lines.map((l) => l.idproducto));
+  const monitors = await monitorsOf(
+    ctx,
+    lines.map((l) => l.idproducto),
+  );
   const idturno = (await openShiftFor(ctx, account.estacion, account.idempresa, account.idmesero)) ?? 0;
   await insertRows(
     ctx.db,
@@ -267,7 +274,11 @@ export async function insertLines(ctx: PosContext, account: AccountRef, lines: P
     ),
   );
   if (await handheldDevicesInUse(ctx)) {
-    await addHandheldLines(ctx, account, lines.map((l, i) => ({ ...l, comentario: l.input.comentario ?? '', movimiento: movimientos[i]!, ...marks[i]! })));
+    await addHandheldLines(
+      ctx,
+      account,
+      lines.map((l, i) => ({ ...l, comentario: l.input.comentario ?? '', movimiento: movimientos[i]!, ...marks[i]! })),
+    );
   }
   return movimientos;
 }

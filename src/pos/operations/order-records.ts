@@ -72,11 +72,39 @@ export interface HeaderRow {
 
 /** The columns of HeaderRow that both header tables have. */
 export const HEADER_COLUMNS = [
-  'folio', 'numcheque', 'seriefolio', 'orden', 'mesa', 'idmesero', 'nopersonas', 'estacion', 'idempresa', 'idturno',
-  'fecha', 'cierre', 'pagado', 'cancelado', 'impreso', 'facturado', 'tipodeservicio',
-  'subtotal', 'descuento', 'descuentoimporte', 'subtotalcondescuento', 'totalimpuesto1', 'totalimpuestod2', 'totalimpuestod3',
-  'total', 'totalalimentos', 'totalbebidas', 'totalotros', 'totaldescuentos', 'totalcortesias', 'totaldescuentoycortesia',
-  'totalsindescuento', 'totalarticulos',
+  'folio',
+  'numcheque',
+  'seriefolio',
+  'orden',
+  'mesa',
+  'idmesero',
+  'nopersonas',
+  'estacion',
+  'idempresa',
+  'idturno',
+  'fecha',
+  'cierre',
+  'pagado',
+  'cancelado',
+  'impreso',
+  'facturado',
+  'tipodeservicio',
+  'subtotal',
+  'descuento',
+  'descuentoimporte',
+  'subtotalcondescuento',
+  'totalimpuesto1',
+  'totalimpuestod2',
+  'totalimpuestod3',
+  'total',
+  'totalalimentos',
+  'totalbebidas',
+  'totalotros',
+  'totaldescuentos',
+  'totalcortesias',
+  'totaldescuentoycortesia',
+  'totalsindescuento',
+  'totalarticulos',
 ] as const satisfies ReadonlyArray<Exclude<keyof HeaderRow, 'foliotempcheques'>>;
 
 interface LineRow {
@@ -104,8 +132,21 @@ export function linesQuery(ctx: PosContext, tables: OrderTables) {
     .leftJoin('productos as p', 'p.idproducto', 'd.idproducto')
     .leftJoin('grupos as g', 'g.idgrupo', 'p.idgrupo')
     .select([
-      'd.foliodet', 'd.movimiento', 'd.idproducto', 'p.descripcion', 'g.clasificacion', 'd.cantidad', 'd.precio', 'd.preciosinimpuestos',
-      'd.impuesto1', 'd.impuesto2', 'd.impuesto3', 'd.descuento', 'd.modificador', 'd.comentario', 'd.hora',
+      'd.foliodet',
+      'd.movimiento',
+      'd.idproducto',
+      'p.descripcion',
+      'g.clasificacion',
+      'd.cantidad',
+      'd.precio',
+      'd.preciosinimpuestos',
+      'd.impuesto1',
+      'd.impuesto2',
+      'd.impuesto3',
+      'd.descuento',
+      'd.modificador',
+      'd.comentario',
+      'd.hora',
     ])
     .orderBy('d.foliodet')
     .orderBy('d.movimiento');
@@ -134,7 +175,6 @@ export function lineToApi(r: LineRow): Line {
 /** SR lets each installation name its three taxes outside the tables the agent reads. */
 const TAX_NAMES = ['IVA', 'Impuesto 2', 'Impuesto 3'] as const;
 const TAX_COLUMNS = ['impuesto1', 'impuesto2', 'impuesto3'] as const;
-
 
 /**
  * The taxes charged, one entry per tax and rate: TOTALS.md's tax_j summed over the lines at that
@@ -228,7 +268,10 @@ function groupBy<T>(rows: readonly T[], key: (row: T) => number): Map<number, T[
 export async function ordersOf(ctx: PosContext, tables: OrderTables, headers: readonly HeaderRow[]): Promise<Order[]> {
   const lines: LineRow[] = [];
   const payments: Array<{ folio: Raw; idformadepago: Text; descripcion: Text; importe: Raw; propina: Raw; tipodecambio: Raw }> = [];
-  for (const folios of slices(headers.map((h) => Number(h.folio)), FOLIOS_PER_STATEMENT)) {
+  for (const folios of slices(
+    headers.map((h) => Number(h.folio)),
+    FOLIOS_PER_STATEMENT,
+  )) {
     lines.push(...(await linesQuery(ctx, tables).where('d.foliodet', 'in', folios).execute()));
     payments.push(
       ...(await ctx.db

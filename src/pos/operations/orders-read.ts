@@ -116,7 +116,9 @@ function linesPage(ctx: PosContext, tables: OrderTables, input: OpInput<typeof o
   if (input.folio !== undefined) q = q.where('d.foliodet', '=', input.folio);
   const { search } = input;
   if (search) {
-    q = q.where((eb) => eb.or([likeContains(eb.ref('d.idproducto'), search), likeContains(eb.ref('p.descripcion'), search), likeContains(eb.ref('d.comentario'), search)]));
+    q = q.where((eb) =>
+      eb.or([likeContains(eb.ref('d.idproducto'), search), likeContains(eb.ref('p.descripcion'), search), likeContains(eb.ref('d.comentario'), search)]),
+    );
   }
   return selectPage(q, input, lineToApi);
 }
@@ -141,7 +143,9 @@ function dayTempOrders(ctx: PosContext, day: OperationalDay, q: HeaderQuery): He
       eb.and([
         eb('h.idturno', 'in', shiftsOf(ctx, day)),
         // A temporary account already copied to the history tables (SR can keep it after the close) is the same sale.
-        eb.not(eb.exists(eb.selectFrom('cheques as c').select('c.folio').whereRef('c.foliotempcheques', '=', 'h.folio').whereRef('c.idturno', '=', 'h.idturno'))),
+        eb.not(
+          eb.exists(eb.selectFrom('cheques as c').select('c.folio').whereRef('c.foliotempcheques', '=', 'h.folio').whereRef('c.idturno', '=', 'h.idturno')),
+        ),
       ]),
       eb.and([eb.or([eb('h.idturno', '=', 0), eb('h.idturno', 'is', null)]), eb('h.fecha', '>=', day.start), eb('h.fecha', '<', day.end)]),
     ]),
@@ -162,8 +166,16 @@ export const listDayOrders = implement(ops.listDayOrders, async (ctx, input) => 
     return { count: s.count, read: async (offset: number, fetch: number) => (await s.read(offset, fetch)).map((row) => ({ row, origen })) };
   };
   const page = await selectPageAcross([from(closed, 'cerrada'), from(temp, 'temporal')], input);
-  const closedOrders = await ordersOf(ctx, CLOSED_TABLES, page.data.filter((d) => d.origen === 'cerrada').map((d) => d.row));
-  const tempOrders = await ordersOf(ctx, TEMP_TABLES, page.data.filter((d) => d.origen === 'temporal').map((d) => d.row));
+  const closedOrders = await ordersOf(
+    ctx,
+    CLOSED_TABLES,
+    page.data.filter((d) => d.origen === 'cerrada').map((d) => d.row),
+  );
+  const tempOrders = await ordersOf(
+    ctx,
+    TEMP_TABLES,
+    page.data.filter((d) => d.origen === 'temporal').map((d) => d.row),
+  );
   return {
     ...page,
     data: [...closedOrders.map((o) => ({ ...o, origen: 'cerrada' as const })), ...tempOrders.map((o) => ({ ...o, origen: 'temporal' as const }))],

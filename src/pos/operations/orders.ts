@@ -153,7 +153,15 @@ export const createOrder = implement(ops.createOrder, async (ctx, input) => {
   const folio = await insertAccount(ctx, { ...input, estacion, idMesero, serie, usuario, orden, area });
   await occupyTable(ctx, input.mesa, folio, idMesero);
   if (await handheldDevicesInUse(ctx)) {
-    await openHandheldAccount(ctx, { folio, mesa: input.mesa, idmesero: idMesero, noPersonas: input.noPersonas, area, estacion, tipoDeServicio: input.tipoDeServicio });
+    await openHandheldAccount(ctx, {
+      folio,
+      mesa: input.mesa,
+      idmesero: idMesero,
+      noPersonas: input.noPersonas,
+      area,
+      estacion,
+      tipoDeServicio: input.tipoDeServicio,
+    });
   }
   const account = { folio, idempresa: input.idEmpresa, estacion, idmesero: idMesero, mesa: input.mesa, seriefolio: serie };
   const movimientos = lines.length > 0 ? await insertLines(ctx, account, lines, 0) : [];

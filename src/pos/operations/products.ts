@@ -81,7 +81,14 @@ export const updateProduct = implement(ops.updateProduct, async (ctx, input) => 
 
   await ctx.db
     .updateTable('productos')
-    .set(ctx.schema.fitRow('productos', { descripcion: input.descripcionProducto, idgrupo: input.idGrupo, nombrecorto: input.nombreCorto, visible_menu: input.visibleMenu }))
+    .set(
+      ctx.schema.fitRow('productos', {
+        descripcion: input.descripcionProducto,
+        idgrupo: input.idGrupo,
+        nombrecorto: input.nombreCorto,
+        visible_menu: input.visibleMenu,
+      }),
+    )
     .where('idproducto', '=', idProducto)
     .execute();
   await ctx.db
@@ -124,7 +131,9 @@ export const updateProduct = implement(ops.updateProduct, async (ctx, input) => 
       )
       .execute();
   }
-  const priceText = precioCambiado ? `Precio: ${before.precio === null ? '-' : dec(before.precio).toFixed(2)} -> ${dec(precio).toFixed(2)}` : `Precio: ${dec(precio).toFixed(2)}`;
+  const priceText = precioCambiado
+    ? `Precio: ${before.precio === null ? '-' : dec(before.precio).toFixed(2)} -> ${dec(precio).toFixed(2)}`
+    : `Precio: ${dec(precio).toFixed(2)}`;
   await logEvent(ctx, {
     usuario,
     evento: 'Catálogo - Modificación de producto',

@@ -126,11 +126,21 @@ async function copyHeaders(ctx: PosContext, shift: Shift): Promise<number> {
     .expression(
       db
         .selectFrom('tempcheques')
-        .select((eb) => [...columns.map((c) => `tempcheques.${c}` as const), eb.cast(eb.val(shift.idTurno), 'bigint').as('idturno'), eb.ref('tempcheques.folio').as('foliotempcheques')])
-        .where((eb) => eb.and([eb('tempcheques.idturno', '=', shift.idTurno), eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)])])),
+        .select((eb) => [
+          ...columns.map((c) => `tempcheques.${c}` as const),
+          eb.cast(eb.val(shift.idTurno), 'bigint').as('idturno'),
+          eb.ref('tempcheques.folio').as('foliotempcheques'),
+        ])
+        .where((eb) =>
+          eb.and([eb('tempcheques.idturno', '=', shift.idTurno), eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)])]),
+        ),
     )
     .execute();
-  const copied = await ctx.db.selectFrom('cheques').select((eb) => eb.fn.countAll().as('n')).where('idturno', '=', shift.idTurno).executeTakeFirstOrThrow();
+  const copied = await ctx.db
+    .selectFrom('cheques')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('idturno', '=', shift.idTurno)
+    .executeTakeFirstOrThrow();
   return Number(copied.n);
 }
 
@@ -207,7 +217,9 @@ async function releaseTables(ctx: PosContext, shift: Shift): Promise<void> {
   await ctx.db
     .updateTable('mesas')
     .set({ estatus_ocupacion: 0 })
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('mesasasignadas as ma').select('ma.idmesa').whereRef('ma.idmesa', '=', 'mesas.idmesa').where('ma.activo', '=', 1))))
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('mesasasignadas as ma').select('ma.idmesa').whereRef('ma.idmesa', '=', 'mesas.idmesa').where('ma.activo', '=', 1))),
+    )
     .execute();
   await ctx.db.deleteFrom('productosenproduccion').where('folio', 'in', copiedFolios(ctx, shift)).execute();
 }
@@ -230,7 +242,12 @@ async function tenderTotals(ctx: PosContext, shift: Shift): Promise<Record<Tende
     .selectFrom('chequespagos as p')
     .innerJoin('cheques as c', 'c.folio', 'p.folio')
     .innerJoin('formasdepago as f', 'f.idformadepago', 'p.idformadepago')
-    .select((eb) => ['f.tipo', eb.fn.sum<string | number>(sql`(coalesce(${eb.ref('p.importe')}, 0) + coalesce(${eb.ref('p.propina')}, 0)) * coalesce(${eb.ref('p.tipodecambio')}, 1)`).as('importe')])
+    .select((eb) => [
+      'f.tipo',
+      eb.fn
+        .sum<string | number>(sql`(coalesce(${eb.ref('p.importe')}, 0) + coalesce(${eb.ref('p.propina')}, 0)) * coalesce(${eb.ref('p.tipodecambio')}, 1)`)
+        .as('importe'),
+    ])
     .where('c.idturno', '=', shift.idTurno)
     .where('c.pagado', '=', true)
     .where((eb) => eb.or([eb('c.cancelado', '=', false), eb('c.cancelado', 'is', null)]))
@@ -302,7 +319,9 @@ async function queueInventoryDeduction(ctx: PosContext, shift: Shift): Promise<n
         .innerJoin('cheques as c', 'c.folio', 'd.foliodet')
         .innerJoin('costos as co', (j) => j.onRef('co.idproducto', '=', 'd.idproducto').onRef('co.idempresa', '=', 'c.idempresa'))
         .innerJoin('insumos as i', 'i.idinsumo', 'co.idinsumo')
-        .innerJoin('insumosdetalle as idt', (j) => j.onRef('idt.idinsumo', '=', 'co.idinsumo').onRef('idt.idempresa', '=', 'c.idempresa').on('idt.inventariable', '=', 1))
+        .innerJoin('insumosdetalle as idt', (j) =>
+          j.onRef('idt.idinsumo', '=', 'co.idinsumo').onRef('idt.idempresa', '=', 'c.idempresa').on('idt.inventariable', '=', 1),
+        )
         .innerJoin('recetasalmacenes as ra', (j) =>
           j
             .onRef('ra.idproducto', '=', 'd.idproducto')
@@ -335,11 +354,17 @@ async function queueInventoryDeduction(ctx: PosContext, shift: Shift): Promise<n
  * while it is found empty and reseeded, so a terminal opening an account meanwhile waits.
  */
 async function reseedIdentities(db: PosDb): Promise<void> {
-  const top = await db.selectFrom('cheques').select((eb) => eb.fn.max('folio').as('folio')).executeTakeFirst();
+  const top = await db
+    .selectFrom('cheques')
+    .select((eb) => eb.fn.max('folio').as('folio'))
+    .executeTakeFirst();
   await reseedIdentity(db, 'cheques', 'folio', Number(top?.folio ?? 0));
   await db.transaction().execute(async (trx) => {
     await lockTable(trx, 'tempcheques');
-    const left = await trx.selectFrom('tempcheques').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    const left = await trx
+      .selectFrom('tempcheques')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow();
     if (Number(left.n) === 0) await reseedIdentity(trx, 'tempcheques', 'folio', 0);
   });
 }
@@ -362,7 +387,13 @@ export const closeShift = implement(ops.closeShift, async (ctx, input) => {
   await closeShiftRow(ctx, shift, input.declaracion ?? {});
   await resetSeries(ctx, shift, input.serie);
   if (!settings.noInventoryDeduction) await queueInventoryDeduction(ctx, shift);
-  await logEvent(ctx, { usuario: API_USER, evento: 'Aplicando Insumos pendientes por descargar', valores: `Turno: ${shift.idTurno}`, estacion: shift.estacion, idempresa: shift.idEmpresa });
+  await logEvent(ctx, {
+    usuario: API_USER,
+    evento: 'Aplicando Insumos pendientes por descargar',
+    valores: `Turno: ${shift.idTurno}`,
+    estacion: shift.estacion,
+    idempresa: shift.idEmpresa,
+  });
   if (shift.workspaceId) await markForSync(ctx, SYNC_ENTITY_SHIFT, shift.workspaceId, SYNC_UPDATE);
   ctx.afterCommit?.(reseedIdentities);
 

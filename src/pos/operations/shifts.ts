@@ -17,7 +17,22 @@ export const listShifts = implement(ops.listShifts, async (ctx, input) => {
   let query = ctx.db
     .selectFrom('turnos as t')
     .leftJoin('estaciones as e', 'e.idestacion', 't.idestacion')
-    .select(['t.idturno', 't.idestacion', 't.idempresa', 'e.serie', 't.apertura', 't.cierre', 't.fondo', 't.cajero', 't.idmesero', 't.fondodolares', 't.efectivo', 't.tarjeta', 't.vales', 't.credito'])
+    .select([
+      't.idturno',
+      't.idestacion',
+      't.idempresa',
+      'e.serie',
+      't.apertura',
+      't.cierre',
+      't.fondo',
+      't.cajero',
+      't.idmesero',
+      't.fondodolares',
+      't.efectivo',
+      't.tarjeta',
+      't.vales',
+      't.credito',
+    ])
     .orderBy('t.idturno', 'desc');
   const { search } = input;
   if (search) {
@@ -88,7 +103,9 @@ export const openShift = implement(ops.openShift, async (ctx, input) => {
   const idTurno = await nextShiftNumber(ctx);
   const open = await openShiftFor(ctx, station.shiftStation, input.idEmpresa, waiter);
   if (open !== undefined) {
-    throw new PosError('shift_already_open', `Shift ${open} is already open for station ${station.shiftStation} and company ${input.idEmpresa}.`, { idTurno: open });
+    throw new PosError('shift_already_open', `Shift ${open} is already open for station ${station.shiftStation} and company ${input.idEmpresa}.`, {
+      idTurno: open,
+    });
   }
   const workspaceId = randomUUID();
   await ctx.db
@@ -117,7 +134,10 @@ export const openShift = implement(ops.openShift, async (ctx, input) => {
     .execute();
   if (ctx.schema.has('turnos', 'WorkspaceId')) await markForSync(ctx, SYNC_ENTITY_SHIFT, workspaceId, SYNC_CREATE);
   if (ctx.schema.hasTable('bitacoraEnvioVentas')) {
-    await ctx.db.insertInto('bitacoraEnvioVentas').values(ctx.schema.completeRow('bitacoraEnvioVentas', { fechaapertura: ctx.now })).execute();
+    await ctx.db
+      .insertInto('bitacoraEnvioVentas')
+      .values(ctx.schema.completeRow('bitacoraEnvioVentas', { fechaapertura: ctx.now }))
+      .execute();
   }
   return {
     idTurno,

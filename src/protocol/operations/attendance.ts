@@ -28,7 +28,9 @@ export const listAttendance = defineOperation({
     search: search.describe('partial, case-insensitive match on the employee id or name'),
     entradaStart: dateFilter
       .optional()
-      .describe(`entrada at or after; ISO 8601, without offset = branch local time. Default: the start of the current operational day (${DEFAULT_DAY_START_HOUR}:00)`),
+      .describe(
+        `entrada at or after; ISO 8601, without offset = branch local time. Default: the start of the current operational day (${DEFAULT_DAY_START_HOUR}:00)`,
+      ),
     entradaEnd: dateFilter
       .optional()
       .describe(

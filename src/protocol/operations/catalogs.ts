@@ -29,12 +29,7 @@ export const listProducts = defineOperation({
     ...paging(),
     search,
     idGrupo: z.string().max(5).optional(),
-    clasificacion: z
-      .enum(['1', '2', '3'])
-      .transform(Number)
-      .or(clasificacion)
-      .optional()
-      .describe('1 = bebidas, 2 = alimentos, 3 = otros'),
+    clasificacion: z.enum(['1', '2', '3']).transform(Number).or(clasificacion).optional().describe('1 = bebidas, 2 = alimentos, 3 = otros'),
     visibleMenu: booleanQuery.optional(),
     idEmpresa: z.string().max(15).optional(),
   }),

@@ -54,7 +54,11 @@ export const orderRecord = z.object({
   impreso: z.boolean(),
   facturado: z.boolean(),
   tipoDeServicio: z.number().int().nullable().describe('1 comedor (dine-in), 2 domicilio (delivery), 3 rápido (quick sale)'),
-  folioTemporal: z.number().int().nullable().describe('closed orders: the folio the account had while open (cheques.foliotempcheques); null for temporary ones'),
+  folioTemporal: z
+    .number()
+    .int()
+    .nullable()
+    .describe('closed orders: the folio the account had while open (cheques.foliotempcheques); null for temporary ones'),
   totales,
   productos: z.array(lineRecord),
   pagos: z.array(paymentRecord),
@@ -106,7 +110,10 @@ export const searchClosedOrdersByShifts = defineOperation({
   write: false,
   input: z.object({
     ...paging(),
-    idTurnos: z.array(z.number().int()).max(MAX_SHIFT_IDS).describe(`shift numbers (turnos.idturno), up to ${MAX_SHIFT_IDS}; repeats are ignored; none gives an empty page`),
+    idTurnos: z
+      .array(z.number().int())
+      .max(MAX_SHIFT_IDS)
+      .describe(`shift numbers (turnos.idturno), up to ${MAX_SHIFT_IDS}; repeats are ignored; none gives an empty page`),
     ...closedFilters,
   }),
   output: pageResult(orderRecord).describe('closed orders of those shifts, by idTurno, then folio'),

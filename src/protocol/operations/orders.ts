@@ -5,9 +5,7 @@ import { defineOperation } from '../operation.js';
 
 /** Decimal inputs: JSON numbers with a bounded number of decimals (money is never float math). */
 function decimal(places: number) {
-  return z
-    .number()
-    .refine((n) => Number.isFinite(n) && Number(n.toFixed(places)) === n, `at most ${places} decimals`);
+  return z.number().refine((n) => Number.isFinite(n) && Number(n.toFixed(places)) === n, `at most ${places} decimals`);
 }
 
 const rate = decimal(4).min(0).max(100);
@@ -35,7 +33,8 @@ export const linesInput = z
   .max(500)
   .superRefine((lines, ctx) => {
     lines.forEach((line, i) => {
-      if (line.movimiento !== i + 1) ctx.addIssue({ code: 'custom', path: [i, 'movimiento'], message: `must be ${i + 1}: movimiento starts at 1 and is consecutive, in order` });
+      if (line.movimiento !== i + 1)
+        ctx.addIssue({ code: 'custom', path: [i, 'movimiento'], message: `must be ${i + 1}: movimiento starts at 1 and is consecutive, in order` });
     });
     if (lines[0]?.modificador) ctx.addIssue({ code: 'custom', path: [0, 'modificador'], message: 'the first line cannot be a modifier' });
   });
@@ -66,7 +65,9 @@ const accountHeader = {
   estacion: text(40).min(1),
   serie: text(15)
     .optional()
-    .describe("folio series (folios.serie) orden and numcheque are allocated from; default: the station's (estaciones.seriefolio). A series the branch has no counters for is refused (422 series_not_found)"),
+    .describe(
+      "folio series (folios.serie) orden and numcheque are allocated from; default: the station's (estaciones.seriefolio). A series the branch has no counters for is refused (422 series_not_found)",
+    ),
   idEmpresa: text(15).min(1),
   noPersonas: z.number().int().min(0).max(999).default(1),
   usuario,
@@ -79,7 +80,10 @@ export const createOrder = defineOperation({
     ...accountHeader,
     mesa: text(100).default(''),
     idMesero: text(4).default(''),
-    tipoDeServicio: z.union([z.literal(1), z.literal(2), z.literal(3)]).default(1).describe('1 comedor (dine-in), 2 domicilio (delivery), 3 rápido (quick sale)'),
+    tipoDeServicio: z
+      .union([z.literal(1), z.literal(2), z.literal(3)])
+      .default(1)
+      .describe('1 comedor (dine-in), 2 domicilio (delivery), 3 rápido (quick sale)'),
     productos: linesInput.optional(),
   }),
   output: z.object({ folio: z.number().int(), orden: z.number().int(), movimientos: z.array(z.number().int()), totales }),
@@ -109,7 +113,10 @@ export const cancelLines = defineOperation({
   write: true,
   input: z.object({
     folio: folioParam,
-    productos: z.array(z.object({ movimiento: z.number().int().min(1), idProducto: text(15).min(1) })).min(1).max(500),
+    productos: z
+      .array(z.object({ movimiento: z.number().int().min(1), idProducto: text(15).min(1) }))
+      .min(1)
+      .max(500),
     razon: text(200).optional().describe('stored as "<razon> Mesa: <mesa>", or the reason alone for a sale without a table; cut to the column width'),
     usuario,
   }),

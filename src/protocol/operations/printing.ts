@@ -26,9 +26,7 @@ export const printGroup = z.object({
 
 /** POST /print/{licenseKey}/orden, as the client sends it. */
 export const printOrderBody = z.object({
-  orderFolio: z
-    .union([z.string().trim().min(1).max(40), z.number().int().nonnegative()])
-    .describe('folio printed on the ticket'),
+  orderFolio: z.union([z.string().trim().min(1).max(40), z.number().int().nonnegative()]).describe('folio printed on the ticket'),
   isReprint: z.boolean().default(false).describe('prints REIMPRESION under the header'),
   price: z
     .union([z.string().max(40), z.number().min(0).max(999_999_999)])

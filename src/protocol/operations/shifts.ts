@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { dateFilter, integer, pageResult, paging, search } from '../common.js';
 import { defineOperation } from '../operation.js';
 
-const amount = z.number().min(0).max(999_999_999).refine((n) => Number(n.toFixed(2)) === n, 'at most 2 decimals');
+const amount = z
+  .number()
+  .min(0)
+  .max(999_999_999)
+  .refine((n) => Number(n.toFixed(2)) === n, 'at most 2 decimals');
 
 export const shiftRecord = z.object({
   idTurno: z.number().int(),
@@ -64,11 +68,17 @@ export const closeShift = defineOperation({
     idTurno: integer((n) => n.positive()),
     estacion: z.string().min(1).max(40),
     idEmpresa: z.string().min(1).max(15),
-    serie: z.string().max(15).optional().describe("series whose order and production counters restart; default: the shift's station's series (estaciones.seriefolio)"),
+    serie: z
+      .string()
+      .max(15)
+      .optional()
+      .describe("series whose order and production counters restart; default: the shift's station's series (estaciones.seriefolio)"),
     declaracion: z
       .object({ efectivo: amount.optional(), tarjeta: amount.optional(), vales: amount.optional(), credito: amount.optional() })
       .optional()
-      .describe("what the cashier counted, by tender; kept in the shift's cash columns for SR's cash cut to compare with the payments (0 for what is not declared)"),
+      .describe(
+        "what the cashier counted, by tender; kept in the shift's cash columns for SR's cash cut to compare with the payments (0 for what is not declared)",
+      ),
   }),
   output: z.object({
     idTurno: z.number().int(),

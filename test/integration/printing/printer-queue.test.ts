@@ -60,10 +60,7 @@ describe('PrinterQueue', () => {
     const two = await slowPrinter();
     const queue = new PrinterQueue();
     const started = performance.now();
-    await Promise.all([
-      queue.send({ host: LOOPBACK, port: one.port }, job('A')),
-      queue.send({ host: LOOPBACK, port: two.port }, job('B')),
-    ]);
+    await Promise.all([queue.send({ host: LOOPBACK, port: one.port }, job('A')), queue.send({ host: LOOPBACK, port: two.port }, job('B'))]);
     const elapsed = performance.now() - started;
     const [a, b] = [one.connections[0], two.connections[0]];
     // Both connections were open at the same time.

@@ -20,10 +20,7 @@ export interface ScriptedPrinter {
  * printer does not play: status that changes mid-job, or a printer that stops answering.
  * `answer(k)` gets the index of the query on the server (0, 1, 2... across connections).
  */
-export async function startScriptedPrinter(
-  answer: (queryIndex: number) => number | undefined,
-  answerDelayMs = 0,
-): Promise<ScriptedPrinter> {
+export async function startScriptedPrinter(answer: (queryIndex: number) => number | undefined, answerDelayMs = 0): Promise<ScriptedPrinter> {
   const connections: ScriptedConnection[] = [];
   const sockets = new Set<net.Socket>();
   let queries = 0;

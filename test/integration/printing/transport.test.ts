@@ -72,9 +72,7 @@ describe('sendToPrinter over real TCP', () => {
   it('reports a connect that does not complete as unreachable, within connectTimeoutMs', async () => {
     const port = await unreachablePort(cleanups);
     const connectTimeoutMs = 300;
-    const { result, elapsedMs } = await timed(() =>
-      sendToPrinter({ host: LOOPBACK, port }, Buffer.from('x'), { connectTimeoutMs }),
-    );
+    const { result, elapsedMs } = await timed(() => sendToPrinter({ host: LOOPBACK, port }, Buffer.from('x'), { connectTimeoutMs }));
     expect(result).toMatchObject({ status: 'failed', error: 'unreachable' });
     expect(elapsedMs).toBeGreaterThanOrEqual(connectTimeoutMs - 5);
     expect(elapsedMs).toBeLessThan(connectTimeoutMs + MARGIN_MS);
@@ -84,9 +82,7 @@ describe('sendToPrinter over real TCP', () => {
     const printer = await virtualPrinter({ mode: 'never_read' });
     const writeTimeoutMs = 800;
     const job = Buffer.alloc(BIGGER_THAN_SOCKET_BUFFERS, 0x41);
-    const { result, elapsedMs } = await timed(() =>
-      sendToPrinter({ host: printer.host, port: printer.port }, job, { writeTimeoutMs, checkStatus: false }),
-    );
+    const { result, elapsedMs } = await timed(() => sendToPrinter({ host: printer.host, port: printer.port }, job, { writeTimeoutMs, checkStatus: false }));
     expect(result).toMatchObject({ status: 'failed', error: 'timeout' });
     expect(elapsedMs).toBeGreaterThanOrEqual(writeTimeoutMs - 5);
     expect(elapsedMs).toBeLessThan(writeTimeoutMs + MARGIN_MS);
@@ -110,9 +106,7 @@ describe('sendToPrinter over real TCP', () => {
     const writeTimeoutMs = 800;
     const statusTimeoutMs = 300;
     const job = Buffer.alloc(BIGGER_THAN_SOCKET_BUFFERS, 0x41);
-    const { result, elapsedMs } = await timed(() =>
-      sendToPrinter({ host: printer.host, port: printer.port }, job, { writeTimeoutMs, statusTimeoutMs }),
-    );
+    const { result, elapsedMs } = await timed(() => sendToPrinter({ host: printer.host, port: printer.port }, job, { writeTimeoutMs, statusTimeoutMs }));
     expect(result).toMatchObject({ status: 'failed', error: 'timeout' });
     expect(elapsedMs).toBeLessThan(statusTimeoutMs + writeTimeoutMs + MARGIN_MS);
   });
@@ -127,9 +121,7 @@ describe('sendToPrinter over real TCP', () => {
   ] as const)('reports %s from the %s status query and sends nothing', async (status, language) => {
     const printer = await virtualPrinter({ status });
     const bytes = language === 'tspl' ? renderLabels(labelTicket) : await renderKitchenTicket(kitchenTicket, { widthMm: 58 });
-    const { result, elapsedMs } = await timed(() =>
-      sendToPrinter({ host: printer.host, port: printer.port }, bytes, { language }),
-    );
+    const { result, elapsedMs } = await timed(() => sendToPrinter({ host: printer.host, port: printer.port }, bytes, { language }));
     expect(result).toMatchObject({ status: 'failed', error: status });
     expect(elapsedMs).toBeLessThan(MARGIN_MS);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -175,9 +167,7 @@ describe('sendToPrinter over real TCP', () => {
     const printer = await startScriptedPrinter(() => undefined);
     cleanups.push(() => printer.close());
     const statusTimeoutMs = 200;
-    const { result, elapsedMs } = await timed(() =>
-      sendToPrinter({ host: LOOPBACK, port: printer.port }, Buffer.from('job'), { statusTimeoutMs }),
-    );
+    const { result, elapsedMs } = await timed(() => sendToPrinter({ host: LOOPBACK, port: printer.port }, Buffer.from('job'), { statusTimeoutMs }));
     expect(result).toEqual({ status: 'printed', bytes: 3 });
     expect(elapsedMs).toBeGreaterThanOrEqual(statusTimeoutMs - 5);
     expect(elapsedMs).toBeLessThan(statusTimeoutMs + MARGIN_MS);
@@ -189,9 +179,7 @@ describe('sendToPrinter over real TCP', () => {
     const printer = await startScriptedPrinter((k) => (k < 3 ? 0x12 : undefined));
     cleanups.push(() => printer.close());
     const writeTimeoutMs = 500;
-    const { result, elapsedMs } = await timed(() =>
-      sendToPrinter({ host: LOOPBACK, port: printer.port }, Buffer.from('job'), { writeTimeoutMs }),
-    );
+    const { result, elapsedMs } = await timed(() => sendToPrinter({ host: LOOPBACK, port: printer.port }, Buffer.from('job'), { writeTimeoutMs }));
     expect(result).toMatchObject({ status: 'failed', error: 'timeout' });
     expect(elapsedMs).toBeGreaterThanOrEqual(writeTimeoutMs - 5);
     expect(elapsedMs).toBeLessThan(writeTimeoutMs + MARGIN_MS);

@@ -25,4 +25,11 @@ export interface Scenario {
   setup?: (db: PosDb, run: RunOp) => Promise<Record<string, unknown> | void>;
 }
 
-export const SCENARIOS: Scenario[] = [...catalogScenarios, ...orderScenarios, ...shiftScenarios, ...ordersReadScenarios, ...printingScenarios, ...attendanceProductScenarios];
+export const SCENARIOS: Scenario[] = [
+  ...catalogScenarios,
+  ...orderScenarios,
+  ...shiftScenarios,
+  ...ordersReadScenarios,
+  ...printingScenarios,
+  ...attendanceProductScenarios,
+];

@@ -25,9 +25,34 @@ function accounts(db: PosDb): Promise<Accounts> {
       const f = await PosFixtures.for(db);
       const now = new Date();
       await f.shift({ idturno: SHIFT, apertura: new Date(now.getTime() - 60_000), cierre: now });
-      const open = await f.tempOrder({ fecha: now, mesa: 'TSQL-4', lines: [{ idproducto: '3001', cantidad: 2 }, { idproducto: '9001', modificador: true }] });
-      await f.tempOrder({ fecha: now, mesa: 'TSQL-5', idturno: SHIFT, numcheque: 1001, pagado: true, impreso: true, facturado: true, cierre: now, lines: [{ idproducto: '1001' }], pagos: [{ idformadepago: 'EFE' }] });
-      const closed = await f.closedOrder({ fecha: now, mesa: 'TSQL-C', idturno: SHIFT, numcheque: 1002, lines: [{ idproducto: '2001' }, { idproducto: '1101' }], pagos: [{ idformadepago: 'TAR', propina: 20 }] });
+      const open = await f.tempOrder({
+        fecha: now,
+        mesa: 'TSQL-4',
+        lines: [
+          { idproducto: '3001', cantidad: 2 },
+          { idproducto: '9001', modificador: true },
+        ],
+      });
+      await f.tempOrder({
+        fecha: now,
+        mesa: 'TSQL-5',
+        idturno: SHIFT,
+        numcheque: 1001,
+        pagado: true,
+        impreso: true,
+        facturado: true,
+        cierre: now,
+        lines: [{ idproducto: '1001' }],
+        pagos: [{ idformadepago: 'EFE' }],
+      });
+      const closed = await f.closedOrder({
+        fecha: now,
+        mesa: 'TSQL-C',
+        idturno: SHIFT,
+        numcheque: 1002,
+        lines: [{ idproducto: '2001' }, { idproducto: '1101' }],
+        pagos: [{ idformadepago: 'TAR', propina: 20 }],
+      });
       return { openFolio: open.folio, closedFolio: closed.folio };
     })();
     written.set(db, done);
@@ -59,7 +84,11 @@ export const ordersReadScenarios: Scenario[] = [
   { op: 'orders.listClosed', input: { search: 'tsql', facturado: false, ...dateFilters }, setup },
   { op: 'orders.searchClosedByShifts', input: { idTurnos: [SHIFT, SHIFT + 1, SHIFT + 2] }, setup },
   // 1,001 shift numbers: two statements of at most 1,000 each; only the second holds orders.
-  { op: 'orders.searchClosedByShifts', input: { idTurnos: Array.from({ length: 1001 }, (_, i) => SHIFT - 1000 + i), search: 'tsql', facturado: false, ...dateFilters }, setup },
+  {
+    op: 'orders.searchClosedByShifts',
+    input: { idTurnos: Array.from({ length: 1001 }, (_, i) => SHIFT - 1000 + i), search: 'tsql', facturado: false, ...dateFilters },
+    setup,
+  },
   { op: 'orders.listClosedLines', input: {}, setup },
   { op: 'orders.listClosedLines', input: { search: 'guacamole' }, setup: closedFolio },
   // Closed orders come first: one row is a closed one; the filter leaves only the invoiced temporary account.

@@ -14,8 +14,30 @@ export const orderScenarios: Scenario[] = [
   { op: 'orders.create', input: { ...header, mesa: '3', turnDependent: true, productos: [base, modifier, drink] } },
   { op: 'orders.create', input: { ...header, usuario: 'CAJERO' } },
   { op: 'orders.createClosed', input: { ...header, idFormaDePago: 'EFE', productos: [base, modifier, drink] } },
-  { op: 'orders.addLines', input: { usuario: 'CAJERO', productos: [{ ...base, idProducto: '3002' }, { ...modifier, idProducto: '9002' }] }, setup: (_db, run) => account(run) },
-  { op: 'orders.cancelLines', input: { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'Error de captura', usuario: 'CAJERO' }, setup: (_db, run) => account(run) },
-  { op: 'orders.discount', input: { modo: 'importe', base: 'subtotal', valor: 10, idTipoDescuento: 'EMP', comentario: 'Empleado', usuario: 'ADMIN' }, setup: (_db, run) => account(run) },
-  { op: 'orders.lineDiscount', input: { idTipoDescuento: 'LIB', productos: [{ movimiento: 3, idProducto: '1005', modo: 'porcentaje', valor: 100 }] }, setup: (_db, run) => account(run) },
+  {
+    op: 'orders.addLines',
+    input: {
+      usuario: 'CAJERO',
+      productos: [
+        { ...base, idProducto: '3002' },
+        { ...modifier, idProducto: '9002' },
+      ],
+    },
+    setup: (_db, run) => account(run),
+  },
+  {
+    op: 'orders.cancelLines',
+    input: { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'Error de captura', usuario: 'CAJERO' },
+    setup: (_db, run) => account(run),
+  },
+  {
+    op: 'orders.discount',
+    input: { modo: 'importe', base: 'subtotal', valor: 10, idTipoDescuento: 'EMP', comentario: 'Empleado', usuario: 'ADMIN' },
+    setup: (_db, run) => account(run),
+  },
+  {
+    op: 'orders.lineDiscount',
+    input: { idTipoDescuento: 'LIB', productos: [{ movimiento: 3, idProducto: '1005', modo: 'porcentaje', valor: 100 }] },
+    setup: (_db, run) => account(run),
+  },
 ];

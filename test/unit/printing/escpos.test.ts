@@ -56,10 +56,7 @@ describe('ESC/POS kitchen ticket', () => {
     const ticket = {
       ...reprintTicket,
       businessName: `${longWord} Restaurante`,
-      lines: [
-        ...kitchenTicket.lines,
-        { cantidad: 1.5, descripcion: longWord, modificadores: [longWord], comentario: `muy ${longWord}` },
-      ],
+      lines: [...kitchenTicket.lines, { cantidad: 1.5, descripcion: longWord, modificadores: [longWord], comentario: `muy ${longWord}` }],
       orderNote: `nota\n${longWord}`,
     };
     const columns = COLUMNS_BY_WIDTH[widthMm];
@@ -80,10 +77,7 @@ describe('ESC/POS kitchen ticket', () => {
   });
 
   it('ends with the cut command', async () => {
-    for (const bytes of [
-      await renderKitchenTicket(kitchenTicket, { widthMm: 58 }),
-      await renderTestTicket(testTicket, { widthMm: 80 }),
-    ]) {
+    for (const bytes of [await renderKitchenTicket(kitchenTicket, { widthMm: 58 }), await renderTestTicket(testTicket, { widthMm: 80 })]) {
       expect(bytes.subarray(-CUT_COMMAND.length).equals(CUT_COMMAND)).toBe(true);
       expect(decodeEscpos(bytes).at(-1)).toEqual({ kind: 'cut' });
     }
@@ -103,11 +97,7 @@ describe('ESC/POS kitchen ticket', () => {
     const texts = lines.map((line) => line.text);
     const item = texts.indexOf(' 2 Café con leche');
     expect(item).toBeGreaterThan(0);
-    expect(texts.slice(item + 1, item + 4)).toEqual([
-      '   + Leche deslactosada',
-      '   + Extra canela',
-      '   * ¿Sin azúcar?',
-    ]);
+    expect(texts.slice(item + 1, item + 4)).toEqual(['   + Leche deslactosada', '   + Extra canela', '   * ¿Sin azúcar?']);
   });
 
   it('keeps control characters in user text from reaching the printer as commands', async () => {

@@ -6,7 +6,10 @@ import { expect } from 'vitest';
 const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../golden/printing');
 
 function hexAround(bytes: Buffer, offset: number): string {
-  return bytes.subarray(Math.max(0, offset - 8), offset + 8).toString('hex').replace(/(..)/g, '$1 ');
+  return bytes
+    .subarray(Math.max(0, offset - 8), offset + 8)
+    .toString('hex')
+    .replace(/(..)/g, '$1 ');
 }
 
 /** Compares with test/golden/printing/<name>.bin; UPDATE_GOLDEN=1 rewrites the file instead. */

@@ -34,10 +34,7 @@ describe('PNG preview', () => {
   });
 
   it('is wider for 80 mm paper and shows one cut per ticket', async () => {
-    const bytes = Buffer.concat([
-      await renderKitchenTicket(kitchenTicket, { widthMm: 80 }),
-      await renderTestTicket(testTicket, { widthMm: 80 }),
-    ]);
+    const bytes = Buffer.concat([await renderKitchenTicket(kitchenTicket, { widthMm: 80 }), await renderTestTicket(testTicket, { widthMm: 80 })]);
     const image = PNG.sync.read(renderPreviewPng(toReceivedJob(bytes, new Date())));
     expect(image.width).toBeGreaterThanOrEqual(48 * 12);
     const cutRows: number[] = [];

@@ -19,14 +19,7 @@ describe('TSPL labels', () => {
 
   it('sets the label up from the defaults: 50×25 mm, gap 2, density 8, speed 4', () => {
     const lines = commandLines(renderLabels(labelTicket));
-    expect(lines.slice(0, 6)).toEqual([
-      'SIZE 50 mm,25 mm',
-      'GAP 2 mm,0 mm',
-      'DENSITY 8',
-      'SPEED 4',
-      'DIRECTION 1',
-      'CODEPAGE 850',
-    ]);
+    expect(lines.slice(0, 6)).toEqual(['SIZE 50 mm,25 mm', 'GAP 2 mm,0 mm', 'DENSITY 8', 'SPEED 4', 'DIRECTION 1', 'CODEPAGE 850']);
   });
 
   it("uses the printer's label fields", () => {
@@ -108,10 +101,14 @@ describe('TSPL labels', () => {
 
   it('builder emits TEXT exactly as TSPL expects', () => {
     const bytes = new TsplBuilder().cls().text(10, 20, '3', 90, 2, 1, 'Señal "A"').print(2, 1).toBuffer();
-    expect(bytes.equals(Buffer.concat([
-      Buffer.from('CLS\r\nTEXT 10,20,"3",90,2,1,"Se', 'latin1'),
-      Buffer.from([0xa4]),
-      Buffer.from('al \\["]A\\["]"\r\nPRINT 2,1\r\n', 'latin1'),
-    ]))).toBe(true);
+    expect(
+      bytes.equals(
+        Buffer.concat([
+          Buffer.from('CLS\r\nTEXT 10,20,"3",90,2,1,"Se', 'latin1'),
+          Buffer.from([0xa4]),
+          Buffer.from('al \\["]A\\["]"\r\nPRINT 2,1\r\n', 'latin1'),
+        ]),
+      ),
+    ).toBe(true);
   });
 });
