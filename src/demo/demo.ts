@@ -17,7 +17,7 @@ export const DEMO_BRANCHES = [
 ];
 
 export const DEMO_KEYS = [
-  { key: 'demo-key', owner: 'demo' },
+  { key: 'demo-key', owner: 'demo', scopes: ['read', 'write', 'fleet'] as const },
   { key: 'demo-key-2', owner: 'demo2' },
 ];
 
