@@ -1,5 +1,6 @@
 /** The branch agent: POS database + job runner + gateway connection, started and stopped as one. */
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ping, type PosDbConfig } from '../pos/db.js';
 import { operations } from './operations.js';
@@ -9,6 +10,7 @@ import { GatewayConnection, type ConnectionOptions } from './connection.js';
 import { HealthReporter } from './health-report.js';
 import { JobRunner, type RunnerOptions } from './runner.js';
 import { startScheduler } from './scheduler.js';
+import { UpgradeRunner, type UpgradeOptions } from './upgrades.js';
 
 export interface AgentConfig {
   licenseKey: string;
@@ -23,6 +25,8 @@ export interface AgentConfig {
     /** How often the agent reports its health to the gateway (default 15 s). */
     heartbeatIntervalMs?: number;
   };
+  /** Remote upgrades: without a public key or an installer every order is answered `failed` with why. */
+  upgrades?: Partial<Pick<UpgradeOptions, 'publicKey' | 'downloadDir' | 'installer' | 'pollMs'>>;
 }
 
 export interface Agent {
@@ -69,6 +73,7 @@ export async function startAgent(
       ...health.identity(),
       health: health.snapshot(),
     }),
+    onUpgrade: (order) => upgrades.handle(order),
     onJob: (job) => {
       if (!accepting) return;
       void runner.run(job).then((result) => {
@@ -76,6 +81,19 @@ export async function startAgent(
         if (!connection.send(result)) log.warn({ jobId: job.jobId, op: job.op, ok: result.ok }, 'result not delivered: gateway disconnected');
       });
     },
+  });
+  const upgrades = new UpgradeRunner({
+    currentVersion: VERSION,
+    gatewayUrl: config.gatewayUrl,
+    token: config.token,
+    publicKey: config.upgrades?.publicKey,
+    downloadDir: config.upgrades?.downloadDir ?? join(tmpdir(), `branch-agent-${config.licenseKey}-downloads`),
+    installer: config.upgrades?.installer,
+    pollMs: config.upgrades?.pollMs,
+    isIdle: () => runner.running === 0,
+    report: (message) => connection.send(message),
+    log,
+    wallClock: testHooks.wallClock,
   });
   const stopScheduler = startScheduler({ pos, log });
   const heartbeat = setInterval(() => {
@@ -94,6 +112,7 @@ export async function startAgent(
     async stop(graceMs = 10_000) {
       accepting = false;
       clearInterval(heartbeat);
+      upgrades.stop();
       stopScheduler();
       await Promise.race([runner.drained(), new Promise((r) => setTimeout(r, graceMs).unref())]);
       await connection.stop();

@@ -63,6 +63,15 @@ export const agentConfigSchema = z.object({
     })
     .default({ level: 'info' }),
   lockFile: z.string().optional().describe('one agent per machine; default branch-agent.lock beside the config file'),
+  upgrades: z
+    .object({
+      publicKeyFile: z
+        .string()
+        .optional()
+        .describe('the Ed25519 public key (`releases keygen`) a release must be signed with; without it no remote upgrade is accepted'),
+      downloadDir: z.string().optional().describe('where releases are downloaded; default `downloads` beside the config file'),
+    })
+    .default({}),
 });
 
 export const gatewayConfigSchema = z.object({

@@ -29,7 +29,7 @@ export interface StackOptions {
   port?: number;
   log: Logger;
   gateway?: Omit<GatewayOptions, 'store' | 'log'>;
-  agent?: Partial<Pick<AgentConfig, 'concurrency' | 'idempotencyRetentionHours' | 'connection'>>;
+  agent?: Partial<Pick<AgentConfig, 'concurrency' | 'idempotencyRetentionHours' | 'connection' | 'upgrades'>>;
   agentHooks?: Parameters<typeof startAgent>[2];
   /** false: register the branches but leave running their agents to the caller (other processes). */
   startAgents?: boolean;

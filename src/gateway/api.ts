@@ -19,6 +19,7 @@ import { pathSchema, payloadSchema, successResponse, type RouteDef } from './rou
 import type { GatewayStore } from './store.js';
 import { sha256 } from './secrets.js';
 import { fleetRoutes } from './fleet/routes.js';
+import type { RolloutDriver } from './fleet/rollout-driver.js';
 import { printerRoutes } from './printers.js';
 
 declare module 'fastify' {
@@ -35,6 +36,7 @@ export interface ApiOptions {
   failedAuthLimit: FailedAuthLimit;
   idempotencyRetentionMs: number;
   jobLog: JobLog;
+  rollouts: RolloutDriver;
 }
 
 export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise<void> {
@@ -69,7 +71,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
   }
 
   await printerRoutes(app, { store, hub });
-  await fleetRoutes(app, { store });
+  await fleetRoutes(app, { store, rollouts: opts.rollouts });
 
   const typed = app.withTypeProvider<ZodTypeProvider>();
   for (const def of apiRoutes) {

@@ -10,6 +10,8 @@ import { VERSION } from '../version.js';
 import { apiPlugin } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
+import { releaseDownloads } from './fleet/release-download.js';
+import { RolloutDriver } from './fleet/rollout-driver.js';
 import { describeApi } from './openapi.js';
 import { acceptOnlyUtf8Json } from './json-body.js';
 import { JobLog } from './job-log.js';
@@ -116,7 +118,9 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     failedAuthLimit: opts.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT,
     idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? DEFAULT_IDEMPOTENCY_RETENTION_HOURS) * 3_600_000,
     jobLog,
+    rollouts: new RolloutDriver(opts.store, hub, opts.log),
   });
+  await app.register(releaseDownloads, { store: opts.store });
   try {
     const access = await watchAccessChanges(opts.store, (licenseKey) => void hub.revalidate(licenseKey), opts.log);
     app.addHook('onClose', () => access.stop());

@@ -8,7 +8,18 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AGENT_PATH, CLOSE, agentMessage, frameJson, helloMessage, resultMessage, type JobError, type JobMessage } from '../protocol/messages.js';
+import {
+  AGENT_PATH,
+  CLOSE,
+  agentMessage,
+  frameJson,
+  helloMessage,
+  resultMessage,
+  type JobError,
+  type JobMessage,
+  type UpgradeMessage,
+  type UpgradeProgressMessage,
+} from '../protocol/messages.js';
 import { clockOffsetMs } from './fleet/status-store.js';
 import { sha256 } from './secrets.js';
 import type { GatewayStore } from './store.js';
@@ -38,8 +49,15 @@ interface ConnectedAgent {
   /** The last ping's round trip, for the clock offset (0 until the first pong). */
   roundTripMs: number;
   pingSentAt: number;
+  /** `process.platform` of the agent, from its hello's `os`; null for agents that do not say. */
+  platform: string | null;
   /** Its fleet status writes, one after the other: a disconnect is never written before its hello. */
   statusWrites: Promise<void>;
+}
+
+export interface UpgradeListener {
+  connected(licenseKey: string, platform: string | null): void;
+  progress(licenseKey: string, report: UpgradeProgressMessage): void;
 }
 
 interface PendingJob {
@@ -77,6 +95,7 @@ export class AgentHub {
   readonly #pending = new Map<string, PendingJob>();
   readonly #pinger: NodeJS.Timeout;
   #closing = false;
+  #upgrades: UpgradeListener | undefined;
 
   constructor(private readonly opts: HubOptions) {
     const interval = opts.pingIntervalMs ?? 15_000;
@@ -101,8 +120,21 @@ export class AgentHub {
     });
   }
 
-  agentFor(licenseKey: string): { workerId: string; agentVersion: string; posVersion: string | null; connectedAt: Date } | undefined {
+  agentFor(licenseKey: string): { workerId: string; agentVersion: string; posVersion: string | null; connectedAt: Date; platform: string | null } | undefined {
     return this.#agents.get(licenseKey);
+  }
+
+  /** Who drives rollouts: told of every agent that says hello and of every upgrade report. */
+  listenForUpgrades(listener: UpgradeListener): void {
+    this.#upgrades = listener;
+  }
+
+  /** Sends an upgrade order to the branch's connected agent; false when none is connected. */
+  sendUpgrade(licenseKey: string, message: UpgradeMessage): boolean {
+    const agent = this.#agents.get(licenseKey);
+    if (!agent) return false;
+    agent.ws.send(JSON.stringify(message));
+    return true;
   }
 
   get connectedCount(): number {
@@ -280,6 +312,7 @@ export class AgentHub {
           lastSeen: Date.now(),
           roundTripMs: 0,
           pingSentAt: 0,
+          platform: hello.data.os?.split(' ')[0] ?? null,
           statusWrites: Promise.resolve(),
         };
         const previous = this.#agents.get(licenseKey);
@@ -298,6 +331,7 @@ export class AgentHub {
           agentStartedAt: h.startedAt ? new Date(h.startedAt) : null,
         };
         this.#recordStatus(agent, (fleet) => fleet.connected(identity, report, connectedAt));
+        this.#upgrades?.connected(licenseKey, agent.platform);
         this.opts.log.info({ licenseKey, workerId: agent.workerId, agentVersion: agent.agentVersion, posVersion: agent.posVersion }, 'agent connected');
         return;
       }
@@ -312,6 +346,10 @@ export class AgentHub {
         const current = agent;
         const report = { health: parsed.data, clockOffsetMs: clockOffsetMs(parsed.data.sentAt, Date.now(), current.roundTripMs) };
         this.#recordStatus(current, (fleet) => fleet.heartbeat(licenseKey, current.workerId, report, new Date()));
+        return;
+      }
+      if (parsed.data.type === 'upgrade') {
+        this.#upgrades?.progress(licenseKey, parsed.data);
         return;
       }
       if (parsed.data.type !== 'result') return;

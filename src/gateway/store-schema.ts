@@ -1,4 +1,5 @@
 /** The gateway store's tables (sql/postgres/gateway/*.sql) as Kysely reads and writes them. */
+import type { TargetState } from '../protocol/rollouts.js';
 import type { ColumnType, Generated } from 'kysely';
 import type { Scope } from './scopes.js';
 
@@ -62,6 +63,33 @@ export interface GatewayDatabase {
     worker_id: string;
     connected_at: Date;
     disconnected_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  };
+  gw_releases: {
+    version: string;
+    platform: string;
+    sha256: string;
+    signature: string;
+    size_bytes: ColumnType<string, number, number>;
+    created_at: Generated<Date>;
+  };
+  gw_release_chunks: { version: string; platform: string; seq: number; data: Buffer };
+  gw_rollouts: {
+    id: string;
+    user_id: number;
+    version: string;
+    state: 'running' | 'paused' | 'done';
+    window_from: string | null;
+    window_to: string | null;
+    max_failure_pct: number;
+    created_at: Generated<Date>;
+  };
+  gw_rollout_targets: {
+    rollout_id: string;
+    license_key: string;
+    state: TargetState;
+    reason: string | null;
+    from_version: string | null;
+    updated_at: ColumnType<Date, Date | undefined, Date>;
   };
 }
 

@@ -1,6 +1,8 @@
 /** The WebSocket messages between gateway and agent (DESIGN.md, Wire protocol). */
 import type { RawData } from 'ws';
 import { z } from 'zod';
+import { releaseManifest } from './releases.js';
+import { maintenanceWindow } from './rollouts.js';
 
 export const AGENT_PATH = '/agent/v1';
 
@@ -63,7 +65,18 @@ export const resultMessage = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('result'), jobId: z.string(), ok: z.literal(false), error: jobError }),
 ]);
 
-export const agentMessage = z.union([helloMessage, heartbeatMessage, resultMessage]);
+/**
+ * How an upgrade the gateway asked for is going, from the agent that runs it; the agent that
+ * comes up after the installer's switch (or its rollback) reports the outcome.
+ */
+export const upgradeProgressMessage = z.object({
+  type: z.literal('upgrade'),
+  rolloutId: z.uuid(),
+  state: z.enum(['downloading', 'installing', 'done', 'rolled_back', 'failed']),
+  reason: z.string().max(500).nullable(),
+});
+
+export const agentMessage = z.union([helloMessage, heartbeatMessage, resultMessage, upgradeProgressMessage]);
 
 export const jobMessage = z.object({
   type: z.literal('job'),
@@ -82,11 +95,23 @@ export const jobMessage = z.object({
 /** The gateway accepted the hello. */
 export const welcomeMessage = z.object({ type: z.literal('welcome') });
 
-export const gatewayMessage = z.union([jobMessage, welcomeMessage]);
+/** Upgrade to this release when idle and inside the window (branch time), through the installer. */
+export const upgradeMessage = z.object({
+  type: z.literal('upgrade'),
+  rolloutId: z.uuid(),
+  release: releaseManifest,
+  /** Where the agent downloads the tarball, on the gateway, with its own token. */
+  downloadPath: z.string(),
+  window: maintenanceWindow.nullable(),
+});
+
+export const gatewayMessage = z.union([jobMessage, welcomeMessage, upgradeMessage]);
 
 export type HelloMessage = z.infer<typeof helloMessage>;
 export type AgentHealth = z.infer<typeof agentHealth>;
 export type HeartbeatMessage = z.infer<typeof heartbeatMessage>;
+export type UpgradeMessage = z.infer<typeof upgradeMessage>;
+export type UpgradeProgressMessage = z.infer<typeof upgradeProgressMessage>;
 export type ResultMessage = z.infer<typeof resultMessage>;
 export type JobMessage = z.infer<typeof jobMessage>;
 export type JobError = z.infer<typeof jobError>;
