@@ -1,6 +1,7 @@
 /** The WebSocket messages between gateway and agent (DESIGN.md, Wire protocol). */
 import type { RawData } from 'ws';
 import { z } from 'zod';
+import { branchEvent } from './events.js';
 
 export const AGENT_PATH = '/agent/v1';
 
@@ -41,7 +42,10 @@ export const resultMessage = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('result'), jobId: z.string(), ok: z.literal(false), error: jobError }),
 ]);
 
-export const agentMessage = z.union([helloMessage, resultMessage]);
+/** Events the agent detected, oldest first; the gateway answers `eventsAck` once it has stored them. */
+export const eventsMessage = z.object({ type: z.literal('events'), events: z.array(branchEvent).min(1).max(200) });
+
+export const agentMessage = z.union([helloMessage, resultMessage, eventsMessage]);
 
 export const jobMessage = z.object({
   type: z.literal('job'),
@@ -60,7 +64,10 @@ export const jobMessage = z.object({
 /** The gateway accepted the hello. */
 export const welcomeMessage = z.object({ type: z.literal('welcome') });
 
-export const gatewayMessage = z.union([jobMessage, welcomeMessage]);
+/** These events are in the gateway's store: the agent may forget them. */
+export const eventsAckMessage = z.object({ type: z.literal('eventsAck'), ids: z.array(z.string()) });
+
+export const gatewayMessage = z.union([jobMessage, welcomeMessage, eventsAckMessage]);
 
 export type HelloMessage = z.infer<typeof helloMessage>;
 export type ResultMessage = z.infer<typeof resultMessage>;
@@ -68,3 +75,5 @@ export type JobMessage = z.infer<typeof jobMessage>;
 export type JobError = z.infer<typeof jobError>;
 export type AgentMessage = z.infer<typeof agentMessage>;
 export type GatewayMessage = z.infer<typeof gatewayMessage>;
+export type EventsMessage = z.infer<typeof eventsMessage>;
+export type EventsAckMessage = z.infer<typeof eventsAckMessage>;
