@@ -6,6 +6,7 @@ import { operations } from './operations.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
+import { EventPump } from './event-pump.js';
 import { JobRunner, type RunnerOptions } from './runner.js';
 import { startScheduler } from './scheduler.js';
 
@@ -17,6 +18,8 @@ export interface AgentConfig {
   database: PosDbConfig;
   concurrency?: number;
   idempotencyRetentionHours?: number;
+  /** How often the POS is polled for changes (DEFAULT_EVENT_POLL_MS). */
+  events?: { pollIntervalMs?: number };
   /** Heartbeat and reconnect timings; the defaults are DESIGN.md's (tests shorten them). */
   connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'>;
 }
@@ -28,6 +31,7 @@ export interface Agent {
   pos: PosRuntime;
   runner: JobRunner;
   connection: GatewayConnection;
+  events: EventPump;
   /** Stops taking jobs, lets running ones finish (up to `graceMs`), then closes everything. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -48,6 +52,13 @@ export async function startAgent(
     ...testHooks,
   });
   let accepting = true;
+  const events: EventPump = new EventPump({
+    pos,
+    licenseKey: config.licenseKey,
+    log,
+    send: (message) => connection.send(message),
+    pollIntervalMs: config.events?.pollIntervalMs,
+  });
   const connection: GatewayConnection = new GatewayConnection({
     gatewayUrl: config.gatewayUrl,
     token: config.token,
@@ -66,10 +77,13 @@ export async function startAgent(
         if (!connection.send(result)) log.warn({ jobId: job.jobId, op: job.op, ok: result.ok }, 'result not delivered: gateway disconnected');
       });
     },
+    onEventsAck: (ids) => events.acknowledged(ids),
   });
   const pingDatabase = () => ping(pos.db);
   const stopScheduler = startScheduler({ pos, log });
+  connection.onChange((connected) => events.connectionChanged(connected));
   connection.start();
+  events.start();
 
   return {
     workerId,
@@ -77,9 +91,11 @@ export async function startAgent(
     pos,
     runner,
     connection,
+    events,
     async stop(graceMs = 10_000) {
       accepting = false;
       stopScheduler();
+      await events.stop();
       await Promise.race([runner.drained(), new Promise((r) => setTimeout(r, graceMs).unref())]);
       await connection.stop();
       await pos.close();

@@ -13,6 +13,8 @@ export interface ConnectionOptions {
   token: string;
   hello: () => HelloMessage;
   onJob: (job: JobMessage) => void;
+  /** The gateway stored these events: the agent may forget them. */
+  onEventsAck?: (ids: string[]) => void;
   log: Logger;
   pingIntervalMs?: number;
   deadAfterMs?: number;
@@ -108,6 +110,7 @@ export class GatewayConnection {
         return;
       }
       if (parsed.data.type === 'job') this.opts.onJob(parsed.data);
+      else if (parsed.data.type === 'eventsAck') this.opts.onEventsAck?.(parsed.data.ids);
     });
     ws.on('ping', () => {
       this.#lastSeen = Date.now();

@@ -19,6 +19,9 @@ import { pathSchema, payloadSchema, successResponse, type RouteDef } from './rou
 import type { GatewayStore } from './store.js';
 import { sha256 } from './secrets.js';
 import { printerRoutes } from './printers.js';
+import { eventFeedRoutes, type FeedSignals } from './event-feed.js';
+import type { AddressPolicy } from './webhook-address.js';
+import { webhookRoutes } from './webhook-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -34,6 +37,7 @@ export interface ApiOptions {
   failedAuthLimit: FailedAuthLimit;
   idempotencyRetentionMs: number;
   jobLog: JobLog;
+  events: { signals: FeedSignals; webhookKey: Buffer; policy: AddressPolicy; timeoutMs: number };
 }
 
 export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise<void> {
@@ -68,6 +72,8 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
   }
 
   await printerRoutes(app, { store, hub });
+  await eventFeedRoutes(app, { store, signals: opts.events.signals });
+  await webhookRoutes(app, { store, webhookKey: opts.events.webhookKey, policy: opts.events.policy, timeoutMs: opts.events.timeoutMs });
 
   const typed = app.withTypeProvider<ZodTypeProvider>();
   for (const def of apiRoutes) {

@@ -1,13 +1,14 @@
 /**
  * Retention of the gateway's growing tables, on a schedule: idempotency records past their
  * expiry (set when claimed: idempotencyRetentionHours, 24 h by default) and job log entries
- * older than jobLogRetentionDays (30). A purge that fails is logged and tried at the next turn.
+ * older than jobLogRetentionDays (30), events (with their deliveries) older than eventRetentionDays (7). A purge that fails is logged and tried at the next turn.
  */
 import type { Logger } from 'pino';
 import type { GatewayStore } from './store.js';
 
 export interface PurgeSchedule {
   jobLogRetentionMs: number;
+  eventRetentionMs: number;
   everyMs: number;
 }
 
@@ -22,7 +23,8 @@ export function schedulePurges(store: GatewayStore, log: Logger, schedule: Purge
     try {
       const idempotency = await store.purgeIdempotencyKeys(new Date());
       const jobLog = await store.purgeJobLog(new Date(Date.now() - schedule.jobLogRetentionMs));
-      if (idempotency + jobLog > 0) log.info({ idempotency, jobLog }, 'purged records past their retention');
+      const events = await store.events.purgeEvents(new Date(Date.now() - schedule.eventRetentionMs));
+      if (idempotency + jobLog + events > 0) log.info({ idempotency, jobLog, events }, 'purged records past their retention');
     } catch (error) {
       log.error({ err: error }, 'could not purge records past their retention; trying again at the next turn');
     }

@@ -1,6 +1,6 @@
 /**
  * The gateway's own PostgreSQL: users, hashed API keys, branches with hashed agent tokens,
- * idempotency records, printers and the job log. Lookups on the request path are cached briefly
+ * idempotency records, printers, the job log, events and webhooks. Lookups on the request path are cached briefly
  * so a request costs no store round trip; every change to keys and branches is announced on
  * ACCESS_CHANNEL, so running gateways forget those lookups at once (./access-changes.ts).
  */
@@ -10,7 +10,9 @@ import { LruMap } from 'toad-cache';
 import { createPgPool } from '../postgres-pool.js';
 import { migrationsDir, runMigrations } from '../sql-migrations.js';
 import { DEFAULT_API_KEY_CACHE_SIZE } from '../config/gateway-defaults.js';
+import { EventStore } from './event-store.js';
 import { PrinterStore } from './printer-store.js';
+import { WebhookStore } from './webhook-store.js';
 import { sha256 } from './secrets.js';
 import type { GatewayDatabase } from './store-schema.js';
 import { toStorableText } from './unstorable-text.js';
@@ -70,6 +72,9 @@ export class GatewayStore {
   readonly db: Kysely<GatewayDatabase>;
   /** The printer registry (gw_printers). */
   readonly printers: PrinterStore;
+  /** Events, the feed and webhook deliveries (gw_events, gw_deliveries). */
+  readonly events: EventStore;
+  readonly webhooks: WebhookStore;
   readonly #keys: LruMap<number | null>;
   readonly #owners: LruMap<number | null>;
   // Bumped whenever cached lookups are forgotten: an answer read before a change committed must
@@ -82,6 +87,8 @@ export class GatewayStore {
   ) {
     this.db = new Kysely<GatewayDatabase>({ dialect: new PostgresDialect({ pool: createPgPool({ connectionString: url, max: 10 }) }) });
     this.printers = new PrinterStore(this.db);
+    this.events = new EventStore(this.db);
+    this.webhooks = new WebhookStore(this.db);
     const cacheSize = opts.apiKeyCacheSize ?? DEFAULT_API_KEY_CACHE_SIZE;
     this.#keys = new LruMap(cacheSize, CACHE_MS);
     this.#owners = new LruMap(cacheSize, CACHE_MS);

@@ -28,13 +28,24 @@ export const eventType = z.enum(EVENT_TYPES);
 
 export const eventOrigin = z.enum(['api', 'pos']).describe('api: made by a job of this gateway (jobId says which); pos: made at the branch, by a terminal');
 
-export const branchEvent = z.object({
+const eventFields = {
   id: z.string().min(1).max(64).describe('stable: a repeated delivery of one change always carries the same id (webhook-id)'),
   type: eventType,
   licenseKey,
   timestamp: z.string().describe('when the agent saw the change (ISO 8601)'),
   origin: eventOrigin,
   jobId: z.string().nullable().describe('the job that made the change, when origin is api'),
+};
+
+/**
+ * An event on the wire from the agent. Its record is checked as an object only: a union of the
+ * three record schemas would strip whatever the first that fits does not name.
+ */
+export const branchEvent = z.object({ ...eventFields, data: z.record(z.string(), z.unknown()).nullable() });
+
+/** An event as the feed and webhooks deliver it, its record described for clients. */
+export const documentedEvent = z.object({
+  ...eventFields,
   data: z
     .union([orderRecord, shiftRecord, productRecord])
     .nullable()
@@ -46,7 +57,7 @@ export const branchEvent = z.object({
 export type BranchEvent = z.infer<typeof branchEvent>;
 
 /** A feed entry: the event and the cursor that reads on after it. */
-export const feedEvent = branchEvent.extend({ cursor: z.string().describe('pass as `after` to read the events that follow this one') });
+export const feedEvent = documentedEvent.extend({ cursor: z.string().describe('pass as `after` to read the events that follow this one') });
 
 export const MAX_FEED_LIMIT = 500;
 export const MAX_FEED_WAIT_SECONDS = 30;

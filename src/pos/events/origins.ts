@@ -55,3 +55,19 @@ export async function markOrigins(trx: PosDb, jobId: string, op: string, input: 
     .values(marks.map((m) => ({ kind: m.kind, entity: m.entity.slice(0, 40), job_id: jobId.slice(0, 64), created_at: now })))
     .execute();
 }
+
+export interface Origin extends OriginMark {
+  id: number;
+  jobId: string;
+  createdAt: Date;
+}
+
+/** Every mark not yet matched to a change, oldest first. */
+export async function readOrigins(db: PosDb): Promise<Origin[]> {
+  const rows = await db.selectFrom('ba_event_origins').select(['id', 'kind', 'entity', 'job_id', 'created_at']).orderBy('id').execute();
+  return rows.map((r) => ({ id: Number(r.id), kind: r.kind as OriginKind, entity: r.entity, jobId: r.job_id, createdAt: r.created_at }));
+}
+
+export async function forgetOrigins(trx: PosDb, ids: readonly number[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) await trx.deleteFrom('ba_event_origins').where('id', 'in', ids.slice(i, i + 500)).execute();
+}
