@@ -111,8 +111,10 @@ export class ChangeDetector {
     );
     const opened: BranchEvent[] = [];
     const closed: BranchEvent[] = [];
+    const closingJobs = new Set<string>();
     for (const change of shiftDiff.changes) {
       const jobId = jobOf('turno', change.idturno);
+      if (jobId && change.types.includes('turno.cerrado')) closingJobs.add(jobId);
       for (const type of change.types) {
         (type === 'turno.abierto' ? opened : closed).push(
           event(type, `${change.idturno}|${change.moment}`, jobId, shiftData.get(change.idturno) ?? null),
@@ -120,7 +122,10 @@ export class ChangeDetector {
       }
     }
 
-    const { events: accountEvents, put, remove } = await this.#accountEvents(ctx, before, accountChanges, jobOf, event);
+    // Accounts leave the temporary tables only with a shift close: when one job closed shifts in
+    // this poll, the accounts that left are its doing, whatever shift their rows name.
+    const closingJob = closingJobs.size === 1 ? [...closingJobs][0]! : null;
+    const { events: accountEvents, put, remove } = await this.#accountEvents(ctx, before, accountChanges, (kind, entity) => jobOf(kind, entity), event, closingJob);
 
     const products: StateChanges['products'] = [];
     const productEvents: BranchEvent[] = [];
@@ -155,6 +160,7 @@ export class ChangeDetector {
     changes: AccountChange[],
     jobOf: (kind: Origin['kind'], entity: string | number | null) => string | null,
     event: (type: EventType, subject: string, jobId: string | null, data: BranchEvent['data']) => BranchEvent,
+    closingJob: string | null,
   ): Promise<{ events: BranchEvent[]; put: AccountState[]; remove: AccountState[] }> {
     const present = changes.filter((c) => c.now);
     const gone = changes.filter((c) => !c.now);
@@ -174,7 +180,7 @@ export class ChangeDetector {
     for (const change of changes) {
       const was = before.accounts.get(change.key);
       // A shift close moves its accounts to history: the close's job made those changes.
-      const jobId = change.now ? jobOf('orden', change.folio) : (jobOf('orden', change.folio) ?? jobOf('turno', was?.idturno ?? null));
+      const jobId = change.now ? jobOf('orden', change.folio) : (jobOf('turno', was?.idturno ?? null) ?? closingJob);
       const data = change.now ? (open.get(change.folio) ?? null) : (moved.get(change.key) ?? null);
       let version = was?.version ?? 0;
       for (const type of change.types) events.push(event(type, `${change.key}|${++version}`, jobId, data));
