@@ -12,7 +12,7 @@ import type { BranchEvent, EventType } from '../../protocol/events.js';
 import type { PosContext } from '../context.js';
 import type { PosDb } from '../schema.js';
 import { diffAccounts, diffShifts, type AccountChange, type AccountState } from './diff.js';
-import { fingerprintOf, observeAccounts, observeProducts, observeShifts } from './observe.js';
+import { fingerprintOf, observeAccounts, observeShifts, tableSums, type TableSums } from './observe.js';
 import { forgetOrigins, readOrigins, type Origin } from './origins.js';
 import { queueEvents } from './outbox.js';
 import { closedOrders, openOrders, productRecords, shiftRecords, type ProductRecord } from './records.js';
@@ -34,6 +34,8 @@ export function eventId(licenseKey: string, subject: string): string {
 export class ChangeDetector {
   #state: DetectionState | undefined;
   #loaded = false;
+  /** The sums (tableSums) the state was last compared with; memory only. */
+  #sums: TableSums | undefined;
 
   constructor(
     private readonly ctx: DetectorContext,
@@ -49,15 +51,19 @@ export class ChangeDetector {
     }
     const before = this.#state;
     const ctx = { ...this.ctx, now };
-    const [accounts, shifts, productsFingerprint] = await Promise.all([
-      observeAccounts(db),
+    const sums = await tableSums(db);
+    const last = this.#sums;
+    if (before && last && sums.marks === 0 && sums.accounts === last.accounts && sums.shifts === last.shifts && sums.products === last.products) return 0;
+    const productsFingerprint = sums.products;
+    // Unchanged sums: the accounts are as the state has them, and are not read one by one.
+    const [accounts, shifts] = await Promise.all([
+      before && sums.accounts === last?.accounts ? before.accounts : observeAccounts(db),
       observeShifts(db, before?.lastShiftId ?? 0, [...(before?.openShifts ?? [])]),
-      observeProducts(db),
     ]);
     if (!before) {
       const products = (await productRecords(ctx)).map((p) => ({ ...productIds(p), fingerprint: fingerprintOf(p), version: 0 }));
       const shiftDiff = diffShifts(new Set(), 0, shifts);
-      await this.#commit(undefined, [], [], {
+      await this.#commit(undefined, sums, [], [], {
         accounts: { put: [...accounts.values()].map((a) => ({ ...a, version: 0 })), remove: [] },
         openShifts: { add: shiftDiff.open, remove: [] },
         lastShiftId: shiftDiff.lastShiftId,
@@ -68,7 +74,7 @@ export class ChangeDetector {
       return 0;
     }
 
-    const origins = await readOrigins(db);
+    const origins = sums.marks > 0 ? await readOrigins(db) : [];
     const accountChanges = diffAccounts(before.accounts, accounts);
     const shiftDiff = diffShifts(before.openShifts, before.lastShiftId, shifts);
     const markedProducts = [...new Set(origins.filter((o) => o.kind === 'producto').map((o) => o.entity))];
@@ -86,6 +92,7 @@ export class ChangeDetector {
       markedProducts.length === 0 &&
       expired.length === 0
     ) {
+      this.#sums = sums;
       return 0;
     }
 
@@ -143,7 +150,7 @@ export class ChangeDetector {
     }
 
     for (const o of expired) used.add(o.id);
-    await this.#commit(before, [...opened, ...accountEvents, ...closed, ...productEvents], [...used], {
+    await this.#commit(before, sums, [...opened, ...accountEvents, ...closed, ...productEvents], [...used], {
       accounts: { put, remove },
       openShifts: { add: shiftsJoined, remove: shiftsLeft },
       lastShiftId: shiftDiff.lastShiftId,
@@ -190,7 +197,7 @@ export class ChangeDetector {
     return { events, put, remove };
   }
 
-  async #commit(before: DetectionState | undefined, events: BranchEvent[], usedOrigins: number[], changes: StateChanges): Promise<void> {
+  async #commit(before: DetectionState | undefined, sums: TableSums, events: BranchEvent[], usedOrigins: number[], changes: StateChanges): Promise<void> {
     try {
       await this.ctx.db.transaction().execute(async (trx: PosDb) => {
         await queueEvents(trx, events);
@@ -200,9 +207,11 @@ export class ChangeDetector {
     } catch (error) {
       // The memory may no longer match the tables: read them again at the next poll.
       this.#loaded = false;
+      this.#sums = undefined;
       throw error;
     }
     this.#state = applyChanges(before, changes);
+    this.#sums = sums;
   }
 }
 
