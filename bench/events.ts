@@ -45,7 +45,14 @@ export async function eventLatencyBench({ stack, licenseKey, apiKey, pos }: Benc
     const opened = await request(`${stack.url}/temp_ordenes/${licenseKey}`, {
       method: 'POST',
       headers: { 'x-api-key': apiKey, 'idempotency-key': `bench-${Date.now()}` },
-      body: { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 2, mesa: '', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] },
+      body: {
+        estacion: 'CAJA1',
+        serie: 'A',
+        idEmpresa: '0000000001',
+        noPersonas: 2,
+        mesa: '',
+        productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
+      },
     });
     if (opened.status !== 201) throw new Error(`account not opened: ${opened.status} ${opened.body}`);
     const folio = (JSON.parse(opened.body) as { folio: number }).folio;

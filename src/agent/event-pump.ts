@@ -89,7 +89,9 @@ export class EventPump {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
       const started = Date.now();
-      this.#tick = this.#pollAndFlush().finally(() => this.#schedule(Math.max(0, (this.opts.pollIntervalMs ?? DEFAULT_EVENT_POLL_MS) - (Date.now() - started))));
+      this.#tick = this.#pollAndFlush().finally(() =>
+        this.#schedule(Math.max(0, (this.opts.pollIntervalMs ?? DEFAULT_EVENT_POLL_MS) - (Date.now() - started))),
+      );
     }, delayMs);
   }
 

@@ -171,7 +171,11 @@ export class EventStore {
    */
   async addTestDelivery(webhookId: string, eventId: string, type: string, payload: string, leaseMs: number): Promise<string> {
     return this.db.transaction().execute(async (trx) => {
-      const event = await trx.insertInto('gw_events').values({ event_id: eventId, license_key: null, type, payload }).returning('seq').executeTakeFirstOrThrow();
+      const event = await trx
+        .insertInto('gw_events')
+        .values({ event_id: eventId, license_key: null, type, payload })
+        .returning('seq')
+        .executeTakeFirstOrThrow();
       const delivery = await trx
         .insertInto('gw_deliveries')
         .values({ webhook_id: webhookId, event_seq: event.seq, license_key: '', state: 'pending', lease_until: new Date(Date.now() + leaseMs) })

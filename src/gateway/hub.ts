@@ -160,7 +160,8 @@ export class AgentHub {
    */
   async #takeEvents(agent: ConnectedAgent, events: BranchEvent[]): Promise<void> {
     const own = events.filter((e) => e.licenseKey === agent.licenseKey);
-    if (own.length < events.length) this.opts.log.error({ licenseKey: agent.licenseKey, dropped: events.length - own.length }, 'agent sent events of another branch');
+    if (own.length < events.length)
+      this.opts.log.error({ licenseKey: agent.licenseKey, dropped: events.length - own.length }, 'agent sent events of another branch');
     try {
       await this.opts.onEvents?.(agent.licenseKey, own);
     } catch (error) {

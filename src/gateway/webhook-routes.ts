@@ -119,7 +119,15 @@ export async function webhookRoutes(app: FastifyInstance, { store, webhookKey, p
       const hook = await store.webhooks.get(request.userId, request.params.id);
       if (!hook) throw notFound(request.params.id);
       const eventId = `evt_test_${randomUUID()}`;
-      const payload = JSON.stringify({ id: eventId, type: TEST_EVENT_TYPE, licenseKey: null, timestamp: new Date().toISOString(), origin: 'api', jobId: null, data: null });
+      const payload = JSON.stringify({
+        id: eventId,
+        type: TEST_EVENT_TYPE,
+        licenseKey: null,
+        timestamp: new Date().toISOString(),
+        origin: 'api',
+        jobId: null,
+        data: null,
+      });
       // Leased to this request for longer than the attempt can take: the delivery loop leaves it alone.
       const deliveryId = await store.events.addTestDelivery(hook.id, eventId, TEST_EVENT_TYPE, payload, timeoutMs * 3);
       const at = new Date();
@@ -139,7 +147,11 @@ export async function webhookRoutes(app: FastifyInstance, { store, webhookKey, p
         tags,
         security,
         params: webhookIdParams,
-        querystring: z.object({ limit: integer((n) => n.min(1).max(200)).default(50).describe('deliveries per answer, at most 200') }),
+        querystring: z.object({
+          limit: integer((n) => n.min(1).max(200))
+            .default(50)
+            .describe('deliveries per answer, at most 200'),
+        }),
         response: { 200: z.object({ totalResults: z.number().int(), data: z.array(deliveryRecord) }), ...problemResponses },
       },
     },

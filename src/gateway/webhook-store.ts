@@ -16,7 +16,13 @@ export interface StoredWebhook {
 
 type Row = Pick<GatewayDatabase['gw_webhooks'], 'url' | 'event_types' | 'license_keys'> & { id: string; created_at: Date };
 
-const toWebhook = (r: Row): StoredWebhook => ({ id: r.id, url: r.url, eventos: r.event_types as EventType[], licenseKeys: r.license_keys, createdAt: r.created_at });
+const toWebhook = (r: Row): StoredWebhook => ({
+  id: r.id,
+  url: r.url,
+  eventos: r.event_types as EventType[],
+  licenseKeys: r.license_keys,
+  createdAt: r.created_at,
+});
 
 const COLUMNS = ['id', 'url', 'event_types', 'license_keys', 'created_at'] as const;
 

@@ -84,7 +84,10 @@ export const feedPage = z.object({
 });
 
 export const webhookCreate = z.object({
-  url: z.url({ protocol: /^https?$/ }).max(2000).describe('https (plain http only where the gateway allows it); must not resolve to a private, loopback or link-local address'),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .describe('https (plain http only where the gateway allows it); must not resolve to a private, loopback or link-local address'),
   eventos: z.array(eventType).min(1).max(EVENT_TYPES.length).describe('the event types to deliver'),
   licenseKeys: z.array(licenseKey).min(1).max(1000).optional().describe('only these branches of yours; absent: every branch of yours, present and future'),
 });

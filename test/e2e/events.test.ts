@@ -31,7 +31,16 @@ beforeAll(async () => {
   const created = await stack.api('POST', '/webhooks', {
     body: {
       url: receiver.url,
-      eventos: ['orden.abierta', 'orden.actualizada', 'orden.pagada', 'orden.cancelada', 'orden.cerrada', 'turno.abierto', 'turno.cerrado', 'producto.actualizado'],
+      eventos: [
+        'orden.abierta',
+        'orden.actualizada',
+        'orden.pagada',
+        'orden.cancelada',
+        'orden.cerrada',
+        'turno.abierto',
+        'turno.cerrado',
+        'producto.actualizado',
+      ],
       licenseKeys: [BRANCH],
     },
   });
@@ -85,13 +94,23 @@ describe('webhooks', () => {
   });
 
   it('refuses private, link-local and unspecified addresses, and bad bodies, creating nothing', async () => {
-    for (const url of ['http://10.1.2.3/hook', 'http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/hook', 'http://0.0.0.0/', 'http://[::ffff:192.168.1.9]/']) {
+    for (const url of [
+      'http://10.1.2.3/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[fe80::1]/hook',
+      'http://0.0.0.0/',
+      'http://[::ffff:192.168.1.9]/',
+    ]) {
       const res = await stack.api('POST', '/webhooks', { body: { url, eventos: ['orden.abierta'] } });
       expect(res.status, url).toBe(422);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
       expect(res.body.code).toBe('webhook_url_refused');
     }
-    for (const body of [{ url: 'ftp://example.com/', eventos: ['orden.abierta'] }, { url: receiver.url, eventos: [] }, { url: receiver.url, eventos: ['orden.borrada'] }]) {
+    for (const body of [
+      { url: 'ftp://example.com/', eventos: ['orden.abierta'] },
+      { url: receiver.url, eventos: [] },
+      { url: receiver.url, eventos: ['orden.borrada'] },
+    ]) {
       expect((await stack.api('POST', '/webhooks', { body })).status).toBe(400);
     }
     expect((await stack.api('GET', '/webhooks')).body.totalResults).toBe(1);

@@ -45,7 +45,14 @@ it('change detection compiles to the saved T-SQL', async () => {
 
   await record('first poll: the baseline', () => detector.poll());
   await record('a poll that finds nothing', () => detector.poll());
-  await run('orders.create', { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 2, mesa: '', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] });
+  await run('orders.create', {
+    estacion: 'CAJA1',
+    serie: 'A',
+    idEmpresa: '0000000001',
+    noPersonas: 2,
+    mesa: '',
+    productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
+  });
   await pos.db.updateTable('productosdetalle').set({ precio: '91.0000' }).where('idproducto', '=', '3002').execute();
   await run('shifts.open', { estacion: 'CAJA2', idEmpresa: '0000000001', cajero: 'CAJERO', fondo: 10 });
   const polled = await (async () => {

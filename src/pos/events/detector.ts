@@ -123,16 +123,18 @@ export class ChangeDetector {
       const jobId = jobOf('turno', change.idturno);
       if (jobId && change.types.includes('turno.cerrado')) closingJobs.add(jobId);
       for (const type of change.types) {
-        (type === 'turno.abierto' ? opened : closed).push(
-          event(type, `${change.idturno}|${change.moment}`, jobId, shiftData.get(change.idturno) ?? null),
-        );
+        (type === 'turno.abierto' ? opened : closed).push(event(type, `${change.idturno}|${change.moment}`, jobId, shiftData.get(change.idturno) ?? null));
       }
     }
 
     // Accounts leave the temporary tables only with a shift close: when one job closed shifts in
     // this poll, the accounts that left are its doing, whatever shift their rows name.
     const closingJob = closingJobs.size === 1 ? [...closingJobs][0]! : null;
-    const { events: accountEvents, put, remove } = await this.#accountEvents(ctx, before, accountChanges, (kind, entity) => jobOf(kind, entity), event, closingJob);
+    const {
+      events: accountEvents,
+      put,
+      remove,
+    } = await this.#accountEvents(ctx, before, accountChanges, (kind, entity) => jobOf(kind, entity), event, closingJob);
 
     const products: StateChanges['products'] = [];
     const productEvents: BranchEvent[] = [];

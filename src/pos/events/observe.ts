@@ -62,7 +62,11 @@ export interface TableSums {
 export async function tableSums(db: PosDb): Promise<TableSums> {
   const row = await db
     .selectNoFrom((eb) => {
-      const text = (values: Array<Expression<unknown>>) => eb.fn<string>('concat', values.flatMap((v, i) => (i === 0 ? [v] : [sql.lit('|'), v])));
+      const text = (values: Array<Expression<unknown>>) =>
+        eb.fn<string>(
+          'concat',
+          values.flatMap((v, i) => (i === 0 ? [v] : [sql.lit('|'), v])),
+        );
       return [
         eb
           .selectFrom('tempcheques as h')
@@ -72,7 +76,9 @@ export async function tableSums(db: PosDb): Promise<TableSums> {
             return text([
               h.fn.countAll(),
               h.fn.sum('h.folio'),
-              ...(['total', 'descuento', 'totaldescuentos', 'totalcortesias', 'numcheque', 'idturno', 'nopersonas'] as const).map((c) => byFolio(h.ref(`h.${c}`))),
+              ...(['total', 'descuento', 'totaldescuentos', 'totalcortesias', 'numcheque', 'idturno', 'nopersonas'] as const).map((c) =>
+                byFolio(h.ref(`h.${c}`)),
+              ),
               flag('pagado'),
               flag('cancelado'),
               flag('impreso'),
@@ -98,14 +104,7 @@ export async function tableSums(db: PosDb): Promise<TableSums> {
               t.fn.countAll(),
               t.fn.max('t.idturnointerno'),
               t.fn.count('t.cierre'),
-              t.fn.sum(
-                t
-                  .case()
-                  .when('t.cierre', 'is', null)
-                  .then(t.ref('t.idturnointerno'))
-                  .else(0)
-                  .end(),
-              ),
+              t.fn.sum(t.case().when('t.cierre', 'is', null).then(t.ref('t.idturnointerno')).else(0).end()),
             ]).as('v'),
           )
           .as('shifts'),

@@ -69,5 +69,9 @@ export async function readOrigins(db: PosDb): Promise<Origin[]> {
 }
 
 export async function forgetOrigins(trx: PosDb, ids: readonly number[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += 500) await trx.deleteFrom('ba_event_origins').where('id', 'in', ids.slice(i, i + 500)).execute();
+  for (let i = 0; i < ids.length; i += 500)
+    await trx
+      .deleteFrom('ba_event_origins')
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
 }

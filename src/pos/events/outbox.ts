@@ -11,7 +11,11 @@ import type { PosDb } from '../schema.js';
  * INSERT in their VALUES order, and the identity is what orders the outbox.
  */
 export async function queueEvents(trx: PosDb, events: readonly BranchEvent[]): Promise<void> {
-  for (const e of events) await trx.insertInto('ba_event_outbox').values({ event_id: e.id, event: JSON.stringify(e) }).execute();
+  for (const e of events)
+    await trx
+      .insertInto('ba_event_outbox')
+      .values({ event_id: e.id, event: JSON.stringify(e) })
+      .execute();
 }
 
 /** The oldest `limit` events not yet acknowledged. */
@@ -22,5 +26,9 @@ export async function pendingEvents(db: PosDb, limit: number): Promise<BranchEve
 
 /** Forgets events the gateway has stored. */
 export async function forgetEvents(db: PosDb, ids: readonly string[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += 500) await db.deleteFrom('ba_event_outbox').where('event_id', 'in', ids.slice(i, i + 500)).execute();
+  for (let i = 0; i < ids.length; i += 500)
+    await db
+      .deleteFrom('ba_event_outbox')
+      .where('event_id', 'in', ids.slice(i, i + 500))
+      .execute();
 }

@@ -69,7 +69,11 @@ export interface StateChanges {
 export async function saveState(trx: PosDb, before: DetectionState | undefined, changes: StateChanges): Promise<void> {
   const head = { products_fingerprint: changes.productsFingerprint, last_shift_id: changes.lastShiftId, updated_at: changes.now };
   if (before) await trx.updateTable('ba_event_state').set(head).where('id', '=', 1).execute();
-  else await trx.insertInto('ba_event_state').values({ id: 1, ...head }).execute();
+  else
+    await trx
+      .insertInto('ba_event_state')
+      .values({ id: 1, ...head })
+      .execute();
 
   const gone = [...changes.accounts.remove, ...changes.accounts.put.filter((a) => before?.accounts.has(accountKey(a.folio, a.opened)))];
   for (const a of gone) await trx.deleteFrom('ba_event_accounts').where('folio', '=', a.folio).where('opened', '=', a.opened).execute();
