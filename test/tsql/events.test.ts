@@ -15,7 +15,7 @@ import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
 import { TsqlRecorder } from '../../src/pos/sql-dialect.js';
 import { newPosDatabase } from '../support/databases.js';
 
-const FILE = new URL('./expected/events.detection.sql', import.meta.url);
+const FILE = new URL('./expected/events/detection.sql', import.meta.url);
 const log = pino({ level: 'silent' });
 let pos: PosRuntime;
 
