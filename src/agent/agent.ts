@@ -7,6 +7,7 @@ import { openPos, type PosRuntime } from '../pos/runtime.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
 import { EventPump } from './event-pump.js';
+import { HealthReporter } from './health-report.js';
 import { JobRunner, type RunnerOptions } from './runner.js';
 import { startScheduler } from './scheduler.js';
 
@@ -21,7 +22,10 @@ export interface AgentConfig {
   /** How often the POS is polled for changes (DEFAULT_EVENT_POLL_MS). */
   events?: { pollIntervalMs?: number };
   /** Heartbeat and reconnect timings; the defaults are DESIGN.md's (tests shorten them). */
-  connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'>;
+  connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'> & {
+    /** How often the agent reports its health to the gateway (default 15 s). */
+    heartbeatIntervalMs?: number;
+  };
 }
 
 export interface Agent {
@@ -51,6 +55,8 @@ export async function startAgent(
     idempotencyRetentionMs: (config.idempotencyRetentionHours ?? 24) * 3_600_000,
     ...testHooks,
   });
+  const pingDatabase = () => ping(pos.db);
+  const health = new HealthReporter({ pingDatabase, jobsRunning: () => runner.running, wallClock: testHooks.wallClock });
   let accepting = true;
   const events: EventPump = new EventPump({
     pos,
@@ -59,29 +65,37 @@ export async function startAgent(
     send: (message) => connection.send(message),
     pollIntervalMs: config.events?.pollIntervalMs,
   });
+  const { heartbeatIntervalMs = 15_000, ...connectionTimings } = config.connection ?? {};
   const connection: GatewayConnection = new GatewayConnection({
     gatewayUrl: config.gatewayUrl,
     token: config.token,
     log,
-    ...config.connection,
+    ...connectionTimings,
     hello: () => ({
       type: 'hello',
       licenseKey: config.licenseKey,
       workerId,
       agentVersion: VERSION,
       posVersion: pos.posVersion,
+      ...health.identity(),
+      health: health.snapshot(),
     }),
     onJob: (job) => {
       if (!accepting) return;
       void runner.run(job).then((result) => {
+        health.noteResult(result);
         if (!connection.send(result)) log.warn({ jobId: job.jobId, op: job.op, ok: result.ok }, 'result not delivered: gateway disconnected');
       });
     },
     onEventsAck: (ids) => events.acknowledged(ids),
   });
-  const pingDatabase = () => ping(pos.db);
   const stopScheduler = startScheduler({ pos, log });
   connection.onChange((connected) => events.connectionChanged(connected));
+  const heartbeat = setInterval(() => {
+    if (!connection.connected) return;
+    void health.check().then((report) => connection.send({ type: 'heartbeat', ...report }));
+  }, heartbeatIntervalMs);
+  heartbeat.unref();
   connection.start();
   events.start();
 
@@ -94,6 +108,7 @@ export async function startAgent(
     events,
     async stop(graceMs = 10_000) {
       accepting = false;
+      clearInterval(heartbeat);
       stopScheduler();
       await events.stop();
       await Promise.race([runner.drained(), new Promise((r) => setTimeout(r, graceMs).unref())]);

@@ -17,8 +17,8 @@ export const DEMO_BRANCHES = [
 ];
 
 export const DEMO_KEYS = [
-  { key: 'demo-key', owner: 'demo' },
-  { key: 'demo-key-2', owner: 'demo2' },
+  { key: 'demo-key', owner: 'demo', scopes: ['read', 'write', 'fleet'] as const },
+  { key: 'demo-key-2', owner: 'demo2', scopes: ['read', 'write', 'fleet'] as const },
 ];
 
 export interface Demo {
@@ -91,6 +91,7 @@ API keys:  demo-key   → branches DEMO000000000001, DEMO000000000002
 
 Try:
   curl -s -H 'X-Api-Key: demo-key' '${base}/productos/DEMO000000000001?pageSize=5'
+  curl -s -H 'X-Api-Key: demo-key' '${base}/sucursales'     (the key's branches and their agents)
 
 Watch the events of a branch (waits up to 30 s for the next; pass the answer's nextCursor as after=):
   curl -s -H 'X-Api-Key: demo-key' '${base}/eventos/DEMO000000000001?wait=30'

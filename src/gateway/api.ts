@@ -18,6 +18,7 @@ import { apiRoutes } from './routes/index.js';
 import { pathSchema, payloadSchema, successResponse, type RouteDef } from './routes/route.js';
 import type { GatewayStore } from './store.js';
 import { sha256 } from './secrets.js';
+import { fleetRoutes } from './fleet/routes.js';
 import { printerRoutes } from './printers.js';
 import { eventFeedRoutes, type FeedSignals } from './event-feed.js';
 import type { AddressPolicy } from './webhook-address.js';
@@ -74,12 +75,15 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
   await printerRoutes(app, { store, hub });
   await eventFeedRoutes(app, { store, signals: opts.events.signals });
   await webhookRoutes(app, { store, webhookKey: opts.events.webhookKey, policy: opts.events.policy, timeoutMs: opts.events.timeoutMs });
+  await fleetRoutes(app, { store });
 
   const typed = app.withTypeProvider<ZodTypeProvider>();
   for (const def of apiRoutes) {
     typed.route({
       method: def.method,
       url: def.url,
+      // A search sent as POST only reads: the operation, not the method, says what the key needs.
+      config: { scope: def.op.write ? 'write' : 'read' },
       schema: {
         operationId: def.operationId,
         summary: def.summary,
