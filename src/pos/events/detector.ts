@@ -34,6 +34,13 @@ export function eventId(licenseKey: string, subject: string): string {
 export class ChangeDetector {
   #state: DetectionState | undefined;
   #loaded = false;
+  /**
+   * Shift closes made through the API, by shift, for ORIGIN_WAIT_MS after a poll matched them:
+   * the shift and the accounts a close moves are read by two statements, so one poll may see
+   * half of a close and the next the other half. Memory only: a restart in between loses the
+   * origin of that half, never an event.
+   */
+  readonly #recentCloses = new Map<number, { jobId: string; at: number }>();
   /** The sums (tableSums) the state was last compared with; memory only. */
   #sums: TableSums | undefined;
 
@@ -74,7 +81,9 @@ export class ChangeDetector {
       return 0;
     }
 
-    const origins = sums.marks > 0 ? await readOrigins(db) : [];
+    // Read after the tables, never from the sums' earlier snapshot: a write that committed in
+    // between shows its changes above, and its marks must be read with them.
+    const origins = await readOrigins(db);
     const accountChanges = diffAccounts(before.accounts, accounts);
     const shiftDiff = diffShifts(before.openShifts, before.lastShiftId, shifts);
     const markedProducts = [...new Set(origins.filter((o) => o.kind === 'producto').map((o) => o.entity))];
@@ -116,25 +125,27 @@ export class ChangeDetector {
       ctx,
       shiftDiff.changes.map((c) => c.idturno),
     );
+    for (const [idturno, close] of this.#recentCloses) if (now.getTime() - close.at > ORIGIN_WAIT_MS) this.#recentCloses.delete(idturno);
+    const closeJob = (idturno: number | null): string | null => {
+      if (idturno === null) return null;
+      const jobId = jobOf('cierre', idturno) ?? this.#recentCloses.get(idturno)?.jobId ?? null;
+      if (jobId) this.#recentCloses.set(idturno, { jobId, at: now.getTime() });
+      return jobId;
+    };
     const opened: BranchEvent[] = [];
     const closed: BranchEvent[] = [];
-    const closingJobs = new Set<string>();
     for (const change of shiftDiff.changes) {
-      const jobId = jobOf('turno', change.idturno);
-      if (jobId && change.types.includes('turno.cerrado')) closingJobs.add(jobId);
       for (const type of change.types) {
+        const jobId = type === 'turno.abierto' ? jobOf('turno', change.idturno) : closeJob(change.idturno);
         (type === 'turno.abierto' ? opened : closed).push(event(type, `${change.idturno}|${change.moment}`, jobId, shiftData.get(change.idturno) ?? null));
       }
     }
 
-    // Accounts leave the temporary tables only with a shift close: when one job closed shifts in
-    // this poll, the accounts that left are its doing, whatever shift their rows name.
+    // Accounts leave the temporary tables only with a shift close: when one job closed shifts
+    // lately, the accounts that left are its doing, whatever shift their rows name.
+    const closingJobs = new Set([...origins.filter((o) => o.kind === 'cierre').map((o) => o.jobId), ...[...this.#recentCloses.values()].map((c) => c.jobId)]);
     const closingJob = closingJobs.size === 1 ? [...closingJobs][0]! : null;
-    const {
-      events: accountEvents,
-      put,
-      remove,
-    } = await this.#accountEvents(ctx, before, accountChanges, (kind, entity) => jobOf(kind, entity), event, closingJob);
+    const { events: accountEvents, put, remove } = await this.#accountEvents(ctx, before, accountChanges, jobOf, closeJob, event, closingJob);
 
     const products: StateChanges['products'] = [];
     const productEvents: BranchEvent[] = [];
@@ -168,6 +179,7 @@ export class ChangeDetector {
     before: DetectionState,
     changes: AccountChange[],
     jobOf: (kind: Origin['kind'], entity: string | number | null) => string | null,
+    closeJob: (idturno: number | null) => string | null,
     event: (type: EventType, subject: string, jobId: string | null, data: BranchEvent['data']) => BranchEvent,
     closingJob: string | null,
   ): Promise<{ events: BranchEvent[]; put: AccountState[]; remove: AccountState[] }> {
@@ -189,7 +201,7 @@ export class ChangeDetector {
     for (const change of changes) {
       const was = before.accounts.get(change.key);
       // A shift close moves its accounts to history: the close's job made those changes.
-      const jobId = change.now ? jobOf('orden', change.folio) : (jobOf('turno', was?.idturno ?? null) ?? closingJob);
+      const jobId = change.now ? jobOf('orden', change.folio) : (closeJob(was?.idturno ?? null) ?? closingJob);
       const data = change.now ? (open.get(change.folio) ?? null) : (moved.get(change.key) ?? null);
       let version = was?.version ?? 0;
       for (const type of change.types) events.push(event(type, `${change.key}|${++version}`, jobId, data));

@@ -5,7 +5,8 @@
  */
 import type { PosDb } from '../schema.js';
 
-export type OriginKind = 'orden' | 'turno' | 'producto';
+/** `cierre`: a shift close, whose changes (the shift, the accounts it moves) a poll may see in two halves. */
+export type OriginKind = 'orden' | 'turno' | 'cierre' | 'producto';
 
 export interface OriginMark {
   kind: OriginKind;
@@ -28,8 +29,8 @@ const MARKS: Record<string, (input: Loose, result: Loose) => Array<OriginMark | 
   'orders.discount': (i) => [orden(value(i, 'folio'))],
   'orders.lineDiscount': (i) => [orden(value(i, 'folio'))],
   'shifts.open': (_, r) => [turno(value(r, 'idTurno'))],
-  // The accounts a close moves to history are its changes too: they are found by their shift.
-  'shifts.close': (i) => [turno(value(i, 'idTurno'))],
+  // The accounts a close moves to history are its changes too.
+  'shifts.close': (i) => [value(i, 'idTurno') === undefined ? undefined : { kind: 'cierre', entity: value(i, 'idTurno')! }],
   'products.update': (i) => [value(i, 'idProducto') === undefined ? undefined : { kind: 'producto', entity: value(i, 'idProducto')! }],
 };
 
