@@ -63,10 +63,9 @@ export class ChangeDetector {
     if (before && last && sums.marks === 0 && sums.accounts === last.accounts && sums.shifts === last.shifts && sums.products === last.products) return 0;
     const productsFingerprint = sums.products;
     // Unchanged sums: the accounts are as the state has them, and are not read one by one.
-    const [accounts, shifts] = await Promise.all([
-      before && sums.accounts === last?.accounts ? before.accounts : observeAccounts(db),
-      observeShifts(db, before?.lastShiftId ?? 0, [...(before?.openShifts ?? [])]),
-    ]);
+    // One after the other: statements in a fixed order, as the saved T-SQL records them.
+    const accounts = before && sums.accounts === last?.accounts ? before.accounts : await observeAccounts(db);
+    const shifts = await observeShifts(db, before?.lastShiftId ?? 0, [...(before?.openShifts ?? [])]);
     if (!before) {
       const products = (await productRecords(ctx)).map((p) => ({ ...productIds(p), fingerprint: fingerprintOf(p), version: 0 }));
       const shiftDiff = diffShifts(new Set(), 0, shifts);
@@ -185,16 +184,14 @@ export class ChangeDetector {
   ): Promise<{ events: BranchEvent[]; put: AccountState[]; remove: AccountState[] }> {
     const present = changes.filter((c) => c.now);
     const gone = changes.filter((c) => !c.now);
-    const [open, moved] = await Promise.all([
-      openOrders(
-        ctx,
-        present.map((c) => c.folio),
-      ),
-      closedOrders(
-        ctx,
-        gone.map((c) => c.folio),
-      ),
-    ]);
+    const open = await openOrders(
+      ctx,
+      present.map((c) => c.folio),
+    );
+    const moved = await closedOrders(
+      ctx,
+      gone.map((c) => c.folio),
+    );
     const events: BranchEvent[] = [];
     const put: AccountState[] = [];
     const remove: AccountState[] = [];
