@@ -7,6 +7,7 @@ import { operations } from './operations.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
+import { EventPump } from './event-pump.js';
 import { HealthReporter } from './health-report.js';
 import { JobRunner, type RunnerOptions } from './runner.js';
 import { startScheduler } from './scheduler.js';
@@ -20,6 +21,8 @@ export interface AgentConfig {
   database: PosDbConfig;
   concurrency?: number;
   idempotencyRetentionHours?: number;
+  /** How often the POS is polled for changes (DEFAULT_EVENT_POLL_MS). */
+  events?: { pollIntervalMs?: number };
   /** Heartbeat and reconnect timings; the defaults are DESIGN.md's (tests shorten them). */
   connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'> & {
     /** How often the agent reports its health to the gateway (default 15 s). */
@@ -36,6 +39,7 @@ export interface Agent {
   pos: PosRuntime;
   runner: JobRunner;
   connection: GatewayConnection;
+  events: EventPump;
   /** Stops taking jobs, lets running ones finish (up to `graceMs`), then closes everything. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -58,6 +62,13 @@ export async function startAgent(
   const pingDatabase = () => ping(pos.db);
   const health = new HealthReporter({ pingDatabase, jobsRunning: () => runner.running, wallClock: testHooks.wallClock });
   let accepting = true;
+  const events: EventPump = new EventPump({
+    pos,
+    licenseKey: config.licenseKey,
+    log,
+    send: (message) => connection.send(message),
+    pollIntervalMs: config.events?.pollIntervalMs,
+  });
   const { heartbeatIntervalMs = 15_000, ...connectionTimings } = config.connection ?? {};
   const connection: GatewayConnection = new GatewayConnection({
     gatewayUrl: config.gatewayUrl,
@@ -81,8 +92,10 @@ export async function startAgent(
         if (!connection.send(result)) log.warn({ jobId: job.jobId, op: job.op, ok: result.ok }, 'result not delivered: gateway disconnected');
       });
     },
+    onEventsAck: (ids) => events.acknowledged(ids),
   });
   const upgrades = new UpgradeRunner({
+    licenseKey: config.licenseKey,
     currentVersion: VERSION,
     gatewayUrl: config.gatewayUrl,
     token: config.token,
@@ -96,12 +109,14 @@ export async function startAgent(
     wallClock: testHooks.wallClock,
   });
   const stopScheduler = startScheduler({ pos, log });
+  connection.onChange((connected) => events.connectionChanged(connected));
   const heartbeat = setInterval(() => {
     if (!connection.connected) return;
     void health.check().then((report) => connection.send({ type: 'heartbeat', ...report }));
   }, heartbeatIntervalMs);
   heartbeat.unref();
   connection.start();
+  events.start();
 
   return {
     workerId,
@@ -109,11 +124,13 @@ export async function startAgent(
     pos,
     runner,
     connection,
+    events,
     async stop(graceMs = 10_000) {
       accepting = false;
       clearInterval(heartbeat);
       upgrades.stop();
       stopScheduler();
+      await events.stop();
       await Promise.race([runner.drained(), new Promise((r) => setTimeout(r, graceMs).unref())]);
       await connection.stop();
       await pos.close();

@@ -23,6 +23,8 @@ export interface ConnectionOptions {
   hello: () => HelloMessage;
   onJob: (job: JobMessage) => void;
   onUpgrade?: (order: UpgradeMessage) => void;
+  /** The gateway stored these events: the agent may forget them. */
+  onEventsAck?: (ids: string[]) => void;
   log: Logger;
   pingIntervalMs?: number;
   deadAfterMs?: number;
@@ -119,6 +121,7 @@ export class GatewayConnection {
       }
       if (parsed.data.type === 'job') this.opts.onJob(parsed.data);
       else if (parsed.data.type === 'upgrade') this.opts.onUpgrade?.(parsed.data);
+      else if (parsed.data.type === 'eventsAck') this.opts.onEventsAck?.(parsed.data.ids);
     });
     ws.on('ping', () => {
       this.#lastSeen = Date.now();

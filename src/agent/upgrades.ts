@@ -25,6 +25,7 @@ const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
 export type Installer = (tarball: string) => Promise<void>;
 
 export interface UpgradeOptions {
+  licenseKey: string;
   currentVersion: string;
   gatewayUrl: string;
   token: string;
@@ -64,7 +65,7 @@ export class UpgradeRunner {
   readonly #attemptFile: string;
 
   constructor(private readonly opts: UpgradeOptions) {
-    this.#attemptFile = join(opts.downloadDir, 'upgrade-attempt.json');
+    this.#attemptFile = join(opts.downloadDir, `upgrade-attempt-${opts.licenseKey}.json`);
   }
 
   /** Handles an order; never throws: what goes wrong is reported as `failed` with the reason. */
@@ -118,7 +119,9 @@ export class UpgradeRunner {
     const { release } = order;
     await mkdir(this.opts.downloadDir, { recursive: true });
     const final = join(this.opts.downloadDir, `branch-agent-${release.version}-${release.platform}.tar.gz`);
-    const partial = `${final}.part`;
+    // Its own partial file: a second download of the same release (another agent on a shared
+    // directory, a retry) never writes into this one; the verified result is the same bytes.
+    const partial = `${final}.${process.pid}-${order.rolloutId}.part`;
     const response = await fetch(new URL(order.downloadPath, this.opts.gatewayUrl), {
       headers: { authorization: `Bearer ${this.opts.token}` },
       // A download that stalls must not hold the upgrade (and its rollout) for good.

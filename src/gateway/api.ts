@@ -21,6 +21,9 @@ import { sha256 } from './secrets.js';
 import { fleetRoutes } from './fleet/routes.js';
 import type { RolloutDriver } from './fleet/rollout-driver.js';
 import { printerRoutes } from './printers.js';
+import { eventFeedRoutes, type FeedSignals } from './event-feed.js';
+import type { AddressPolicy } from './webhook-address.js';
+import { webhookRoutes } from './webhook-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,6 +40,7 @@ export interface ApiOptions {
   idempotencyRetentionMs: number;
   jobLog: JobLog;
   rollouts: RolloutDriver;
+  events: { signals: FeedSignals; webhookKey: Buffer; policy: AddressPolicy; timeoutMs: number };
 }
 
 export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise<void> {
@@ -71,6 +75,8 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
   }
 
   await printerRoutes(app, { store, hub });
+  await eventFeedRoutes(app, { store, signals: opts.events.signals });
+  await webhookRoutes(app, { store, webhookKey: opts.events.webhookKey, policy: opts.events.policy, timeoutMs: opts.events.timeoutMs });
   await fleetRoutes(app, { store, rollouts: opts.rollouts });
 
   const typed = app.withTypeProvider<ZodTypeProvider>();

@@ -8,6 +8,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { BranchEvent } from '../protocol/events.js';
 import {
   AGENT_PATH,
   CLOSE,
@@ -74,6 +75,8 @@ export interface HubOptions {
   pingIntervalMs?: number;
   deadAfterMs?: number;
   helloTimeoutMs?: number;
+  /** Stores events an agent reported; the agent is told it may forget them once this resolves. */
+  onEvents?: (licenseKey: string, events: BranchEvent[]) => Promise<void>;
 }
 
 /**
@@ -191,6 +194,24 @@ export class AgentHub {
         message: 'The branch agent answered with a result the gateway cannot read; whether the job ran is unknown. Retry with the same Idempotency-Key.',
       },
     });
+  }
+
+  /**
+   * Stores an agent's events, then acknowledges them. Events naming another branch are a bug of
+   * that agent: logged and acknowledged unstored, so they do not come back forever. A store
+   * failure acknowledges nothing: the agent sends them again.
+   */
+  async #takeEvents(agent: ConnectedAgent, events: BranchEvent[]): Promise<void> {
+    const own = events.filter((e) => e.licenseKey === agent.licenseKey);
+    if (own.length < events.length)
+      this.opts.log.error({ licenseKey: agent.licenseKey, dropped: events.length - own.length }, 'agent sent events of another branch');
+    try {
+      await this.opts.onEvents?.(agent.licenseKey, own);
+    } catch (error) {
+      this.opts.log.error({ err: error, licenseKey: agent.licenseKey }, 'could not store events; the agent will send them again');
+      return;
+    }
+    if (agent.ws.readyState === agent.ws.OPEN) agent.ws.send(JSON.stringify({ type: 'eventsAck', ids: events.map((e) => e.id) }));
   }
 
   /**
@@ -340,6 +361,10 @@ export class AgentHub {
       const parsed = (type === 'result' ? resultMessage : agentMessage).safeParse(message);
       if (!parsed.success) {
         if (type === 'result') this.#unreadableResult(agent, message, parsed.error.issues);
+        return;
+      }
+      if (parsed.data.type === 'events') {
+        void this.#takeEvents(agent, parsed.data.events);
         return;
       }
       if (parsed.data.type === 'heartbeat') {

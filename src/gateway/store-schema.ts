@@ -40,6 +40,43 @@ export interface GatewayDatabase {
     duration_ms: number;
   };
   gw_printers: PrinterTable;
+  gw_events: {
+    seq: Generated<string>;
+    event_id: string;
+    license_key: string | null;
+    type: string;
+    payload: string;
+    created_at: Timestamp;
+  };
+  gw_webhooks: {
+    id: Generated<string>;
+    user_id: number;
+    url: string;
+    event_types: string[];
+    license_keys: string[] | null;
+    secret_sealed: string;
+    created_at: Timestamp;
+  };
+  gw_deliveries: {
+    id: Generated<string>;
+    webhook_id: string;
+    event_seq: string;
+    license_key: string;
+    state: 'pending' | 'delivered' | 'failed';
+    attempt_count: ColumnType<number, number | undefined, number>;
+    next_attempt_at: Timestamp;
+    lease_until: Date | null;
+    delivered_at: Date | null;
+    created_at: Timestamp;
+  };
+  gw_delivery_attempts: {
+    id: Generated<string>;
+    delivery_id: string;
+    at: Date;
+    status: number | null;
+    error: string | null;
+    duration_ms: number;
+  };
   gw_agent_status: {
     license_key: string;
     online: boolean;

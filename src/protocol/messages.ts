@@ -3,6 +3,7 @@ import type { RawData } from 'ws';
 import { z } from 'zod';
 import { releaseManifest } from './releases.js';
 import { maintenanceWindow } from './rollouts.js';
+import { branchEvent } from './events.js';
 
 export const AGENT_PATH = '/agent/v1';
 
@@ -76,7 +77,10 @@ export const upgradeProgressMessage = z.object({
   reason: z.string().max(500).nullable(),
 });
 
-export const agentMessage = z.union([helloMessage, heartbeatMessage, resultMessage, upgradeProgressMessage]);
+/** Events the agent detected, oldest first; the gateway answers `eventsAck` once it has stored them. */
+export const eventsMessage = z.object({ type: z.literal('events'), events: z.array(branchEvent).min(1).max(200) });
+
+export const agentMessage = z.union([helloMessage, heartbeatMessage, resultMessage, eventsMessage, upgradeProgressMessage]);
 
 export const jobMessage = z.object({
   type: z.literal('job'),
@@ -105,7 +109,10 @@ export const upgradeMessage = z.object({
   window: maintenanceWindow.nullable(),
 });
 
-export const gatewayMessage = z.union([jobMessage, welcomeMessage, upgradeMessage]);
+/** These events are in the gateway's store: the agent may forget them. */
+export const eventsAckMessage = z.object({ type: z.literal('eventsAck'), ids: z.array(z.string()) });
+
+export const gatewayMessage = z.union([jobMessage, welcomeMessage, eventsAckMessage, upgradeMessage]);
 
 export type HelloMessage = z.infer<typeof helloMessage>;
 export type AgentHealth = z.infer<typeof agentHealth>;
@@ -117,3 +124,5 @@ export type JobMessage = z.infer<typeof jobMessage>;
 export type JobError = z.infer<typeof jobError>;
 export type AgentMessage = z.infer<typeof agentMessage>;
 export type GatewayMessage = z.infer<typeof gatewayMessage>;
+export type EventsMessage = z.infer<typeof eventsMessage>;
+export type EventsAckMessage = z.infer<typeof eventsAckMessage>;

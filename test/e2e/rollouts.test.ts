@@ -121,7 +121,7 @@ describe('an agent told to upgrade', () => {
     expect(branchOf(ended, BRANCH)).toMatchObject({ state: 'failed', reason: 'the installer was reached' });
     const file = join(downloads, `branch-agent-9.0.0-${platform}.tar.gz`);
     expect(existsSync(file)).toBe(true);
-    expect(existsSync(join(downloads, 'upgrade-attempt.json'))).toBe(false);
+    expect(existsSync(join(downloads, `upgrade-attempt-${BRANCH}.json`))).toBe(false);
   });
 
   it('refuses a release signed by another key, before downloading it', async () => {
