@@ -851,7 +851,7 @@ export interface Estaciones {
   seriefolio: string | null;
   bloqueararearestaurant: boolean | null;
   idarearestaurant: string | null;
-  mostrarcumpleaños: boolean | null;
+  'mostrarcumpleaños': boolean | null;
   esconderescritorio: boolean | null;
   esconderbarra: boolean | null;
   impresoracheques: string | null;
@@ -1102,7 +1102,7 @@ export interface Meseros {
   idmeserointerno: GeneratedAlways<string | number>;
   idmesero: string;
   nombre: string | null;
-  contraseña: string | null;
+  'contraseña': string | null;
   tipo: Num | null;
   fotografia: Buffer | null;
   visible: Num | null;
@@ -1122,7 +1122,7 @@ export interface Meseros {
 export interface Usuarios {
   usuario: string;
   nombre: string | null;
-  contraseña: string | null;
+  'contraseña': string | null;
   administrador: boolean | null;
   perfil: string | null;
   barraherramientas: Num | null;

@@ -11,8 +11,6 @@ export interface VirtualPrinterOptions {
   status?: VirtualPrinterStatus;
   /** 'never_read' accepts connections and never reads them, like a hung printer. */
   mode?: 'normal' | 'never_read';
-  /** Reads no faster than this, like a printer that takes a raster ticket as fast as it prints it. */
-  readBytesPerSecond?: number;
 }
 
 export interface VirtualPrinter {
@@ -119,7 +117,7 @@ class StatusQueryFilter {
 }
 
 export async function startVirtualPrinter(opts: VirtualPrinterOptions = {}): Promise<VirtualPrinter> {
-  const { host = '127.0.0.1', port = 0, mode = 'normal', readBytesPerSecond } = opts;
+  const { host = '127.0.0.1', port = 0, mode = 'normal' } = opts;
   let status = opts.status ?? 'ok';
   const jobs: ReceivedJob[] = [];
   const sockets = new Set<net.Socket>();
@@ -152,12 +150,7 @@ export async function startVirtualPrinter(opts: VirtualPrinterOptions = {}): Pro
       received.push(filter.flush());
       record(Buffer.concat(received));
     };
-    socket.on('data', (chunk: Buffer) => {
-      received.push(filter.push(chunk));
-      if (readBytesPerSecond === undefined) return;
-      socket.pause();
-      setTimeout(() => socket.resume(), (chunk.length / readBytesPerSecond) * 1000);
-    });
+    socket.on('data', (chunk: Buffer) => received.push(filter.push(chunk)));
     socket.on('end', () => {
       finish();
       socket.end();
