@@ -38,7 +38,9 @@ const GATEWAY_ONLY = /^\.\/(gateway|demo|embedded-postgres)\//;
 const leaveOutGatewaySide: Plugin = {
   name: 'leave-out-gateway-side',
   setup(b) {
-    b.onResolve({ filter: GATEWAY_ONLY }, (args) => (args.importer.endsWith(path.join('src', 'cli.ts')) ? { path: args.path, namespace: 'gateway-side' } : undefined));
+    b.onResolve({ filter: GATEWAY_ONLY }, (args) =>
+      args.importer.endsWith(path.join('src', 'cli.ts')) ? { path: args.path, namespace: 'gateway-side' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'gateway-side' }, (args) => ({
       contents: `throw new Error('${args.path} is not in the agent release: the gateway, the demo and the keys commands run from the npm package or a source checkout');`,
       loader: 'js',
@@ -94,7 +96,15 @@ function copyPackages(names: string[], outModules: string) {
 
 async function bundlePackage({ dir, target, pkg }: { dir: string; target: string; pkg: { main?: string; dependencies?: Record<string, string> } }) {
   const main = pkg.main ?? 'index.js';
-  await build({ entryPoints: [path.join(dir, main)], bundle: true, platform: 'node', format: 'cjs', target: 'node20.12', outfile: path.join(target, main), logLevel: 'warning' });
+  await build({
+    entryPoints: [path.join(dir, main)],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20.12',
+    outfile: path.join(target, main),
+    logLevel: 'warning',
+  });
   cpSync(path.join(dir, 'LICENSE'), path.join(target, 'LICENSE'));
   writeFileSync(path.join(target, 'package.json'), JSON.stringify({ ...pkg, dependencies: {} }, null, 2));
 }
