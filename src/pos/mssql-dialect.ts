@@ -2,7 +2,7 @@
 import { MssqlDialect, MssqlIntrospector, type Dialect } from 'kysely';
 import * as tedious from 'tedious';
 import * as tarn from 'tarn';
-import { DEFAULT_LOCK_TIMEOUT_MS, type PosDbConfig } from './db.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, type PosDbConfig } from './db-config.js';
 import { PosMssqlAdapter, PosRequest, PosTediousConnection } from './mssql-driver.js';
 import { MssqlPosQueryCompiler } from './sql-dialect.js';
 

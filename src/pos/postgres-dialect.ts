@@ -2,7 +2,7 @@
 import { PostgresDialect, type Dialect } from 'kysely';
 import pg from 'pg';
 import { createPgPool } from '../postgres-pool.js';
-import { DEFAULT_LOCK_TIMEOUT_MS, type PosDbConfig } from './db.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, type PosDbConfig } from './db-config.js';
 
 // pg returns int8 as text to protect values above 2^53; POS counters never get there.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
