@@ -8,11 +8,14 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import path from 'node:path';
 import { mustExec, type Exec, type ServiceManager, type ServiceSpec } from './service-manager.js';
 
+/** Windows paths for a Windows prefix, whatever machine renders them (the tests run on Linux). */
+const pathsFor = (prefix: string) => (/^[A-Za-z]:\\/.test(prefix) ? path.win32 : path);
+
 const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** The service definition, <name>.xml (WinSW's configuration file). */
 export function renderWinswXml(spec: ServiceSpec): string {
-  const cli = path.join(spec.prefix, 'current', 'bin', 'branch-agent.js');
+  const cli = pathsFor(spec.prefix).join(spec.prefix, 'current', 'bin', 'branch-agent.js');
   return `<!-- Written by \`branch-agent service install\`; the next install rewrites it. -->
 <service>
   <id>${xml(spec.name)}</id>
@@ -45,8 +48,9 @@ export function renderWinswXml(spec: ServiceSpec): string {
 }
 
 export function winswService(spec: ServiceSpec, opts: { winsw: string }, run: Exec): ServiceManager {
-  const dir = path.join(spec.prefix, 'service');
-  const exe = path.join(dir, `${spec.name}.exe`);
+  const paths = pathsFor(spec.prefix);
+  const dir = paths.join(spec.prefix, 'service');
+  const exe = paths.join(dir, `${spec.name}.exe`);
   const winsw = (command: string) => mustExec(run, exe, [command]);
   const state = async () => (await run(exe, ['status'])).stdout.trim();
 
@@ -55,7 +59,7 @@ export function winswService(spec: ServiceSpec, opts: { winsw: string }, run: Ex
     logsHint: spec.logDir,
     async secureConfig() {
       // Secrets live in the config: only Administrators (S-1-5-32-544) and SYSTEM (S-1-5-18) read it.
-      await mustExec(run, 'icacls', [path.dirname(spec.config), '/inheritance:r', '/grant:r', '*S-1-5-32-544:(OI)(CI)F', '/grant:r', '*S-1-5-18:(OI)(CI)F']);
+      await mustExec(run, 'icacls', [paths.dirname(spec.config), '/inheritance:r', '/grant:r', '*S-1-5-32-544:(OI)(CI)F', '/grant:r', '*S-1-5-18:(OI)(CI)F']);
     },
     async define() {
       mkdirSync(dir, { recursive: true });
@@ -65,7 +69,7 @@ export function winswService(spec: ServiceSpec, opts: { winsw: string }, run: Ex
         copyFileSync(opts.winsw, exe);
         if (existsSync(`${opts.winsw}.config`)) copyFileSync(`${opts.winsw}.config`, `${exe}.config`);
       }
-      const file = path.join(dir, `${spec.name}.xml`);
+      const file = paths.join(dir, `${spec.name}.xml`);
       const definition = renderWinswXml(spec);
       if (!existsSync(file) || readFileSync(file, 'utf8') !== definition) writeFileSync(file, definition);
       if ((await state()) === 'NonExistent') await winsw('install');
