@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/embedded-postgres/cluster.js';
-import type { Exec } from '../../src/agent/installer/service-manager.js';
+import { AGENT_NODE_OPTIONS, type Exec } from '../../src/agent/installer/service-manager.js';
 import { rollback, upgrade, type InstallerOptions } from '../../src/agent/installer/upgrade.js';
 import { renderWinswXml } from '../../src/agent/installer/winsw.js';
 import { newPosDatabase } from '../support/databases.js';
@@ -135,7 +135,7 @@ describe('the WinSW service definition', () => {
     expect(log.children.find((c) => c.tag === 'keepFiles')!.text).toMatch(/^\d+$/);
     for (const env of service.children.filter((c) => c.tag === 'env')) expect(Object.keys(env.attrs).sort()).toEqual(['name', 'value']);
     // The agent runs through `current`, so an upgrade never rewrites the definition.
-    expect(splitArguments(one('arguments').text)).toEqual([`${spec.prefix}\\current\\bin\\branch-agent.js`, 'run', '-c', spec.config]);
+    expect(splitArguments(one('arguments').text)).toEqual([...AGENT_NODE_OPTIONS, `${spec.prefix}\\current\\bin\\branch-agent.js`, 'run', '-c', spec.config]);
     expect(one('workingdirectory').text).toBe(spec.prefix);
   });
 

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readEnvFile } from './config-file.js';
-import type { ServiceManager, ServiceSpec } from './service-manager.js';
+import { AGENT_NODE_OPTIONS, type ServiceManager, type ServiceSpec } from './service-manager.js';
 
 const STOP_TIMEOUT_MS = 30_000;
 
@@ -47,7 +47,7 @@ export function backgroundProcess(spec: ServiceSpec): ServiceManager {
       const out = openSync(logFile, 'a');
       try {
         // Its own session, no terminal, output to the log: the agent outlives the installer.
-        const child = spawn(spec.node, [path.join(spec.prefix, 'current', 'bin', 'branch-agent.js'), 'run', '-c', spec.config], {
+        const child = spawn(spec.node, [...AGENT_NODE_OPTIONS, path.join(spec.prefix, 'current', 'bin', 'branch-agent.js'), 'run', '-c', spec.config], {
           cwd: spec.prefix,
           env: { ...process.env, ...readEnvFile(spec.config) },
           detached: true,

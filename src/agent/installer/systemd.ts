@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { homedir, userInfo } from 'node:os';
 import path from 'node:path';
 import { envFileOf } from './config-file.js';
-import { mustExec, type Exec, type ServiceManager, type ServiceSpec } from './service-manager.js';
+import { AGENT_NODE_OPTIONS, mustExec, type Exec, type ServiceManager, type ServiceSpec } from './service-manager.js';
 
 export interface SystemdOptions {
   /** The account of a system unit (root only). */
@@ -36,7 +36,7 @@ export function renderUnit(spec: ServiceSpec, opts: SystemdOptions): string {
     'Environment=NODE_ENV=production',
     `EnvironmentFile=-${envFileOf(spec.config)}`,
     '# Through `current`: an upgrade switches it and restarts; this file does not change.',
-    `ExecStart=${quote(spec.node)} ${quote(path.join(spec.prefix, 'current', 'bin', 'branch-agent.js'))} run -c ${quote(spec.config)}`,
+    `ExecStart=${quote(spec.node)} ${AGENT_NODE_OPTIONS.join(' ')} ${quote(path.join(spec.prefix, 'current', 'bin', 'branch-agent.js'))} run -c ${quote(spec.config)}`,
     'Restart=always',
     'RestartSec=5',
     '# On SIGTERM the agent finishes running jobs (up to 10 s) and exits; 30 s leaves room for that.',

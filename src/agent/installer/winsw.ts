@@ -6,7 +6,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { mustExec, type Exec, type ServiceManager, type ServiceSpec } from './service-manager.js';
+import { AGENT_NODE_OPTIONS, mustExec, type Exec, type ServiceManager, type ServiceSpec } from './service-manager.js';
 
 /** Windows paths for a Windows prefix, whatever machine renders them (the tests run on Linux). */
 const pathsFor = (prefix: string) => (/^[A-Za-z]:\\/.test(prefix) ? path.win32 : path);
@@ -24,7 +24,7 @@ export function renderWinswXml(spec: ServiceSpec): string {
   <!-- Absolute: a service does not see the installing user's PATH. Through \`current\`, so an
        upgrade switches the junction and restarts, and this file stays as it is. -->
   <executable>${xml(spec.node)}</executable>
-  <arguments>"${xml(cli)}" run -c "${xml(spec.config)}"</arguments>
+  <arguments>${AGENT_NODE_OPTIONS.join(' ')} "${xml(cli)}" run -c "${xml(spec.config)}"</arguments>
   <workingdirectory>${xml(spec.prefix)}</workingdirectory>
   <env name="NODE_ENV" value="production"/>
   <!-- At boot, after the rest (SQL Server first); the agent also retries the database itself. -->
