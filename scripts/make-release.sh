@@ -76,7 +76,8 @@ chmod 755 "$staging" # mktemp made it private; the release is read by the servic
 trap 'rm -rf "$staging"' EXIT
 
 echo "==> Bundling the agent"
-npx --no-install tsx scripts/bundle-agent.ts "$staging"
+# tsx from node_modules, not through npx: under `npx -p node@24` (CI) npx would look for that package.
+"$ROOT/node_modules/.bin/tsx" scripts/bundle-agent.ts "$staging"
 cp -R bin sql service-install config.example.json README.md "$staging/"
 # Only what the bundle's externals and `npm` need to know: the version and the module type.
 node -e '

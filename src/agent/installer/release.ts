@@ -39,19 +39,19 @@ export function bundledNode(dir: string, platform: NodeJS.Platform = process.pla
 
 /**
  * Unpacks a release tarball into a new folder under `into` (with tar, which Windows 10 and later
- * have too) and answers the release folder inside it.
+ * have too): answers that folder, to remove afterwards, and the release inside it.
  */
-export async function unpackRelease(tarball: string, into: string): Promise<string> {
-  const dir = mkdtempSync(path.join(into, '.unpack-'));
+export async function unpackRelease(tarball: string, into: string): Promise<{ root: string; release: string }> {
+  const root = mkdtempSync(path.join(into, '.unpack-'));
   await new Promise<void>((resolve, reject) => {
-    const tar = spawn('tar', ['-xzf', path.resolve(tarball), '-C', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const tar = spawn('tar', ['-xzf', path.resolve(tarball), '-C', root], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     tar.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     tar.on('error', reject);
     tar.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`tar could not unpack ${tarball}: ${stderr.trim()}`))));
   });
-  const entries = readdirSync(dir);
-  const only = entries.length === 1 ? path.join(dir, entries[0]!) : dir;
-  readRelease(only);
-  return only;
+  const entries = readdirSync(root);
+  const release = entries.length === 1 ? path.join(root, entries[0]!) : root;
+  readRelease(release);
+  return { root, release };
 }

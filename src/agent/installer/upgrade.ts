@@ -159,7 +159,7 @@ export async function upgrade(opts: UpgradeOptions): Promise<UpgradeResult> {
   const layout = layoutOf(opts.prefix);
   ensureDirs(layout);
   const unpacked = opts.tarball ? await unpackRelease(opts.tarball, layout.releases) : undefined;
-  const sourceDir = unpacked ?? path.resolve(opts.releaseDir ?? '.');
+  const sourceDir = unpacked?.release ?? path.resolve(opts.releaseDir ?? '.');
   try {
     const release = readRelease(sourceDir);
     const { config, manager, log } = context(opts, sourceDir);
@@ -202,7 +202,8 @@ export async function upgrade(opts: UpgradeOptions): Promise<UpgradeResult> {
       } else if (path.resolve(sourceDir) !== target) {
         const staging = path.join(layout.releases, `.staging-${release.version}-${process.pid}`);
         rmSync(staging, { recursive: true, force: true });
-        if (unpacked) renameSync(sourceDir, staging);
+        // A tarball's release is moved, not copied: it is already under releases/.
+        if (unpacked && unpacked.release !== unpacked.root) renameSync(sourceDir, staging);
         else cpSync(sourceDir, staging, { recursive: true, verbatimSymlinks: true });
         rmSync(target, { recursive: true, force: true });
         renameSync(staging, target);
@@ -280,7 +281,7 @@ export async function upgrade(opts: UpgradeOptions): Promise<UpgradeResult> {
       unlock();
     }
   } finally {
-    if (unpacked) rmSync(path.dirname(unpacked), { recursive: true, force: true });
+    if (unpacked) rmSync(unpacked.root, { recursive: true, force: true });
   }
 }
 
