@@ -66,7 +66,8 @@ export function winswService(spec: ServiceSpec, opts: { winsw: string }, run: Ex
       mkdirSync(spec.logDir, { recursive: true });
       // The running wrapper cannot be replaced; the pinned one never needs to be.
       if (!existsSync(exe)) {
-        if (!existsSync(opts.winsw)) throw new Error(`WinSW not found at ${opts.winsw}: use a release made by make-release.sh --platform win32, or pass --winsw <exe>`);
+        if (!existsSync(opts.winsw))
+          throw new Error(`WinSW not found at ${opts.winsw}: use a release made by make-release.sh --platform win32, or pass --winsw <exe>`);
         copyFileSync(opts.winsw, exe);
         if (existsSync(`${opts.winsw}.config`)) copyFileSync(`${opts.winsw}.config`, `${exe}.config`);
       }
