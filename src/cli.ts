@@ -138,12 +138,17 @@ keys
   .description('create an API key for a user (created if new); prints the key once')
   .requiredOption('-u, --user <name>', 'user that owns the key')
   .option('-l, --label <text>', 'a note to recognise the key', '')
+  .option('-s, --scope <scope...>', 'what the key may do: read, write, fleet (default: read write)')
   .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
-  .action(async (opts: { user: string; label: string; config: string }) => {
+  .action(async (opts: { user: string; label: string; scope?: string[]; config: string }) => {
     const { newSecret } = await import('./gateway/secrets.js');
+    const { DEFAULT_SCOPES, isScope, SCOPES } = await import('./gateway/scopes.js');
+    const scopes = opts.scope ?? DEFAULT_SCOPES;
+    const unknown = scopes.filter((s) => !isScope(s));
+    if (unknown.length > 0) throw new Error(`unknown scope ${unknown.join(', ')}: use ${SCOPES.join(', ')}`);
     await withGatewayStore(opts.config, async (store) => {
       const key = newSecret('key');
-      const id = await store.addApiKey(await store.ensureUser(opts.user), key, opts.label);
+      const id = await store.addApiKey(await store.ensureUser(opts.user), key, opts.label, scopes.filter(isScope));
       console.log(`API key ${id} for ${opts.user} (shown once, stored hashed; revoke with \`keys revoke-api-key --id ${id}\`):\n${key}`);
     });
   });

@@ -6,6 +6,7 @@ import { operations } from './operations.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
+import { HealthReporter } from './health-report.js';
 import { JobRunner, type RunnerOptions } from './runner.js';
 import { startScheduler } from './scheduler.js';
 
@@ -18,7 +19,10 @@ export interface AgentConfig {
   concurrency?: number;
   idempotencyRetentionHours?: number;
   /** Heartbeat and reconnect timings; the defaults are DESIGN.md's (tests shorten them). */
-  connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'>;
+  connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'> & {
+    /** How often the agent reports its health to the gateway (default 15 s). */
+    heartbeatIntervalMs?: number;
+  };
 }
 
 export interface Agent {
@@ -47,28 +51,38 @@ export async function startAgent(
     idempotencyRetentionMs: (config.idempotencyRetentionHours ?? 24) * 3_600_000,
     ...testHooks,
   });
+  const pingDatabase = () => ping(pos.db);
+  const health = new HealthReporter({ pingDatabase, jobsRunning: () => runner.running, wallClock: testHooks.wallClock });
   let accepting = true;
+  const { heartbeatIntervalMs = 15_000, ...connectionTimings } = config.connection ?? {};
   const connection: GatewayConnection = new GatewayConnection({
     gatewayUrl: config.gatewayUrl,
     token: config.token,
     log,
-    ...config.connection,
+    ...connectionTimings,
     hello: () => ({
       type: 'hello',
       licenseKey: config.licenseKey,
       workerId,
       agentVersion: VERSION,
       posVersion: pos.posVersion,
+      ...health.identity(),
+      health: health.snapshot(),
     }),
     onJob: (job) => {
       if (!accepting) return;
       void runner.run(job).then((result) => {
+        health.noteResult(result);
         if (!connection.send(result)) log.warn({ jobId: job.jobId, op: job.op, ok: result.ok }, 'result not delivered: gateway disconnected');
       });
     },
   });
-  const pingDatabase = () => ping(pos.db);
   const stopScheduler = startScheduler({ pos, log });
+  const heartbeat = setInterval(() => {
+    if (!connection.connected) return;
+    void health.check().then((report) => connection.send({ type: 'heartbeat', ...report }));
+  }, heartbeatIntervalMs);
+  heartbeat.unref();
   connection.start();
 
   return {
@@ -79,6 +93,7 @@ export async function startAgent(
     connection,
     async stop(graceMs = 10_000) {
       accepting = false;
+      clearInterval(heartbeat);
       stopScheduler();
       await Promise.race([runner.drained(), new Promise((r) => setTimeout(r, graceMs).unref())]);
       await connection.stop();

@@ -17,8 +17,8 @@ export const DEMO_BRANCHES = [
 ];
 
 export const DEMO_KEYS = [
-  { key: 'demo-key', owner: 'demo' },
-  { key: 'demo-key-2', owner: 'demo2' },
+  { key: 'demo-key', owner: 'demo', scopes: ['read', 'write', 'fleet'] as const },
+  { key: 'demo-key-2', owner: 'demo2', scopes: ['read', 'write', 'fleet'] as const },
 ];
 
 export interface Demo {
@@ -89,6 +89,7 @@ API keys:  demo-key   → branches DEMO000000000001, DEMO000000000002
 
 Try:
   curl -s -H 'X-Api-Key: demo-key' '${base}/productos/DEMO000000000001?pageSize=5'
+  curl -s -H 'X-Api-Key: demo-key' '${base}/sucursales'     (the key's branches and their agents)
 
 Virtual printers (what they receive, as text and PNG):
 ${demo.printers.describe().join('\n')}

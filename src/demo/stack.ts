@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { startAgent, type Agent, type AgentConfig } from '../agent/agent.js';
 import { buildGateway, type Gateway, type GatewayOptions } from '../gateway/app.js';
 import { newSecret } from '../gateway/secrets.js';
+import type { Scope } from '../gateway/scopes.js';
 import { GatewayStore } from '../gateway/store.js';
 import type { PosDbConfig } from '../pos/db.js';
 
@@ -22,7 +23,8 @@ export interface StackBranch {
 export interface StackOptions {
   gatewayStoreUrl: string;
   branches: StackBranch[];
-  apiKeys: Array<{ key: string; owner: string }>;
+  /** Scopes: read and write unless given. */
+  apiKeys: Array<{ key: string; owner: string; scopes?: readonly Scope[] }>;
   host?: string;
   port?: number;
   log: Logger;
@@ -54,7 +56,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   for (const owner of new Set([...opts.apiKeys.map((k) => k.owner), ...opts.branches.map((b) => b.owner)])) {
     users.set(owner, await store.ensureUser(owner));
   }
-  for (const { key, owner } of opts.apiKeys) await store.addApiKey(users.get(owner)!, key, 'demo');
+  for (const { key, owner, scopes } of opts.apiKeys) await store.addApiKey(users.get(owner)!, key, 'demo', scopes);
   const agentTokens = new Map<string, string>();
   for (const branch of opts.branches) {
     const token = newSecret('agt');

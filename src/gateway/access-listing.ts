@@ -14,11 +14,18 @@ function table(header: string[], rows: string[][]): string {
 const day = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
 
 export function formatAccessListing(keys: ApiKeyListing[], branches: BranchListing[]): string {
-  const keyRows = keys.map((k) => [String(k.id), k.user, k.label, day(k.createdAt), k.revokedAt ? `revoked ${day(k.revokedAt)}` : 'active']);
+  const keyRows = keys.map((k) => [
+    String(k.id),
+    k.user,
+    k.label,
+    k.scopes.join(','),
+    day(k.createdAt),
+    k.revokedAt ? `revoked ${day(k.revokedAt)}` : 'active',
+  ]);
   const branchRows = branches.map((b) => [b.licenseKey, b.user, b.name, day(b.createdAt)]);
   return [
     `API keys (${keys.length}; times in UTC)`,
-    table(['id', 'user', 'label', 'created', 'state'], keyRows),
+    table(['id', 'user', 'label', 'scopes', 'created', 'state'], keyRows),
     '',
     `Branches (${branches.length})`,
     table(['licenseKey', 'user', 'name', 'registered'], branchRows),

@@ -18,6 +18,7 @@ import { apiRoutes } from './routes/index.js';
 import { pathSchema, payloadSchema, successResponse, type RouteDef } from './routes/route.js';
 import type { GatewayStore } from './store.js';
 import { sha256 } from './secrets.js';
+import { fleetRoutes } from './fleet/routes.js';
 import { printerRoutes } from './printers.js';
 
 declare module 'fastify' {
@@ -68,12 +69,15 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
   }
 
   await printerRoutes(app, { store, hub });
+  await fleetRoutes(app, { store });
 
   const typed = app.withTypeProvider<ZodTypeProvider>();
   for (const def of apiRoutes) {
     typed.route({
       method: def.method,
       url: def.url,
+      // A search sent as POST only reads: the operation, not the method, says what the key needs.
+      config: { scope: def.op.write ? 'write' : 'read' },
       schema: {
         operationId: def.operationId,
         summary: def.summary,

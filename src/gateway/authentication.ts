@@ -8,15 +8,17 @@
 import type { FastifyRequest } from 'fastify';
 import { FailedAuthThrottle, type FailedAuthLimit } from './failed-auth-throttle.js';
 import { ApiError } from './problems.js';
+import { requireScope } from './scopes.js';
 import type { GatewayStore } from './store.js';
 
 export function authenticate(store: GatewayStore, limit: FailedAuthLimit): (request: FastifyRequest) => Promise<void> {
   const throttle = new FailedAuthThrottle(limit);
   return async (request) => {
     const key = request.headers['x-api-key'];
-    const userId = typeof key === 'string' && key !== '' ? await store.userForApiKey(key) : null;
-    if (userId !== null) {
-      request.userId = userId;
+    const owner = typeof key === 'string' && key !== '' ? await store.apiKeyOwner(key) : null;
+    if (owner !== null) {
+      request.userId = owner.userId;
+      requireScope(request, owner.scopes);
       return;
     }
     const wait = throttle.fail(request.ip);

@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AGENT_PATH, CLOSE, agentMessage, frameJson, helloMessage, resultMessage, type JobError, type JobMessage } from '../protocol/messages.js';
+import { clockOffsetMs } from './fleet/status-store.js';
 import { sha256 } from './secrets.js';
 import type { GatewayStore } from './store.js';
 
@@ -34,6 +35,11 @@ interface ConnectedAgent {
   posVersion: string | null;
   connectedAt: Date;
   lastSeen: number;
+  /** The last ping's round trip, for the clock offset (0 until the first pong). */
+  roundTripMs: number;
+  pingSentAt: number;
+  /** Its fleet status writes, one after the other: a disconnect is never written before its hello. */
+  statusWrites: Promise<void>;
 }
 
 interface PendingJob {
@@ -70,14 +76,19 @@ export class AgentHub {
   #tokenGeneration = 0;
   readonly #pending = new Map<string, PendingJob>();
   readonly #pinger: NodeJS.Timeout;
+  #closing = false;
 
   constructor(private readonly opts: HubOptions) {
     const interval = opts.pingIntervalMs ?? 15_000;
     const deadAfter = opts.deadAfterMs ?? 45_000;
     this.#pinger = setInterval(() => {
       for (const agent of this.#agents.values()) {
-        if (Date.now() - agent.lastSeen > deadAfter) agent.ws.terminate();
-        else agent.ws.ping();
+        if (Date.now() - agent.lastSeen > deadAfter) {
+          agent.ws.terminate();
+        } else {
+          agent.pingSentAt = Date.now();
+          agent.ws.ping();
+        }
       }
     }, interval);
     this.#pinger.unref();
@@ -150,11 +161,29 @@ export class AgentHub {
     });
   }
 
+  /**
+   * Writes what the fleet endpoints show, in order per connection and off the message path: the
+   * store being down costs the fleet view its freshness, never a job.
+   */
+  #recordStatus(agent: ConnectedAgent, write: (fleet: GatewayStore['fleet']) => Promise<void>): void {
+    agent.statusWrites = agent.statusWrites
+      .then(() => write(this.opts.store.fleet))
+      .catch((error: unknown) => this.opts.log.warn({ err: error, licenseKey: agent.licenseKey }, 'fleet status not recorded'));
+  }
+
+  /** Disconnects every agent, and records that they left before the store is closed after it. */
   async close(): Promise<void> {
     clearInterval(this.#pinger);
-    for (const agent of this.#agents.values()) agent.ws.close(CLOSE.shuttingDown, 'gateway stopping');
+    this.#closing = true;
+    const agents = [...this.#agents.values()];
+    const at = new Date();
+    for (const agent of agents) {
+      agent.ws.close(CLOSE.shuttingDown, 'gateway stopping');
+      this.#recordStatus(agent, (fleet) => fleet.disconnected(agent.licenseKey, agent.workerId, at));
+    }
     for (const ws of this.#wss.clients) ws.terminate();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+    await Promise.all(agents.map((a) => a.statusWrites));
   }
 
   /**
@@ -220,7 +249,10 @@ export class AgentHub {
     const touch = () => {
       if (agent) agent.lastSeen = Date.now();
     };
-    ws.on('pong', touch);
+    ws.on('pong', () => {
+      touch();
+      if (agent && agent.pingSentAt > 0) agent.roundTripMs = Date.now() - agent.pingSentAt;
+    });
     ws.on('ping', touch);
     ws.on('message', (raw) => {
       touch();
@@ -236,11 +268,36 @@ export class AgentHub {
         clearTimeout(helloTimer);
         this.#greeting.delete(greeting);
         const { workerId, agentVersion, posVersion } = hello.data;
-        agent = { ws, licenseKey, tokenHash, workerId, agentVersion, posVersion, connectedAt: new Date(), lastSeen: Date.now() };
+        const connectedAt = new Date();
+        agent = {
+          ws,
+          licenseKey,
+          tokenHash,
+          workerId,
+          agentVersion,
+          posVersion,
+          connectedAt,
+          lastSeen: Date.now(),
+          roundTripMs: 0,
+          pingSentAt: 0,
+          statusWrites: Promise.resolve(),
+        };
         const previous = this.#agents.get(licenseKey);
         this.#agents.set(licenseKey, agent);
         if (previous) previous.ws.close(CLOSE.replaced, 'replaced by a newer connection');
         ws.send(JSON.stringify({ type: 'welcome' }));
+        const h = hello.data;
+        const report = h.health ? { health: h.health, clockOffsetMs: clockOffsetMs(h.health.sentAt, connectedAt.getTime(), 0) } : null;
+        const identity = {
+          licenseKey,
+          workerId,
+          agentVersion,
+          posVersion,
+          nodeVersion: h.nodeVersion ?? null,
+          os: h.os ?? null,
+          agentStartedAt: h.startedAt ? new Date(h.startedAt) : null,
+        };
+        this.#recordStatus(agent, (fleet) => fleet.connected(identity, report, connectedAt));
         this.opts.log.info({ licenseKey, workerId: agent.workerId, agentVersion: agent.agentVersion, posVersion: agent.posVersion }, 'agent connected');
         return;
       }
@@ -249,6 +306,12 @@ export class AgentHub {
       const parsed = (type === 'result' ? resultMessage : agentMessage).safeParse(message);
       if (!parsed.success) {
         if (type === 'result') this.#unreadableResult(agent, message, parsed.error.issues);
+        return;
+      }
+      if (parsed.data.type === 'heartbeat') {
+        const current = agent;
+        const report = { health: parsed.data, clockOffsetMs: clockOffsetMs(parsed.data.sentAt, Date.now(), current.roundTripMs) };
+        this.#recordStatus(current, (fleet) => fleet.heartbeat(licenseKey, current.workerId, report, new Date()));
         return;
       }
       if (parsed.data.type !== 'result') return;
@@ -266,6 +329,8 @@ export class AgentHub {
         this.#agents.delete(licenseKey);
         this.opts.log.info({ licenseKey, workerId: agent.workerId }, 'agent disconnected');
       }
+      const left = agent;
+      if (!this.#closing) this.#recordStatus(left, (fleet) => fleet.disconnected(licenseKey, left.workerId, new Date()));
       for (const [jobId, pending] of this.#pending) {
         if (pending.agent !== agent) continue;
         clearTimeout(pending.timer);

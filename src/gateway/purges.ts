@@ -1,7 +1,7 @@
 /**
  * Retention of the gateway's growing tables, on a schedule: idempotency records past their
  * expiry (set when claimed: idempotencyRetentionHours, 24 h by default) and job log entries
- * older than jobLogRetentionDays (30). A purge that fails is logged and tried at the next turn.
+ * and ended agent connections older than jobLogRetentionDays (30). A purge that fails is logged and tried at the next turn.
  */
 import type { Logger } from 'pino';
 import type { GatewayStore } from './store.js';
@@ -21,8 +21,10 @@ export function schedulePurges(store: GatewayStore, log: Logger, schedule: Purge
   const purge = async () => {
     try {
       const idempotency = await store.purgeIdempotencyKeys(new Date());
-      const jobLog = await store.purgeJobLog(new Date(Date.now() - schedule.jobLogRetentionMs));
-      if (idempotency + jobLog > 0) log.info({ idempotency, jobLog }, 'purged records past their retention');
+      const before = new Date(Date.now() - schedule.jobLogRetentionMs);
+      const jobLog = await store.purgeJobLog(before);
+      const connections = await store.purgeAgentConnections(before);
+      if (idempotency + jobLog + connections > 0) log.info({ idempotency, jobLog, connections }, 'purged records past their retention');
     } catch (error) {
       log.error({ err: error }, 'could not purge records past their retention; trying again at the next turn');
     }

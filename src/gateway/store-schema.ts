@@ -1,11 +1,20 @@
 /** The gateway store's tables (sql/postgres/gateway/*.sql) as Kysely reads and writes them. */
 import type { ColumnType, Generated } from 'kysely';
+import type { Scope } from './scopes.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export interface GatewayDatabase {
   gw_users: { id: Generated<number>; name: string; created_at: Timestamp };
-  gw_api_keys: { id: Generated<number>; user_id: number; key_hash: string; label: string; created_at: Timestamp; revoked_at: Date | null };
+  gw_api_keys: {
+    id: Generated<number>;
+    user_id: number;
+    key_hash: string;
+    label: string;
+    scopes: ColumnType<Scope[], Scope[] | undefined, Scope[]>;
+    created_at: Timestamp;
+    revoked_at: Date | null;
+  };
   gw_branches: { license_key: string; user_id: number; name: string; agent_token_hash: string; created_at: Timestamp };
   gw_idempotency: {
     user_id: number;
@@ -30,6 +39,30 @@ export interface GatewayDatabase {
     duration_ms: number;
   };
   gw_printers: PrinterTable;
+  gw_agent_status: {
+    license_key: string;
+    online: boolean;
+    worker_id: string;
+    agent_version: string;
+    node_version: string | null;
+    os: string | null;
+    pos_version: string | null;
+    pos_state: string | null;
+    agent_started_at: Date | null;
+    connected_since: Date;
+    last_seen: Date;
+    jobs_running: number;
+    clock_offset_ms: number | null;
+    last_error: ColumnType<string | null, string | null | undefined, string | null>;
+    last_error_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  };
+  gw_agent_connections: {
+    id: Generated<number>;
+    license_key: string;
+    worker_id: string;
+    connected_at: Date;
+    disconnected_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  };
 }
 
 /** gw_printers (sql/postgres/gateway/002_printers.sql) as Kysely reads and writes it. */

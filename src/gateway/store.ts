@@ -10,8 +10,10 @@ import { LruMap } from 'toad-cache';
 import { createPgPool } from '../postgres-pool.js';
 import { migrationsDir, runMigrations } from '../sql-migrations.js';
 import { DEFAULT_API_KEY_CACHE_SIZE } from '../config/gateway-defaults.js';
+import { FleetStatusStore } from './fleet/status-store.js';
 import { PrinterStore } from './printer-store.js';
 import { sha256 } from './secrets.js';
+import { DEFAULT_SCOPES, SCOPES, type Scope } from './scopes.js';
 import type { GatewayDatabase } from './store-schema.js';
 import { toStorableText } from './unstorable-text.js';
 
@@ -43,10 +45,17 @@ const PURGE_BATCH = 5_000;
 /** Payloads: `keys` (an API key was added or revoked) or `branch:<licenseKey>` (new token or owner). */
 export const ACCESS_CHANNEL = 'gw_access_changed';
 
+/** Who an API key belongs to and what it may do. */
+export interface ApiKeyOwner {
+  userId: number;
+  scopes: readonly Scope[];
+}
+
 export interface ApiKeyListing {
   id: number;
   user: string;
   label: string;
+  scopes: readonly Scope[];
   createdAt: Date;
   revokedAt: Date | null;
 }
@@ -70,7 +79,9 @@ export class GatewayStore {
   readonly db: Kysely<GatewayDatabase>;
   /** The printer registry (gw_printers). */
   readonly printers: PrinterStore;
-  readonly #keys: LruMap<number | null>;
+  /** Each branch's agent as last seen (gw_agent_status, gw_agent_connections). */
+  readonly fleet: FleetStatusStore;
+  readonly #keys: LruMap<ApiKeyOwner | null>;
   readonly #owners: LruMap<number | null>;
   // Bumped whenever cached lookups are forgotten: an answer read before a change committed must
   // not be cached after the change was announced.
@@ -82,6 +93,7 @@ export class GatewayStore {
   ) {
     this.db = new Kysely<GatewayDatabase>({ dialect: new PostgresDialect({ pool: createPgPool({ connectionString: url, max: 10 }) }) });
     this.printers = new PrinterStore(this.db);
+    this.fleet = new FleetStatusStore(this.db);
     const cacheSize = opts.apiKeyCacheSize ?? DEFAULT_API_KEY_CACHE_SIZE;
     this.#keys = new LruMap(cacheSize, CACHE_MS);
     this.#owners = new LruMap(cacheSize, CACHE_MS);
@@ -99,21 +111,26 @@ export class GatewayStore {
     await this.db.destroy();
   }
 
-  /** The user owning an API key, or null. The hash is compared again in constant time. */
-  async userForApiKey(apiKey: string): Promise<number | null> {
+  /** The user owning an API key and its scopes, or null. The hash is compared again in constant time. */
+  async apiKeyOwner(apiKey: string): Promise<ApiKeyOwner | null> {
     const hash = sha256(apiKey);
     const cached = this.#keys.get(hash);
     if (cached !== undefined) return cached;
     const generation = this.#accessGeneration;
     const row = await this.db
       .selectFrom('gw_api_keys')
-      .select(['user_id', 'key_hash'])
+      .select(['user_id', 'key_hash', 'scopes'])
       .where('key_hash', '=', hash)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    const value = row && timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash)) ? Number(row.user_id) : null;
+    const value = row && timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash)) ? { userId: Number(row.user_id), scopes: row.scopes } : null;
     if (generation === this.#accessGeneration) this.#keys.set(hash, value);
     return value;
+  }
+
+  /** The user owning an API key, or null. */
+  async userForApiKey(apiKey: string): Promise<number | null> {
+    return (await this.apiKeyOwner(apiKey))?.userId ?? null;
   }
 
   /** The user owning a branch, or null when no such branch is registered. */
@@ -154,11 +171,11 @@ export class GatewayStore {
   }
 
   /** Registers an API key for a user and returns its id; the caller shows the plain key once. */
-  async addApiKey(userId: number, apiKey: string, label = ''): Promise<number> {
+  async addApiKey(userId: number, apiKey: string, label = '', scopes: readonly Scope[] = DEFAULT_SCOPES): Promise<number> {
     const row = await this.db.transaction().execute(async (trx) => {
       const inserted = await trx
         .insertInto('gw_api_keys')
-        .values({ user_id: userId, key_hash: sha256(apiKey), label })
+        .values({ user_id: userId, key_hash: sha256(apiKey), label, scopes: SCOPES.filter((s) => scopes.includes(s)) })
         .returning('id')
         .executeTakeFirstOrThrow();
       await announce(trx, 'keys');
@@ -185,10 +202,10 @@ export class GatewayStore {
     const rows = await this.db
       .selectFrom('gw_api_keys')
       .innerJoin('gw_users', 'gw_users.id', 'gw_api_keys.user_id')
-      .select(['gw_api_keys.id', 'gw_users.name as user', 'gw_api_keys.label', 'gw_api_keys.created_at', 'gw_api_keys.revoked_at'])
+      .select(['gw_api_keys.id', 'gw_users.name as user', 'gw_api_keys.label', 'gw_api_keys.scopes', 'gw_api_keys.created_at', 'gw_api_keys.revoked_at'])
       .orderBy('gw_api_keys.id')
       .execute();
-    return rows.map((r) => ({ id: Number(r.id), user: r.user, label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at }));
+    return rows.map((r) => ({ id: Number(r.id), user: r.user, label: r.label, scopes: r.scopes, createdAt: r.created_at, revokedAt: r.revoked_at }));
   }
 
   /** Every registered branch, by license key. */
@@ -294,7 +311,16 @@ export class GatewayStore {
     return this.#purge('gw_job_log', 'started_at', before);
   }
 
-  async #purge(table: 'gw_idempotency' | 'gw_job_log', column: 'expires_at' | 'started_at', before: Date): Promise<number> {
+  /** Ended agent connections (the fleet's disconnection counts) kept as long as the job log. */
+  async purgeAgentConnections(before: Date): Promise<number> {
+    return this.#purge('gw_agent_connections', 'disconnected_at', before);
+  }
+
+  async #purge(
+    table: 'gw_idempotency' | 'gw_job_log' | 'gw_agent_connections',
+    column: 'expires_at' | 'started_at' | 'disconnected_at',
+    before: Date,
+  ): Promise<number> {
     let total = 0;
     for (;;) {
       const r =

@@ -5,6 +5,7 @@ export const ERROR_STATUS = {
   malformed_request: 400,
   unauthorized: 401,
   branch_forbidden: 403,
+  scope_missing: 403,
   not_found: 404,
   product_not_found: 404,
   account_not_found: 404,

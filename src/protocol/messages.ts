@@ -22,13 +22,35 @@ export const CLOSE = {
   shuttingDown: 1001,
 } as const;
 
+/**
+ * What only the agent can see, sent in its hello and in every heartbeat. `sentAt` is its own
+ * wall clock when it sent the message: the gateway compares it with its own to report the
+ * branch server's clock offset (which a cash cut's times depend on).
+ */
+export const agentHealth = z.object({
+  sentAt: z.iso.datetime({ offset: true }),
+  posDatabase: z.enum(['ok', 'unreachable']),
+  jobsRunning: z.number().int().min(0),
+  /** The last job that failed on the agent's side (a 5xx), or the database found unreachable. */
+  lastError: z.object({ message: z.string().max(500), at: z.iso.datetime({ offset: true }) }).nullable(),
+});
+
 export const helloMessage = z.object({
   type: z.literal('hello'),
   licenseKey: z.string(),
   workerId: z.string().min(1).max(100),
-  agentVersion: z.string(),
-  posVersion: z.string().nullable(),
+  agentVersion: z.string().max(50),
+  posVersion: z.string().max(50).nullable(),
+  // Agents before fleet status send none of these; they are shown as unknown.
+  nodeVersion: z.string().max(50).optional(),
+  /** Platform, release and architecture, e.g. `win32 10.0.19045 x64`. */
+  os: z.string().max(200).optional(),
+  /** When the agent process started, on its own clock. */
+  startedAt: z.iso.datetime({ offset: true }).optional(),
+  health: agentHealth.optional(),
 });
+
+export const heartbeatMessage = agentHealth.extend({ type: z.literal('heartbeat') });
 
 export const jobError = z.object({
   code: z.string(),
@@ -41,7 +63,7 @@ export const resultMessage = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('result'), jobId: z.string(), ok: z.literal(false), error: jobError }),
 ]);
 
-export const agentMessage = z.union([helloMessage, resultMessage]);
+export const agentMessage = z.union([helloMessage, heartbeatMessage, resultMessage]);
 
 export const jobMessage = z.object({
   type: z.literal('job'),
@@ -63,6 +85,8 @@ export const welcomeMessage = z.object({ type: z.literal('welcome') });
 export const gatewayMessage = z.union([jobMessage, welcomeMessage]);
 
 export type HelloMessage = z.infer<typeof helloMessage>;
+export type AgentHealth = z.infer<typeof agentHealth>;
+export type HeartbeatMessage = z.infer<typeof heartbeatMessage>;
 export type ResultMessage = z.infer<typeof resultMessage>;
 export type JobMessage = z.infer<typeof jobMessage>;
 export type JobError = z.infer<typeof jobError>;

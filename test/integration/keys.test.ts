@@ -109,11 +109,23 @@ describe('branch-agent keys beside a running gateway', () => {
   it('lists keys and branches without ever showing a key, a token or their hashes', async () => {
     const listed = await keys('list');
     expect(listed.code, listed.out).toBe(0);
-    expect(listed.out).toMatch(new RegExp(`^${keyId}\\s+acme\\s+kiosk\\s+\\S+ \\S+\\s+active$`, 'm'));
+    expect(listed.out).toMatch(new RegExp(`^${keyId}\\s+acme\\s+kiosk\\s+read,write\\s+\\S+ \\S+\\s+active$`, 'm'));
     expect(listed.out).toMatch(new RegExp(`^${BRANCH}\\s+acme\\s+Centro\\s`, 'm'));
     expect(listed.out).not.toContain(apiKey);
     expect(listed.out).not.toContain(agentToken);
     expect(listed.out).not.toMatch(/[0-9a-f]{64}/);
+  }, 30_000);
+
+  it('gives a key the scopes asked for, and refuses one it does not know', async () => {
+    const fleet = await keys('add-api-key', '-u', 'acme', '-l', 'ops', '--scope', 'fleet', 'read');
+    expect(fleet.code, fleet.out).toBe(0);
+    const fleetKey = lastLine(fleet.out);
+    const answered = await shifts(fleetKey);
+    expect(answered.status, await answered.text()).toBe(200);
+    expect((await keys('list')).out).toMatch(/^\d+\s+acme\s+ops\s+read,fleet\s/m);
+    const unknown = await keys('add-api-key', '-u', 'acme', '--scope', 'admin');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.out).toMatch(/unknown scope admin/);
   }, 30_000);
 
   it('revokes a key on the running gateway at once, though it had just been accepted', async () => {
@@ -123,7 +135,7 @@ describe('branch-agent keys beside a running gateway', () => {
     expect(revoked.out).toMatch(new RegExp(`API key ${keyId} revoked`));
     // The gateway's cache would have kept accepting it for 30 s.
     await until(async () => (await shifts(apiKey)).status === 401, 2_000);
-    expect((await keys('list')).out).toMatch(new RegExp(`^${keyId}\\s+acme\\s+kiosk\\s+\\S+ \\S+\\s+revoked `, 'm'));
+    expect((await keys('list')).out).toMatch(new RegExp(`^${keyId}\\s+acme\\s+kiosk\\s+read,write\\s+\\S+ \\S+\\s+revoked `, 'm'));
   }, 30_000);
 
   it('refuses to revoke a key that does not exist or is already revoked, and changes nothing', async () => {

@@ -4,7 +4,7 @@
  * accounts as a shift close leaves them. Rows are completed through the installed schema, as the
  * demo seed and the agent complete theirs.
  */
-import { writeAccount, writeClosedAccount, type AccountSpec, type WrittenAccount } from '../../src/demo/seed-history.js';
+import { writeAccount, writeClosedAccount, type AccountSpec, type WrittenAccount } from '../../src/demo/account-writer.js';
 import { DEMO_COMPANY } from '../../src/demo/seed.js';
 import type { InstalledSchema } from '../../src/pos/columns.js';
 import { dialectOf } from '../../src/pos/sql-dialect.js';

@@ -58,7 +58,7 @@ export async function startTestStack(
     gatewayStoreUrl: gatewayUrl,
     branches,
     apiKeys: [
-      { key: API_KEY, owner: 'tester' },
+      { key: API_KEY, owner: 'tester', scopes: ['read', 'write', 'fleet'] },
       { key: OTHER_API_KEY, owner: 'other' },
     ],
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),

@@ -31,6 +31,7 @@ import { markForSync, SYNC_ENTITY_SHIFT, SYNC_UPDATE } from '../sync-marks.js';
 import { Dec } from '../totals.js';
 import { dec, int, localIso, text } from '../values.js';
 import { API_USER } from './account.js';
+import { queueInventoryDeduction } from './inventory-deduction.js';
 
 /** `formasdepago.tipo` → the shift total it adds to. */
 const TENDER = { 1: 'efectivo', 2: 'tarjeta', 3: 'vales', 4: 'credito' } as const;
@@ -298,56 +299,6 @@ async function resetSeries(ctx: PosContext, shift: Shift, serie: string | undefi
   }
 }
 
-const INVENTORY_TABLES = ['inventariopendiente', 'costos', 'insumos', 'insumosdetalle', 'recetasalmacenes'] as const;
-
-/**
- * Queues the recipe of every product the shift sold for deduction from stock, as SR does after
- * its close (rows 127-133): an `inventariopendiente` row per supply and warehouse, concept SPV,
- * minus the recipe quantity times the quantity sold, at the supply's average cost, in the
- * warehouse the recipe names for the account's area. SR applies these rows to stock itself
- * (rows 232-237). Cancelled accounts sold nothing; supplies that are not inventoried, and
- * recipes without a warehouse, move no stock (SR drops such rows, row 234).
- */
-async function queueInventoryDeduction(ctx: PosContext, shift: Shift): Promise<number> {
-  if (INVENTORY_TABLES.some((t) => !ctx.schema.hasTable(t))) return 0;
-  const result = await ctx.db
-    .insertInto('inventariopendiente')
-    .columns(['fecha', 'idconcepto', 'idinsumo', 'costo', 'cantidad', 'idalmacen', 'idturno'])
-    .expression(
-      ctx.db
-        .selectFrom('cheqdet as d')
-        .innerJoin('cheques as c', 'c.folio', 'd.foliodet')
-        .innerJoin('costos as co', (j) => j.onRef('co.idproducto', '=', 'd.idproducto').onRef('co.idempresa', '=', 'c.idempresa'))
-        .innerJoin('insumos as i', 'i.idinsumo', 'co.idinsumo')
-        .innerJoin('insumosdetalle as idt', (j) =>
-          j.onRef('idt.idinsumo', '=', 'co.idinsumo').onRef('idt.idempresa', '=', 'c.idempresa').on('idt.inventariable', '=', 1),
-        )
-        .innerJoin('recetasalmacenes as ra', (j) =>
-          j
-            .onRef('ra.idproducto', '=', 'd.idproducto')
-            .onRef('ra.idinsumo', '=', 'co.idinsumo')
-            .onRef('ra.idempresa', '=', 'c.idempresa')
-            .onRef('ra.idarearestaurant', '=', 'c.idarearestaurant'),
-        )
-        .select((eb) => [
-          eb.cast<Date>(eb.val(ctx.now), 'timestamp').as('fecha'),
-          eb.cast<string>(eb.val('SPV'), 'varchar(5)').as('idconcepto'),
-          'co.idinsumo',
-          eb.fn.max('idt.costopromedio').as('costo'),
-          sql<string>`-sum(${eb.ref('d.cantidad')} * ${eb.ref('co.cantidad')})`.as('cantidad'),
-          'ra.idalmacen',
-          eb.cast<number>(eb.val(shift.idTurno), 'bigint').as('idturno'),
-        ])
-        .where('c.idturno', '=', shift.idTurno)
-        .where((eb) => eb.or([eb('c.cancelado', '=', false), eb('c.cancelado', 'is', null)]))
-        .where('ra.idalmacen', 'is not', null)
-        .where('ra.idalmacen', '!=', '')
-        .groupBy(['co.idinsumo', 'ra.idalmacen']),
-    )
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0);
-}
-
 /**
  * After the commit, as SR does (rows 69-70, 136-137): `cheques`' identity continues from its
  * highest folio, and an empty `tempcheques` numbers its next account 1 again. The table is held
@@ -386,7 +337,7 @@ export const closeShift = implement(ops.closeShift, async (ctx, input) => {
   const tenders = await tenderTotals(ctx, shift);
   await closeShiftRow(ctx, shift, input.declaracion ?? {});
   await resetSeries(ctx, shift, input.serie);
-  if (!settings.noInventoryDeduction) await queueInventoryDeduction(ctx, shift);
+  if (!settings.noInventoryDeduction) await queueInventoryDeduction(ctx, shift.idTurno);
   await logEvent(ctx, {
     usuario: API_USER,
     evento: 'Aplicando Insumos pendientes por descargar',
