@@ -10,12 +10,14 @@ import { spawn } from 'node:child_process';
  * POS: memory counts there more than CPU, and the agent mostly waits on the database.
  * - a young generation of 1 MB (V8's default grows to 16 MB or more) keeps the idle agent from
  *   creeping up after each burst of jobs;
- * - --lite-mode runs JavaScript without V8's optimizing compilers and their caches. Measured on
- *   Node 24 (1,000 requests through the gateway, 8 at a time): idle RSS 72 MB connected and 75 MB
- *   after, against 83 and ~118 MB without it; the same requests took 9.8 s instead of 7.3 s.
+ * - no optimizing compilers (TurboFan, Maglev): their code and feedback stay out of memory, and
+ *   JavaScript still runs baseline-compiled. Measured on Node 24 (1,000 requests through the
+ *   gateway, 8 at a time): idle RSS 74 MB connected and 85 MB after, against 83 and ~118 MB
+ *   with them; the requests took 8.9 s instead of 7.3 s end to end. (--lite-mode saves a few MB
+ *   more but turns WebAssembly off, which Node's fetch needs.)
  * bench/agent-memory.ts measures the agent started this way.
  */
-export const AGENT_NODE_OPTIONS = ['--max-semi-space-size=1', '--lite-mode'];
+export const AGENT_NODE_OPTIONS = ['--max-semi-space-size=1', '--no-opt', '--no-maglev'];
 
 /** How the service runs the agent: `<node> <AGENT_NODE_OPTIONS> <prefix>/current/bin/branch-agent.js run -c <config>`. */
 export interface ServiceSpec {
