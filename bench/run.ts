@@ -14,6 +14,7 @@ import { addLinesBench } from './add-lines.js';
 import { agentMemoryBench } from './agent-memory.js';
 import { authCacheBench } from './auth-cache.js';
 import { closeShiftBench } from './close-shift.js';
+import { BENCH_POLL_INTERVAL_MS, eventLatencyBench, pollCostBench } from './events.js';
 import { printing } from './printing.js';
 import { buildRelease } from './release.js';
 import { roundtrip } from './roundtrip.js';
@@ -52,7 +53,8 @@ try {
     ],
     apiKeys: [{ key: apiKey, owner: 'bench' }],
     log,
-    gateway: { rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } },
+    // The latency bench's receiver listens on loopback, over plain http.
+    gateway: { rateLimit: { perSecond: 1_000_000, burst: 1_000_000 }, webhooks: { allowHttp: true, allowLoopback: true } },
     startAgents: false,
   });
   const agent = spawnAgent({
@@ -62,13 +64,14 @@ try {
     token: stack.agentTokens.get(licenseKey),
     database: { dialect: 'postgres', url: posUrl },
     health: { port: 0 },
+    events: { pollIntervalMs: BENCH_POLL_INTERVAL_MS },
   });
   const pos = await openPos({ dialect: 'postgres', url: posUrl }, log);
   try {
     await waitForAgents(stack, [licenseKey], 30_000);
     const ctx: BenchContext = { cluster, posUrl: cluster.url('pos_bench_template'), stack, licenseKey, apiKey, pos };
     // auth-cache first: its memory reading is cleanest before the others' garbage.
-    for (const bench of [authCacheBench, roundtrip, addLinesBench, closeShiftBench, searchBench, printing]) {
+    for (const bench of [authCacheBench, roundtrip, addLinesBench, closeShiftBench, searchBench, printing, eventLatencyBench, pollCostBench]) {
       for (const line of await bench(ctx)) console.log(line);
     }
     const release = buildRelease();

@@ -196,6 +196,61 @@ keys
     });
   });
 
+const releases = program.command('releases').description('sign agent releases and publish them to the gateway for rollouts');
+
+releases
+  .command('keygen')
+  .description('make the Ed25519 key pair releases are signed with: <prefix>.key (keep it off the gateway) and <prefix>.pub (for the agents)')
+  .argument('<prefix>', 'path and name of the two files')
+  .action(async (prefix: string) => {
+    const { writeKeyPair } = await import('./gateway/fleet/release-files.js');
+    const files = await writeKeyPair(prefix);
+    console.log(`Private key: ${files.privateKey}\nPublic key:  ${files.publicKey} (agent config: releasePublicKey)`);
+  });
+
+releases
+  .command('sign')
+  .description('sign a release tarball; writes <tarball>.manifest.json beside it')
+  .argument('<tarball>', 'what scripts/make-release.sh built')
+  .argument('<version>', 'the version it holds')
+  .argument('<platform>', 'linux or win32')
+  .requiredOption('-k, --key <file>', 'the private key from `releases keygen`')
+  .action(async (tarball: string, version: string, platform: string, opts: { key: string }) => {
+    const { signTarball } = await import('./gateway/fleet/release-files.js');
+    const { RELEASE_PLATFORMS, platformOf } = await import('./protocol/releases.js');
+    const target = platformOf(platform);
+    if (!target) throw new Error(`platform must be one of ${RELEASE_PLATFORMS.join(', ')}, not "${platform}"`);
+    const manifest = await signTarball(tarball, version, target, opts.key);
+    console.log(`Signed ${manifest.version} for ${manifest.platform} (sha256 ${manifest.sha256}).`);
+  });
+
+releases
+  .command('add')
+  .description('publish a signed release tarball in the gateway store')
+  .argument('<tarball>', 'the tarball; its manifest is <tarball>.manifest.json unless --manifest says')
+  .option('-m, --manifest <file>', 'the signed manifest')
+  .option('-p, --public-key <file>', 'refuse a manifest this key did not sign')
+  .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
+  .action(async (tarball: string, opts: { manifest?: string; publicKey?: string; config: string }) => {
+    const { publishRelease } = await import('./gateway/fleet/release-files.js');
+    await withGatewayStore(opts.config, async (store) => {
+      const release = await publishRelease(store, tarball, { manifest: opts.manifest, publicKeyFile: opts.publicKey });
+      console.log(`Published ${release.version} for ${release.platform}: ${(release.sizeBytes / 1048576).toFixed(1)} MB, sha256 ${release.sha256}.`);
+    });
+  });
+
+releases
+  .command('list')
+  .description('list published releases')
+  .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
+  .action(async (opts: { config: string }) => {
+    await withGatewayStore(opts.config, async (store) => {
+      for (const r of await store.releases.list()) {
+        console.log(`${r.version}\t${r.platform}\t${(r.sizeBytes / 1048576).toFixed(1)} MB\t${r.createdAt.toISOString()}\t${r.sha256}`);
+      }
+    });
+  });
+
 program.parseAsync().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);

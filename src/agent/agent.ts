@@ -1,14 +1,17 @@
 /** The branch agent: POS database + job runner + gateway connection, started and stopped as one. */
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ping, type PosDbConfig } from '../pos/db.js';
 import { operations } from './operations.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
+import { EventPump } from './event-pump.js';
 import { HealthReporter } from './health-report.js';
 import { JobRunner, type RunnerOptions } from './runner.js';
 import { startScheduler } from './scheduler.js';
+import { UpgradeRunner, type UpgradeOptions } from './upgrades.js';
 
 export interface AgentConfig {
   licenseKey: string;
@@ -18,11 +21,15 @@ export interface AgentConfig {
   database: PosDbConfig;
   concurrency?: number;
   idempotencyRetentionHours?: number;
+  /** How often the POS is polled for changes (DEFAULT_EVENT_POLL_MS). */
+  events?: { pollIntervalMs?: number };
   /** Heartbeat and reconnect timings; the defaults are DESIGN.md's (tests shorten them). */
   connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'> & {
     /** How often the agent reports its health to the gateway (default 15 s). */
     heartbeatIntervalMs?: number;
   };
+  /** Remote upgrades: without a public key or an installer every order is answered `failed` with why. */
+  upgrades?: Partial<Pick<UpgradeOptions, 'publicKey' | 'downloadDir' | 'installer' | 'pollMs'>>;
 }
 
 export interface Agent {
@@ -32,6 +39,7 @@ export interface Agent {
   pos: PosRuntime;
   runner: JobRunner;
   connection: GatewayConnection;
+  events: EventPump;
   /** Stops taking jobs, lets running ones finish (up to `graceMs`), then closes everything. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -54,6 +62,13 @@ export async function startAgent(
   const pingDatabase = () => ping(pos.db);
   const health = new HealthReporter({ pingDatabase, jobsRunning: () => runner.running, wallClock: testHooks.wallClock });
   let accepting = true;
+  const events: EventPump = new EventPump({
+    pos,
+    licenseKey: config.licenseKey,
+    log,
+    send: (message) => connection.send(message),
+    pollIntervalMs: config.events?.pollIntervalMs,
+  });
   const { heartbeatIntervalMs = 15_000, ...connectionTimings } = config.connection ?? {};
   const connection: GatewayConnection = new GatewayConnection({
     gatewayUrl: config.gatewayUrl,
@@ -69,6 +84,7 @@ export async function startAgent(
       ...health.identity(),
       health: health.snapshot(),
     }),
+    onUpgrade: (order) => upgrades.handle(order),
     onJob: (job) => {
       if (!accepting) return;
       void runner.run(job).then((result) => {
@@ -76,14 +92,31 @@ export async function startAgent(
         if (!connection.send(result)) log.warn({ jobId: job.jobId, op: job.op, ok: result.ok }, 'result not delivered: gateway disconnected');
       });
     },
+    onEventsAck: (ids) => events.acknowledged(ids),
+  });
+  const upgrades = new UpgradeRunner({
+    licenseKey: config.licenseKey,
+    currentVersion: VERSION,
+    gatewayUrl: config.gatewayUrl,
+    token: config.token,
+    publicKey: config.upgrades?.publicKey,
+    downloadDir: config.upgrades?.downloadDir ?? join(tmpdir(), `branch-agent-${config.licenseKey}-downloads`),
+    installer: config.upgrades?.installer,
+    pollMs: config.upgrades?.pollMs,
+    isIdle: () => runner.running === 0,
+    report: (message) => connection.send(message),
+    log,
+    wallClock: testHooks.wallClock,
   });
   const stopScheduler = startScheduler({ pos, log });
+  connection.onChange((connected) => events.connectionChanged(connected));
   const heartbeat = setInterval(() => {
     if (!connection.connected) return;
     void health.check().then((report) => connection.send({ type: 'heartbeat', ...report }));
   }, heartbeatIntervalMs);
   heartbeat.unref();
   connection.start();
+  events.start();
 
   return {
     workerId,
@@ -91,10 +124,13 @@ export async function startAgent(
     pos,
     runner,
     connection,
+    events,
     async stop(graceMs = 10_000) {
       accepting = false;
       clearInterval(heartbeat);
+      upgrades.stop();
       stopScheduler();
+      await events.stop();
       await Promise.race([runner.drained(), new Promise((r) => setTimeout(r, graceMs).unref())]);
       await connection.stop();
       await pos.close();

@@ -6,13 +6,25 @@
  */
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
-import { AGENT_PATH, CLOSE, frameJson, gatewayMessage, type AgentMessage, type HelloMessage, type JobMessage } from '../protocol/messages.js';
+import {
+  AGENT_PATH,
+  CLOSE,
+  frameJson,
+  gatewayMessage,
+  type AgentMessage,
+  type HelloMessage,
+  type JobMessage,
+  type UpgradeMessage,
+} from '../protocol/messages.js';
 
 export interface ConnectionOptions {
   gatewayUrl: string;
   token: string;
   hello: () => HelloMessage;
   onJob: (job: JobMessage) => void;
+  onUpgrade?: (order: UpgradeMessage) => void;
+  /** The gateway stored these events: the agent may forget them. */
+  onEventsAck?: (ids: string[]) => void;
   log: Logger;
   pingIntervalMs?: number;
   deadAfterMs?: number;
@@ -108,6 +120,8 @@ export class GatewayConnection {
         return;
       }
       if (parsed.data.type === 'job') this.opts.onJob(parsed.data);
+      else if (parsed.data.type === 'upgrade') this.opts.onUpgrade?.(parsed.data);
+      else if (parsed.data.type === 'eventsAck') this.opts.onEventsAck?.(parsed.data.ids);
     });
     ws.on('ping', () => {
       this.#lastSeen = Date.now();

@@ -8,6 +8,7 @@ import { PosError } from '../protocol/errors.js';
 import type { JobError, JobMessage, ResultMessage } from '../protocol/messages.js';
 import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation } from '../database-errors.js';
 import type { PosDb } from '../pos/schema.js';
+import { markOrigins } from '../pos/events/origins.js';
 import { claim, recordResult } from '../pos/idempotency.js';
 import type { Implementation } from '../pos/operation.js';
 import type { PosRuntime } from '../pos/runtime.js';
@@ -92,6 +93,7 @@ export class JobRunner {
           if (outcome.state === 'replay') return outcome.result;
         }
         const result = await impl.run({ ...base, db: trx, afterCommit: (task) => afterCommit.push(task) }, parsed.data);
+        await markOrigins(trx, job.jobId, job.op, parsed.data, result, base.now);
         if (idem) await recordResult(trx, idem, result);
         await this.opts.beforeCommit?.(job.op, trx);
         // Committing after the gateway gave up would apply a write the client was told failed;

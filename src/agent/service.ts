@@ -4,11 +4,12 @@
  * (a branch server often boots the agent before SQL Server), and a graceful stop that lets
  * running jobs finish.
  */
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { AgentFileConfig } from '../config/schema.js';
 import { isConnectionError } from '../database-errors.js';
-import { startAgent, type Agent } from './agent.js';
+import { startAgent, type Agent, type AgentConfig } from './agent.js';
 import { explainDatabaseError } from './doctor/database-diagnosis.js';
 import { backoffDelay } from './connection.js';
 import { startHealthServer } from './health.js';
@@ -19,6 +20,15 @@ export interface RunningService {
   /** The agent once the POS database answered. */
   agent(): Agent | undefined;
   stop(graceMs?: number): Promise<void>;
+}
+
+/** The config's upgrade settings, paths resolved beside the config file. */
+async function upgradeSettings(config: AgentFileConfig, configPath: string): Promise<AgentConfig['upgrades']> {
+  const { publicKeyFile, downloadDir } = config.upgrades;
+  return {
+    publicKey: publicKeyFile ? await readFile(resolve(dirname(configPath), publicKeyFile), 'utf8') : undefined,
+    downloadDir: resolve(dirname(configPath), downloadDir ?? 'downloads'),
+  };
 }
 
 export async function runService(config: AgentFileConfig, configPath: string, log: Logger): Promise<RunningService> {
@@ -42,7 +52,7 @@ export async function runService(config: AgentFileConfig, configPath: string, lo
   let attempt = 0;
   const start = async (): Promise<void> => {
     try {
-      agent = await startAgent(config, log);
+      agent = await startAgent({ ...config, upgrades: await upgradeSettings(config, configPath) }, log);
       if (attempt > 0) log.info({ attempts: attempt + 1 }, 'POS database reached; agent started');
       else log.info({ workerId: agent.workerId, posVersion: agent.pos.posVersion }, 'agent started');
     } catch (error) {

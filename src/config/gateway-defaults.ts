@@ -7,3 +7,5 @@ export const DEFAULT_API_KEY_CACHE_SIZE = 10_000;
 export const DEFAULT_IDEMPOTENCY_RETENTION_HOURS = 24;
 export const DEFAULT_JOB_LOG_RETENTION_DAYS = 30;
 export const DEFAULT_PURGE_INTERVAL_MINUTES = 60;
+/** Events stay in the feed this long; webhook deliveries give up after 24 h, well within it. */
+export const DEFAULT_EVENT_RETENTION_DAYS = 7;

@@ -19,6 +19,7 @@ function applyEnvironment(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     if (env.GATEWAY_DATABASE_URL) gateway.databaseUrl = env.GATEWAY_DATABASE_URL;
     if (env.HOST) gateway.host = env.HOST;
     if (env.PORT) gateway.port = Number(env.PORT);
+    if (env.WEBHOOK_KEY) gateway.webhookKey = env.WEBHOOK_KEY;
   }
   return raw;
 }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import {
   DEFAULT_API_KEY_CACHE_SIZE,
+  DEFAULT_EVENT_RETENTION_DAYS,
   DEFAULT_FAILED_AUTH_LIMIT,
   DEFAULT_IDEMPOTENCY_RETENTION_HOURS,
   DEFAULT_JOB_LOG_RETENTION_DAYS,
@@ -53,6 +54,9 @@ export const agentConfigSchema = z.object({
   database: z.discriminatedUnion('dialect', [postgresDatabase, mssqlDatabase]),
   concurrency: z.number().int().min(1).max(64).default(8),
   idempotencyRetentionHours: z.number().positive().default(24),
+  events: z
+    .object({ pollIntervalMs: z.number().int().min(100).max(60_000).default(2_000).describe('how often the POS is polled for changes (events)') })
+    .default({ pollIntervalMs: 2_000 }),
   health: z
     .object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(8081) })
     .default({ host: '127.0.0.1', port: 8081 }),
@@ -63,6 +67,15 @@ export const agentConfigSchema = z.object({
     })
     .default({ level: 'info' }),
   lockFile: z.string().optional().describe('one agent per machine; default branch-agent.lock beside the config file'),
+  upgrades: z
+    .object({
+      publicKeyFile: z
+        .string()
+        .optional()
+        .describe('the Ed25519 public key (`releases keygen`) a release must be signed with; without it no remote upgrade is accepted'),
+      downloadDir: z.string().optional().describe('where releases are downloaded; default `downloads` beside the config file'),
+    })
+    .default({}),
 });
 
 export const gatewayConfigSchema = z.object({
@@ -88,6 +101,19 @@ export const gatewayConfigSchema = z.object({
     .describe('API-key lookups (unknown keys too) and branch owners kept in memory, least recently used dropped first'),
   idempotencyRetentionHours: z.number().positive().default(DEFAULT_IDEMPOTENCY_RETENTION_HOURS).describe('how long an Idempotency-Key and its answer are kept'),
   jobLogRetentionDays: z.number().positive().default(DEFAULT_JOB_LOG_RETENTION_DAYS).describe('how long job log entries are kept'),
+  eventRetentionDays: z.number().positive().default(DEFAULT_EVENT_RETENTION_DAYS).describe('how long events stay readable in the feed'),
+  webhookKey: z
+    .string()
+    .optional()
+    .describe('32 bytes in base64 sealing the webhook signing secrets in the store (WEBHOOK_KEY); a key file in dataDir when absent'),
+  webhooks: z
+    .object({
+      allowHttp: z.boolean().default(false).describe('accept plain http webhook URLs'),
+      allowLoopback: z.boolean().default(false).describe('accept webhook URLs on loopback addresses'),
+      allowPrivate: z.boolean().default(false).describe('accept webhook URLs on private networks; link-local addresses are never accepted'),
+      timeoutMs: z.number().int().min(100).max(60_000).default(10_000).describe('how long one delivery attempt may take'),
+    })
+    .default({ allowHttp: false, allowLoopback: false, allowPrivate: false, timeoutMs: 10_000 }),
   purgeIntervalMinutes: z.number().positive().default(DEFAULT_PURGE_INTERVAL_MINUTES).describe('how often records past their retention are deleted'),
   trustProxy: z
     .union([z.boolean(), z.array(z.string().min(1)).min(1)])

@@ -52,6 +52,8 @@ export async function startDemo(opts: { host: string; port: number; log: Logger 
       host: opts.host,
       port: opts.port,
       log: opts.log,
+      // Webhook receivers of a demo run on the same machine, over plain http.
+      gateway: { webhooks: { allowHttp: true, allowLoopback: true } },
     });
     await waitForAgents(
       stack,
@@ -90,6 +92,12 @@ API keys:  demo-key   → branches DEMO000000000001, DEMO000000000002
 Try:
   curl -s -H 'X-Api-Key: demo-key' '${base}/productos/DEMO000000000001?pageSize=5'
   curl -s -H 'X-Api-Key: demo-key' '${base}/sucursales'     (the key's branches and their agents)
+
+Watch the events of a branch (waits up to 30 s for the next; pass the answer's nextCursor as after=):
+  curl -s -H 'X-Api-Key: demo-key' '${base}/eventos/DEMO000000000001?wait=30'
+then change something through the API, or at the POS itself, as a terminal would:
+  psql '${demo.cluster.url('pos_demo000000000001')}' -c "update productosdetalle set precio = precio + 1 where idproducto = '3001'"
+Webhooks: POST ${base}/webhooks {"url": "http://127.0.0.1:9999/hook", "eventos": ["orden.abierta", "producto.actualizado"]}
 
 Virtual printers (what they receive, as text and PNG):
 ${demo.printers.describe().join('\n')}

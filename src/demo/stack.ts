@@ -3,6 +3,7 @@
  * on its own PostgreSQL database. The demo, the end-to-end tests and the benchmarks all start
  * exactly this.
  */
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { startAgent, type Agent, type AgentConfig } from '../agent/agent.js';
 import { buildGateway, type Gateway, type GatewayOptions } from '../gateway/app.js';
@@ -28,8 +29,9 @@ export interface StackOptions {
   host?: string;
   port?: number;
   log: Logger;
-  gateway?: Omit<GatewayOptions, 'store' | 'log'>;
-  agent?: Partial<Pick<AgentConfig, 'concurrency' | 'idempotencyRetentionHours' | 'connection'>>;
+  /** A webhook key is made for the stack unless given. */
+  gateway?: Omit<GatewayOptions, 'store' | 'log' | 'webhookKey'> & Partial<Pick<GatewayOptions, 'webhookKey'>>;
+  agent?: Partial<Pick<AgentConfig, 'concurrency' | 'idempotencyRetentionHours' | 'connection' | 'events' | 'upgrades'>>;
   agentHooks?: Parameters<typeof startAgent>[2];
   /** false: register the branches but leave running their agents to the caller (other processes). */
   startAgents?: boolean;
@@ -65,7 +67,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   }
 
   const host = opts.host ?? '127.0.0.1';
-  const newGateway = () => buildGateway({ store, log: opts.log.child({ component: 'gateway' }), ...opts.gateway });
+  // One key for every gateway of the stack: a restarted gateway still signs with the secrets it sealed.
+  const webhookKey = opts.gateway?.webhookKey ?? randomBytes(32);
+  const newGateway = () => buildGateway({ store, log: opts.log.child({ component: 'gateway' }), ...opts.gateway, webhookKey });
   let gateway = await newGateway();
   const address = await gateway.app.listen({ host, port: opts.port ?? 0 });
   const url = address.replace('[::1]', '127.0.0.1');

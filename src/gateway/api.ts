@@ -19,7 +19,11 @@ import { pathSchema, payloadSchema, successResponse, type RouteDef } from './rou
 import type { GatewayStore } from './store.js';
 import { sha256 } from './secrets.js';
 import { fleetRoutes } from './fleet/routes.js';
+import type { RolloutDriver } from './fleet/rollout-driver.js';
 import { printerRoutes } from './printers.js';
+import { eventFeedRoutes, type FeedSignals } from './event-feed.js';
+import type { AddressPolicy } from './webhook-address.js';
+import { webhookRoutes } from './webhook-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,6 +39,8 @@ export interface ApiOptions {
   failedAuthLimit: FailedAuthLimit;
   idempotencyRetentionMs: number;
   jobLog: JobLog;
+  rollouts: RolloutDriver;
+  events: { signals: FeedSignals; webhookKey: Buffer; policy: AddressPolicy; timeoutMs: number };
 }
 
 export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise<void> {
@@ -69,7 +75,9 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
   }
 
   await printerRoutes(app, { store, hub });
-  await fleetRoutes(app, { store });
+  await eventFeedRoutes(app, { store, signals: opts.events.signals });
+  await webhookRoutes(app, { store, webhookKey: opts.events.webhookKey, policy: opts.events.policy, timeoutMs: opts.events.timeoutMs });
+  await fleetRoutes(app, { store, rollouts: opts.rollouts });
 
   const typed = app.withTypeProvider<ZodTypeProvider>();
   for (const def of apiRoutes) {

@@ -10,11 +10,17 @@ import { VERSION } from '../version.js';
 import { apiPlugin } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
+import { releaseDownloads } from './fleet/release-download.js';
+import { RolloutDriver } from './fleet/rollout-driver.js';
 import { describeApi } from './openapi.js';
 import { acceptOnlyUtf8Json } from './json-body.js';
+import { FeedSignals } from './event-feed.js';
+import { STRICT_ADDRESS_POLICY, type AddressPolicy } from './webhook-address.js';
+import { WebhookDelivery, type DeliveryOptions } from './webhook-delivery.js';
 import { JobLog } from './job-log.js';
 import { schedulePurges } from './purges.js';
 import {
+  DEFAULT_EVENT_RETENTION_DAYS,
   DEFAULT_FAILED_AUTH_LIMIT,
   DEFAULT_IDEMPOTENCY_RETENTION_HOURS,
   DEFAULT_JOB_LOG_RETENTION_DAYS,
@@ -41,6 +47,12 @@ export interface GatewayOptions {
   /** How often records past their retention are purged (DEFAULT_PURGE_INTERVAL_MINUTES). */
   purgeIntervalMs?: number;
   hub?: { pingIntervalMs?: number; deadAfterMs?: number };
+  /** Seals webhook signing secrets in the store (webhook-secrets.ts); every gateway of a store needs the same. */
+  webhookKey: Buffer;
+  /** Events older than this are purged (DEFAULT_EVENT_RETENTION_DAYS). */
+  eventRetentionDays?: number;
+  /** Where webhooks may point (https and public addresses unless relaxed), and how they are retried. */
+  webhooks?: Partial<AddressPolicy> & Pick<DeliveryOptions, 'retryBaseMs' | 'retryMaxMs' | 'giveUpAfterMs' | 'timeoutMs' | 'pollMs'>;
 }
 
 export interface Gateway {
@@ -62,7 +74,26 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   acceptOnlyUtf8Json(app);
   const jobTimeoutMs = opts.jobTimeoutMs ?? 30_000;
-  const hub = new AgentHub({ store: opts.store, log: opts.log, jobTimeoutMs, ...opts.hub });
+  const { allowHttp, allowLoopback, allowPrivate, ...retry } = opts.webhooks ?? {};
+  const policy: AddressPolicy = {
+    allowHttp: allowHttp ?? STRICT_ADDRESS_POLICY.allowHttp,
+    allowLoopback: allowLoopback ?? STRICT_ADDRESS_POLICY.allowLoopback,
+    allowPrivate: allowPrivate ?? STRICT_ADDRESS_POLICY.allowPrivate,
+  };
+  const delivery = new WebhookDelivery({ store: opts.store, log: opts.log, webhookKey: opts.webhookKey, policy, ...retry });
+  const signals = new FeedSignals();
+  const hub = new AgentHub({
+    store: opts.store,
+    log: opts.log,
+    jobTimeoutMs,
+    ...opts.hub,
+    // Acknowledged to the agent only once this has stored them (with their deliveries).
+    onEvents: async (licenseKey, events) => {
+      if ((await opts.store.events.append(licenseKey, events)) === 0) return;
+      delivery.wake();
+      signals.notify(licenseKey);
+    },
+  });
   hub.attach(app.server);
   // Before the server closes: open agent sockets would otherwise keep it from closing.
   let closing = false;
@@ -116,7 +147,12 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     failedAuthLimit: opts.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT,
     idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? DEFAULT_IDEMPOTENCY_RETENTION_HOURS) * 3_600_000,
     jobLog,
+    rollouts: new RolloutDriver(opts.store, hub, opts.log),
+    events: { signals, webhookKey: opts.webhookKey, policy, timeoutMs: retry.timeoutMs ?? 10_000 },
   });
+  delivery.start();
+  app.addHook('onClose', () => delivery.stop());
+  await app.register(releaseDownloads, { store: opts.store });
   try {
     const access = await watchAccessChanges(opts.store, (licenseKey) => void hub.revalidate(licenseKey), opts.log);
     app.addHook('onClose', () => access.stop());
@@ -127,6 +163,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
   }
   const purges = schedulePurges(opts.store, opts.log, {
     jobLogRetentionMs: (opts.jobLogRetentionDays ?? DEFAULT_JOB_LOG_RETENTION_DAYS) * 86_400_000,
+    eventRetentionMs: (opts.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS) * 86_400_000,
     everyMs: opts.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MINUTES * 60_000,
   });
   app.addHook('onClose', () => purges.stop());

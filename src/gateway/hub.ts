@@ -8,7 +8,19 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AGENT_PATH, CLOSE, agentMessage, frameJson, helloMessage, resultMessage, type JobError, type JobMessage } from '../protocol/messages.js';
+import type { BranchEvent } from '../protocol/events.js';
+import {
+  AGENT_PATH,
+  CLOSE,
+  agentMessage,
+  frameJson,
+  helloMessage,
+  resultMessage,
+  type JobError,
+  type JobMessage,
+  type UpgradeMessage,
+  type UpgradeProgressMessage,
+} from '../protocol/messages.js';
 import { clockOffsetMs } from './fleet/status-store.js';
 import { sha256 } from './secrets.js';
 import type { GatewayStore } from './store.js';
@@ -38,8 +50,15 @@ interface ConnectedAgent {
   /** The last ping's round trip, for the clock offset (0 until the first pong). */
   roundTripMs: number;
   pingSentAt: number;
+  /** `process.platform` of the agent, from its hello's `os`; null for agents that do not say. */
+  platform: string | null;
   /** Its fleet status writes, one after the other: a disconnect is never written before its hello. */
   statusWrites: Promise<void>;
+}
+
+export interface UpgradeListener {
+  connected(licenseKey: string, platform: string | null): void;
+  progress(licenseKey: string, report: UpgradeProgressMessage): void;
 }
 
 interface PendingJob {
@@ -56,6 +75,8 @@ export interface HubOptions {
   pingIntervalMs?: number;
   deadAfterMs?: number;
   helloTimeoutMs?: number;
+  /** Stores events an agent reported; the agent is told it may forget them once this resolves. */
+  onEvents?: (licenseKey: string, events: BranchEvent[]) => Promise<void>;
 }
 
 /**
@@ -77,6 +98,7 @@ export class AgentHub {
   readonly #pending = new Map<string, PendingJob>();
   readonly #pinger: NodeJS.Timeout;
   #closing = false;
+  #upgrades: UpgradeListener | undefined;
 
   constructor(private readonly opts: HubOptions) {
     const interval = opts.pingIntervalMs ?? 15_000;
@@ -101,8 +123,21 @@ export class AgentHub {
     });
   }
 
-  agentFor(licenseKey: string): { workerId: string; agentVersion: string; posVersion: string | null; connectedAt: Date } | undefined {
+  agentFor(licenseKey: string): { workerId: string; agentVersion: string; posVersion: string | null; connectedAt: Date; platform: string | null } | undefined {
     return this.#agents.get(licenseKey);
+  }
+
+  /** Who drives rollouts: told of every agent that says hello and of every upgrade report. */
+  listenForUpgrades(listener: UpgradeListener): void {
+    this.#upgrades = listener;
+  }
+
+  /** Sends an upgrade order to the branch's connected agent; false when none is connected. */
+  sendUpgrade(licenseKey: string, message: UpgradeMessage): boolean {
+    const agent = this.#agents.get(licenseKey);
+    if (!agent) return false;
+    agent.ws.send(JSON.stringify(message));
+    return true;
   }
 
   get connectedCount(): number {
@@ -159,6 +194,24 @@ export class AgentHub {
         message: 'The branch agent answered with a result the gateway cannot read; whether the job ran is unknown. Retry with the same Idempotency-Key.',
       },
     });
+  }
+
+  /**
+   * Stores an agent's events, then acknowledges them. Events naming another branch are a bug of
+   * that agent: logged and acknowledged unstored, so they do not come back forever. A store
+   * failure acknowledges nothing: the agent sends them again.
+   */
+  async #takeEvents(agent: ConnectedAgent, events: BranchEvent[]): Promise<void> {
+    const own = events.filter((e) => e.licenseKey === agent.licenseKey);
+    if (own.length < events.length)
+      this.opts.log.error({ licenseKey: agent.licenseKey, dropped: events.length - own.length }, 'agent sent events of another branch');
+    try {
+      await this.opts.onEvents?.(agent.licenseKey, own);
+    } catch (error) {
+      this.opts.log.error({ err: error, licenseKey: agent.licenseKey }, 'could not store events; the agent will send them again');
+      return;
+    }
+    if (agent.ws.readyState === agent.ws.OPEN) agent.ws.send(JSON.stringify({ type: 'eventsAck', ids: events.map((e) => e.id) }));
   }
 
   /**
@@ -280,6 +333,7 @@ export class AgentHub {
           lastSeen: Date.now(),
           roundTripMs: 0,
           pingSentAt: 0,
+          platform: hello.data.os?.split(' ')[0] ?? null,
           statusWrites: Promise.resolve(),
         };
         const previous = this.#agents.get(licenseKey);
@@ -298,6 +352,7 @@ export class AgentHub {
           agentStartedAt: h.startedAt ? new Date(h.startedAt) : null,
         };
         this.#recordStatus(agent, (fleet) => fleet.connected(identity, report, connectedAt));
+        this.#upgrades?.connected(licenseKey, agent.platform);
         this.opts.log.info({ licenseKey, workerId: agent.workerId, agentVersion: agent.agentVersion, posVersion: agent.posVersion }, 'agent connected');
         return;
       }
@@ -308,10 +363,18 @@ export class AgentHub {
         if (type === 'result') this.#unreadableResult(agent, message, parsed.error.issues);
         return;
       }
+      if (parsed.data.type === 'events') {
+        void this.#takeEvents(agent, parsed.data.events);
+        return;
+      }
       if (parsed.data.type === 'heartbeat') {
         const current = agent;
         const report = { health: parsed.data, clockOffsetMs: clockOffsetMs(parsed.data.sentAt, Date.now(), current.roundTripMs) };
         this.#recordStatus(current, (fleet) => fleet.heartbeat(licenseKey, current.workerId, report, new Date()));
+        return;
+      }
+      if (parsed.data.type === 'upgrade') {
+        this.#upgrades?.progress(licenseKey, parsed.data);
         return;
       }
       if (parsed.data.type !== 'result') return;

@@ -1,13 +1,15 @@
 /**
  * Retention of the gateway's growing tables, on a schedule: idempotency records past their
  * expiry (set when claimed: idempotencyRetentionHours, 24 h by default) and job log entries
- * and ended agent connections older than jobLogRetentionDays (30). A purge that fails is logged and tried at the next turn.
+ * and ended agent connections older than jobLogRetentionDays (30), events (with their deliveries) older than
+ * eventRetentionDays (7). A purge that fails is logged and tried at the next turn.
  */
 import type { Logger } from 'pino';
 import type { GatewayStore } from './store.js';
 
 export interface PurgeSchedule {
   jobLogRetentionMs: number;
+  eventRetentionMs: number;
   everyMs: number;
 }
 
@@ -24,7 +26,8 @@ export function schedulePurges(store: GatewayStore, log: Logger, schedule: Purge
       const before = new Date(Date.now() - schedule.jobLogRetentionMs);
       const jobLog = await store.purgeJobLog(before);
       const connections = await store.purgeAgentConnections(before);
-      if (idempotency + jobLog + connections > 0) log.info({ idempotency, jobLog, connections }, 'purged records past their retention');
+      const events = await store.events.purgeEvents(new Date(Date.now() - schedule.eventRetentionMs));
+      if (idempotency + jobLog + connections + events > 0) log.info({ idempotency, jobLog, connections, events }, 'purged records past their retention');
     } catch (error) {
       log.error({ err: error }, 'could not purge records past their retention; trying again at the next turn');
     }

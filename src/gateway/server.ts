@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { GatewayFileConfig } from '../config/schema.js';
 import { buildGateway, type Gateway } from './app.js';
 import { openGatewayStore } from './open-store.js';
+import { parseWebhookKey, webhookKeyFile } from './webhook-secrets.js';
 
 export async function runGateway(config: GatewayFileConfig, log: Logger): Promise<() => Promise<void>> {
   const opened = await openGatewayStore(config, log);
@@ -18,6 +19,9 @@ export async function runGateway(config: GatewayFileConfig, log: Logger): Promis
       idempotencyRetentionHours: config.idempotencyRetentionHours,
       jobLogRetentionDays: config.jobLogRetentionDays,
       purgeIntervalMs: config.purgeIntervalMinutes * 60_000,
+      eventRetentionDays: config.eventRetentionDays,
+      webhookKey: config.webhookKey ? parseWebhookKey(config.webhookKey) : webhookKeyFile(config.dataDir),
+      webhooks: config.webhooks,
     }));
     const address = await app.listen({ host: config.host, port: config.port });
     log.info({ address }, 'gateway listening');

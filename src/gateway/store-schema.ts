@@ -1,4 +1,5 @@
 /** The gateway store's tables (sql/postgres/gateway/*.sql) as Kysely reads and writes them. */
+import type { TargetState } from '../protocol/rollouts.js';
 import type { ColumnType, Generated } from 'kysely';
 import type { Scope } from './scopes.js';
 
@@ -39,6 +40,43 @@ export interface GatewayDatabase {
     duration_ms: number;
   };
   gw_printers: PrinterTable;
+  gw_events: {
+    seq: Generated<string>;
+    event_id: string;
+    license_key: string | null;
+    type: string;
+    payload: string;
+    created_at: Timestamp;
+  };
+  gw_webhooks: {
+    id: Generated<string>;
+    user_id: number;
+    url: string;
+    event_types: string[];
+    license_keys: string[] | null;
+    secret_sealed: string;
+    created_at: Timestamp;
+  };
+  gw_deliveries: {
+    id: Generated<string>;
+    webhook_id: string;
+    event_seq: string;
+    license_key: string;
+    state: 'pending' | 'delivered' | 'failed';
+    attempt_count: ColumnType<number, number | undefined, number>;
+    next_attempt_at: Timestamp;
+    lease_until: Date | null;
+    delivered_at: Date | null;
+    created_at: Timestamp;
+  };
+  gw_delivery_attempts: {
+    id: Generated<string>;
+    delivery_id: string;
+    at: Date;
+    status: number | null;
+    error: string | null;
+    duration_ms: number;
+  };
   gw_agent_status: {
     license_key: string;
     online: boolean;
@@ -62,6 +100,33 @@ export interface GatewayDatabase {
     worker_id: string;
     connected_at: Date;
     disconnected_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  };
+  gw_releases: {
+    version: string;
+    platform: string;
+    sha256: string;
+    signature: string;
+    size_bytes: ColumnType<string, number, number>;
+    created_at: Generated<Date>;
+  };
+  gw_release_chunks: { version: string; platform: string; seq: number; data: Buffer };
+  gw_rollouts: {
+    id: string;
+    user_id: number;
+    version: string;
+    state: 'running' | 'paused' | 'done';
+    window_from: string | null;
+    window_to: string | null;
+    max_failure_pct: number;
+    created_at: Generated<Date>;
+  };
+  gw_rollout_targets: {
+    rollout_id: string;
+    license_key: string;
+    state: TargetState;
+    reason: string | null;
+    from_version: string | null;
+    updated_at: ColumnType<Date, Date | undefined, Date>;
   };
 }
 

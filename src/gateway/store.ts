@@ -1,6 +1,6 @@
 /**
  * The gateway's own PostgreSQL: users, hashed API keys, branches with hashed agent tokens,
- * idempotency records, printers and the job log. Lookups on the request path are cached briefly
+ * idempotency records, printers, the job log, events and webhooks. Lookups on the request path are cached briefly
  * so a request costs no store round trip; every change to keys and branches is announced on
  * ACCESS_CHANNEL, so running gateways forget those lookups at once (./access-changes.ts).
  */
@@ -10,8 +10,12 @@ import { LruMap } from 'toad-cache';
 import { createPgPool } from '../postgres-pool.js';
 import { migrationsDir, runMigrations } from '../sql-migrations.js';
 import { DEFAULT_API_KEY_CACHE_SIZE } from '../config/gateway-defaults.js';
+import { EventStore } from './event-store.js';
 import { FleetStatusStore } from './fleet/status-store.js';
+import { ReleaseStore } from './fleet/release-store.js';
+import { RolloutStore } from './fleet/rollout-store.js';
 import { PrinterStore } from './printer-store.js';
+import { WebhookStore } from './webhook-store.js';
 import { sha256 } from './secrets.js';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from './scopes.js';
 import type { GatewayDatabase } from './store-schema.js';
@@ -79,8 +83,15 @@ export class GatewayStore {
   readonly db: Kysely<GatewayDatabase>;
   /** The printer registry (gw_printers). */
   readonly printers: PrinterStore;
+  /** Events, the feed and webhook deliveries (gw_events, gw_deliveries). */
+  readonly events: EventStore;
+  readonly webhooks: WebhookStore;
   /** Each branch's agent as last seen (gw_agent_status, gw_agent_connections). */
   readonly fleet: FleetStatusStore;
+  /** Published agent releases (gw_releases, gw_release_chunks). */
+  readonly releases: ReleaseStore;
+  /** Rollouts and each branch's progress (gw_rollouts, gw_rollout_targets). */
+  readonly rollouts: RolloutStore;
   readonly #keys: LruMap<ApiKeyOwner | null>;
   readonly #owners: LruMap<number | null>;
   // Bumped whenever cached lookups are forgotten: an answer read before a change committed must
@@ -93,7 +104,11 @@ export class GatewayStore {
   ) {
     this.db = new Kysely<GatewayDatabase>({ dialect: new PostgresDialect({ pool: createPgPool({ connectionString: url, max: 10 }) }) });
     this.printers = new PrinterStore(this.db);
+    this.events = new EventStore(this.db);
+    this.webhooks = new WebhookStore(this.db);
     this.fleet = new FleetStatusStore(this.db);
+    this.releases = new ReleaseStore(this.db);
+    this.rollouts = new RolloutStore(this.db);
     const cacheSize = opts.apiKeyCacheSize ?? DEFAULT_API_KEY_CACHE_SIZE;
     this.#keys = new LruMap(cacheSize, CACHE_MS);
     this.#owners = new LruMap(cacheSize, CACHE_MS);
@@ -134,6 +149,12 @@ export class GatewayStore {
   }
 
   /** The user owning a branch, or null when no such branch is registered. */
+  /** The license keys of the user's branches, in order. */
+  async branchesOfUser(userId: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('gw_branches').select('license_key').where('user_id', '=', userId).orderBy('license_key').execute();
+    return rows.map((r) => r.license_key);
+  }
+
   async branchOwner(licenseKey: string): Promise<number | null> {
     const cached = this.#owners.get(licenseKey);
     if (cached !== undefined) return cached;

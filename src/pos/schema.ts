@@ -26,6 +26,48 @@ export interface BaPrintJobs {
   results: string;
 }
 
+/** Change detection (agent migration 003): what the last poll saw, and events not yet acknowledged. */
+export interface BaEventState {
+  id: number;
+  products_fingerprint: string;
+  last_shift_id: string | number;
+  updated_at: ColumnType<Date, Date, Date>;
+}
+
+export interface BaEventAccounts {
+  folio: string | number;
+  opened: string;
+  status: string;
+  idturno: string | number | null;
+  fingerprint: string;
+  version: number;
+}
+
+export interface BaEventShifts {
+  idturno: string | number;
+}
+
+export interface BaEventProducts {
+  idproducto: string;
+  idempresa: string;
+  fingerprint: string;
+  version: number;
+}
+
+export interface BaEventOutbox {
+  seq: GeneratedAlways<string | number>;
+  event_id: string;
+  event: string;
+}
+
+export interface BaEventOrigins {
+  id: GeneratedAlways<string | number>;
+  kind: string;
+  entity: string;
+  job_id: string;
+  created_at: ColumnType<Date, Date, Date>;
+}
+
 export interface BaSchemaVersion {
   version: number;
   name: string;
@@ -37,6 +79,12 @@ export interface PosDatabase extends SoftRestaurantTables {
   ba_idempotency: BaIdempotency;
   ba_print_jobs: BaPrintJobs;
   ba_schema_version: BaSchemaVersion;
+  ba_event_state: BaEventState;
+  ba_event_accounts: BaEventAccounts;
+  ba_event_shifts: BaEventShifts;
+  ba_event_products: BaEventProducts;
+  ba_event_outbox: BaEventOutbox;
+  ba_event_origins: BaEventOrigins;
 }
 
 export type PosTable = keyof PosDatabase;

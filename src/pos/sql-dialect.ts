@@ -12,7 +12,8 @@
  * - LIKE patterns are escaped with one escape character valid in both (`likeContains`);
  * - casts to `boolean` and `timestamp`, which INSERT … SELECT needs for parameters on
  *   PostgreSQL, become `bit` and `datetime` (T-SQL's `timestamp` is a row version);
- * - whole-table locks and identity reseeds (`lockTable`, `reseedIdentity`) have no common spelling.
+ * - whole-table locks and identity reseeds (`lockTable`, `reseedIdentity`) have no common spelling;
+ * - `md5(text)` (a fingerprint, `rowFingerprint`) becomes `convert(varchar(32), hashbytes('MD5', …), 2)`.
  * Dates are computed in JavaScript and passed as branch-local parameters; no SQL date arithmetic.
  */
 import {
@@ -25,9 +26,12 @@ import {
   ReferenceNode,
   sql,
   TableNode,
+  type AliasableExpression,
   type CompiledQuery,
   type Expression,
+  type ExpressionBuilder,
   type FromNode,
+  type FunctionNode,
   type InsertQueryNode,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
@@ -65,6 +69,13 @@ export class MssqlPosQueryCompiler extends MssqlQueryCompiler {
   protected override visitDataType(node: DataTypeNode): void {
     const mapped = typeof node.dataType === 'string' ? MSSQL_TYPES[node.dataType] : undefined;
     super.visitDataType(mapped ? { ...node, dataType: mapped as DataTypeNode['dataType'] } : node);
+  }
+
+  protected override visitFunction(node: FunctionNode): void {
+    if (node.func !== 'md5') return super.visitFunction(node);
+    this.append("convert(varchar(32), hashbytes('MD5', ");
+    this.compileList(node.arguments);
+    this.append('), 2)');
   }
 
   protected override visitSelectQuery(node: SelectQueryNode): void {
@@ -111,6 +122,20 @@ export function introspection(dialect: PosDialectName) {
         currentSchema: sql<string>`current_schema()`,
         namesIgnoreCase: false,
       };
+}
+
+/**
+ * A hash of values, computed by the server so that only the hash crosses the network: `concat`
+ * (both dialects: NULL as '') with a separator, then MD5 in hex. Each dialect renders numbers and
+ * dates its own way; a fingerprint is only ever compared with another from the same server.
+ */
+export function rowFingerprint(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any query's expression builder
+  eb: ExpressionBuilder<any, any>,
+  values: ReadonlyArray<Expression<unknown>>,
+): AliasableExpression<string> {
+  const parts = values.flatMap((v, i) => (i === 0 ? [v] : [sql.lit('|'), v]));
+  return eb.fn<string>('md5', [eb.fn('concat', parts)]);
 }
 
 /** `LIKE` special characters of both dialects (`[` opens a class on SQL Server). */

@@ -1,6 +1,9 @@
 /** The WebSocket messages between gateway and agent (DESIGN.md, Wire protocol). */
 import type { RawData } from 'ws';
 import { z } from 'zod';
+import { releaseManifest } from './releases.js';
+import { maintenanceWindow } from './rollouts.js';
+import { branchEvent } from './events.js';
 
 export const AGENT_PATH = '/agent/v1';
 
@@ -63,7 +66,21 @@ export const resultMessage = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('result'), jobId: z.string(), ok: z.literal(false), error: jobError }),
 ]);
 
-export const agentMessage = z.union([helloMessage, heartbeatMessage, resultMessage]);
+/**
+ * How an upgrade the gateway asked for is going, from the agent that runs it; the agent that
+ * comes up after the installer's switch (or its rollback) reports the outcome.
+ */
+export const upgradeProgressMessage = z.object({
+  type: z.literal('upgrade'),
+  rolloutId: z.uuid(),
+  state: z.enum(['downloading', 'installing', 'done', 'rolled_back', 'failed']),
+  reason: z.string().max(500).nullable(),
+});
+
+/** Events the agent detected, oldest first; the gateway answers `eventsAck` once it has stored them. */
+export const eventsMessage = z.object({ type: z.literal('events'), events: z.array(branchEvent).min(1).max(200) });
+
+export const agentMessage = z.union([helloMessage, heartbeatMessage, resultMessage, eventsMessage, upgradeProgressMessage]);
 
 export const jobMessage = z.object({
   type: z.literal('job'),
@@ -82,13 +99,30 @@ export const jobMessage = z.object({
 /** The gateway accepted the hello. */
 export const welcomeMessage = z.object({ type: z.literal('welcome') });
 
-export const gatewayMessage = z.union([jobMessage, welcomeMessage]);
+/** Upgrade to this release when idle and inside the window (branch time), through the installer. */
+export const upgradeMessage = z.object({
+  type: z.literal('upgrade'),
+  rolloutId: z.uuid(),
+  release: releaseManifest,
+  /** Where the agent downloads the tarball, on the gateway, with its own token. */
+  downloadPath: z.string(),
+  window: maintenanceWindow.nullable(),
+});
+
+/** These events are in the gateway's store: the agent may forget them. */
+export const eventsAckMessage = z.object({ type: z.literal('eventsAck'), ids: z.array(z.string()) });
+
+export const gatewayMessage = z.union([jobMessage, welcomeMessage, eventsAckMessage, upgradeMessage]);
 
 export type HelloMessage = z.infer<typeof helloMessage>;
 export type AgentHealth = z.infer<typeof agentHealth>;
 export type HeartbeatMessage = z.infer<typeof heartbeatMessage>;
+export type UpgradeMessage = z.infer<typeof upgradeMessage>;
+export type UpgradeProgressMessage = z.infer<typeof upgradeProgressMessage>;
 export type ResultMessage = z.infer<typeof resultMessage>;
 export type JobMessage = z.infer<typeof jobMessage>;
 export type JobError = z.infer<typeof jobError>;
 export type AgentMessage = z.infer<typeof agentMessage>;
 export type GatewayMessage = z.infer<typeof gatewayMessage>;
+export type EventsMessage = z.infer<typeof eventsMessage>;
+export type EventsAckMessage = z.infer<typeof eventsAckMessage>;

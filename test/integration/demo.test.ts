@@ -1,4 +1,6 @@
 /** `npm start` as a new user sees it: three branches whose agents are connected, on the demo keys. */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEMO_BRANCHES, DEMO_KEYS, startDemo, type Demo } from '../../src/demo/demo.js';
@@ -27,3 +29,42 @@ it("lists the demo's three branches online with their versions across its keys",
     expect(branch.posVersion).toEqual(expect.any(String));
   }
 });
+
+it("shows in the feed a change made through the API and one made in the demo's POS database", async () => {
+  const branch = 'DEMO000000000001';
+  const headers = { 'x-api-key': 'demo-key' };
+  const feed = async () =>
+    (
+      (await (await fetch(`${demo.stack.url}/eventos/${branch}?limit=500`, { headers })).json()) as {
+        data: Array<{ type: string; origin: string; data: Record<string, unknown> }>;
+      }
+    ).data;
+  // The agent's first poll only takes its baseline; changes before it are not events.
+  const until = async (done: () => Promise<boolean>) => {
+    const end = Date.now() + 20_000;
+    while (!(await done()) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  };
+  const client = new pg.Client({ connectionString: demo.cluster.url(`pos_${branch.toLowerCase()}`) });
+  await client.connect();
+  try {
+    await until(async () => (await client.query('select 1 from ba_event_state limit 1')).rowCount === 1);
+    const opened = await fetch(`${demo.stack.url}/temp_ordenes/${branch}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ estacion: 'CAJA1', idEmpresa: '0000000001', mesa: '9', noPersonas: 2, idMesero: '01' }),
+    });
+    expect(opened.status, await opened.clone().text()).toBe(201);
+    await client.query("update productosdetalle set precio = precio + 1 where idproducto = '3001'");
+    await until(async () => {
+      const events = await feed();
+      return (
+        events.some((e) => e.type === 'orden.abierta' && e.origin === 'api') && events.some((e) => e.type === 'producto.actualizado' && e.origin === 'pos')
+      );
+    });
+    const events = await feed();
+    expect(events.find((e) => e.type === 'orden.abierta')).toMatchObject({ origin: 'api' });
+    expect(events.find((e) => e.type === 'producto.actualizado')).toMatchObject({ origin: 'pos', data: { idProducto: '3001' } });
+  } finally {
+    await client.end();
+  }
+}, 60_000);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * A running gateway purges its store on a schedule: idempotency records past their expiry and
  * job log entries older than the retention, keeping everything younger.
@@ -46,7 +47,7 @@ it('deletes expired idempotency records and job log entries past the retention, 
     duration_ms: 1,
   });
 
-  gateway = await buildGateway({ store, log: pino({ level: 'silent' }), jobLogRetentionDays: 30, purgeIntervalMs: 100 });
+  gateway = await buildGateway({ store, log: pino({ level: 'silent' }), jobLogRetentionDays: 30, purgeIntervalMs: 100, webhookKey: randomBytes(32) });
   // Whichever turn of the schedule comes first (one runs at start) takes them.
   await store.db
     .insertInto('gw_idempotency')

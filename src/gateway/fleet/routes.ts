@@ -5,14 +5,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { branchDetail, branchParams, fleetListQuery, fleetPage } from '../../protocol/fleet.js';
+import { rolloutCreate, rolloutParams, rolloutRecord } from '../../protocol/rollouts.js';
 import { problemResponses } from '../openapi.js';
 import { ApiError } from '../problems.js';
 import type { GatewayStore } from '../store.js';
+import type { RolloutDriver } from './rollout-driver.js';
+import { RolloutConflictError } from './rollout-store.js';
 
 const tags = ['Fleet'];
 const security = [{ apiKey: [] }];
 
-export async function fleetRoutes(app: FastifyInstance, { store }: { store: GatewayStore }): Promise<void> {
+export async function fleetRoutes(app: FastifyInstance, { store, rollouts }: { store: GatewayStore; rollouts: RolloutDriver }): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
   typed.get(
@@ -48,6 +51,64 @@ export async function fleetRoutes(app: FastifyInstance, { store }: { store: Gate
       const detail = await store.fleet.detail(request.userId, request.params.licenseKey);
       if (!detail) throw new ApiError('branch_forbidden', `This API key may not use branch ${request.params.licenseKey}.`);
       return detail;
+    },
+  );
+
+  typed.post(
+    '/sucursales/actualizaciones',
+    {
+      config: { scope: 'fleet' },
+      schema: {
+        operationId: 'startRollout',
+        summary: 'Upgrade some or all of my branches to a published release',
+        description:
+          'Each agent upgrades itself through its installer when no job runs and, with `ventana`, inside that daily window in branch time; one that cannot start the new version is rolled back to the old. The rollout pauses when more than `maxFallasPorcentaje` of its branches failed or rolled back.',
+        tags,
+        security,
+        body: rolloutCreate,
+        response: { 201: rolloutRecord, ...problemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { userId, body } = request;
+      const mine = await store.branchesOfUser(userId);
+      const chosen = body.licenseKeys ?? mine;
+      const foreign = chosen.filter((k) => !mine.includes(k));
+      if (foreign.length > 0) throw new ApiError('branch_forbidden', `This API key may not use branch ${foreign.join(', ')}.`, { licenseKeys: foreign });
+      if ((await store.releases.platforms(body.version)).length === 0) {
+        throw new ApiError('release_not_found', `Release ${body.version} is not published: branch-agent releases add <tarball> publishes it.`, {
+          version: body.version,
+        });
+      }
+      let rollout;
+      try {
+        rollout = await store.rollouts.create(userId, body, chosen);
+      } catch (error) {
+        if (error instanceof RolloutConflictError) throw new ApiError('rollout_conflict', error.message);
+        throw error;
+      }
+      await rollouts.started(rollout.branches.map((b) => b.licenseKey));
+      return reply.code(201).send((await store.rollouts.get(userId, rollout.id)) ?? rollout);
+    },
+  );
+
+  typed.get(
+    '/sucursales/actualizaciones/:id',
+    {
+      config: { scope: 'fleet' },
+      schema: {
+        operationId: 'getRollout',
+        summary: "A rollout and each branch's state",
+        tags,
+        security,
+        params: rolloutParams,
+        response: { 200: rolloutRecord, ...problemResponses },
+      },
+    },
+    async (request) => {
+      const rollout = await store.rollouts.get(request.userId, request.params.id);
+      if (!rollout) throw new ApiError('rollout_not_found', `No rollout ${request.params.id} was started with this API key's user.`);
+      return rollout;
     },
   );
 }

@@ -4,13 +4,15 @@ import * as ops from '../../protocol/operations/catalogs.js';
 import { likeContains } from '../sql-dialect.js';
 import { implement } from '../operation.js';
 import { selectPage } from '../paging.js';
+import type { PosContext } from '../context.js';
 import type { PosDatabase } from '../schema.js';
 import { amount, flag, int, text } from '../values.js';
 
 export const CLASSIFICATION_NAMES: Record<number, string> = { 1: 'bebidas', 2: 'alimentos', 3: 'otros' };
 
-export const listProducts = implement(ops.listProducts, async (ctx, input) => {
-  let query = ctx.db
+/** Products with their company prices, as the product list shows them (by product, then company). */
+export function productsQuery(ctx: Pick<PosContext, 'db'>) {
+  return ctx.db
     .selectFrom('productos as p')
     .innerJoin('productosdetalle as d', 'd.idproducto', 'p.idproducto')
     .leftJoin('grupos as g', 'g.idgrupo', 'p.idgrupo')
@@ -32,18 +34,12 @@ export const listProducts = implement(ops.listProducts, async (ctx, input) => {
     ])
     .orderBy('p.idproducto')
     .orderBy('d.idempresa');
-  const { search } = input;
-  if (search) {
-    query = query.where((eb) =>
-      eb.or([likeContains(eb.ref('p.idproducto'), search), likeContains(eb.ref('p.descripcion'), search), likeContains(eb.ref('p.nombrecorto'), search)]),
-    );
-  }
-  if (input.idGrupo !== undefined) query = query.where('p.idgrupo', '=', input.idGrupo);
-  if (input.clasificacion !== undefined) query = query.where('g.clasificacion', '=', input.clasificacion);
-  if (input.visibleMenu !== undefined) query = query.where('p.visible_menu', '=', input.visibleMenu);
-  if (input.idEmpresa !== undefined) query = query.where('d.idempresa', '=', input.idEmpresa);
+}
 
-  return selectPage(query, input, (r) => ({
+type ProductRow = Awaited<ReturnType<ReturnType<typeof productsQuery>['execute']>>[number];
+
+export function productToApi(r: ProductRow) {
+  return {
     idProducto: r.idproducto,
     idEmpresa: r.idempresa ?? '',
     descripcionProducto: text(r.descripcion) ?? '',
@@ -58,7 +54,23 @@ export const listProducts = implement(ops.listProducts, async (ctx, input) => {
     impuesto3: amount(r.impuesto3, 4),
     bloqueado: flag(r.bloqueado),
     permitirprodcompenmodif: flag(r.permitirprodcompenmodif),
-  }));
+  };
+}
+
+export const listProducts = implement(ops.listProducts, async (ctx, input) => {
+  let query = productsQuery(ctx);
+  const { search } = input;
+  if (search) {
+    query = query.where((eb) =>
+      eb.or([likeContains(eb.ref('p.idproducto'), search), likeContains(eb.ref('p.descripcion'), search), likeContains(eb.ref('p.nombrecorto'), search)]),
+    );
+  }
+  if (input.idGrupo !== undefined) query = query.where('p.idgrupo', '=', input.idGrupo);
+  if (input.clasificacion !== undefined) query = query.where('g.clasificacion', '=', input.clasificacion);
+  if (input.visibleMenu !== undefined) query = query.where('p.visible_menu', '=', input.visibleMenu);
+  if (input.idEmpresa !== undefined) query = query.where('d.idempresa', '=', input.idEmpresa);
+
+  return selectPage(query, input, productToApi);
 });
 
 /** Classifications whose number or Spanish name matches a free-text search. */

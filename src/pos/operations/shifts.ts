@@ -13,8 +13,9 @@ import { openShiftFor, requireStation, shiftWaiter } from '../stations.js';
 import { markForSync, SYNC_CREATE, SYNC_ENTITY_SHIFT } from '../sync-marks.js';
 import { requireCompany, requireUser, requireWaiter } from './account.js';
 
-export const listShifts = implement(ops.listShifts, async (ctx, input) => {
-  let query = ctx.db
+/** Shifts with their station's series, as the shift list shows them (newest first). */
+export function shiftsQuery(ctx: Pick<PosContext, 'db'>) {
+  return ctx.db
     .selectFrom('turnos as t')
     .leftJoin('estaciones as e', 'e.idestacion', 't.idestacion')
     .select([
@@ -34,6 +35,31 @@ export const listShifts = implement(ops.listShifts, async (ctx, input) => {
       't.credito',
     ])
     .orderBy('t.idturno', 'desc');
+}
+
+type ShiftRow = Awaited<ReturnType<ReturnType<typeof shiftsQuery>['execute']>>[number];
+
+export function shiftToApi(r: ShiftRow) {
+  return {
+    idTurno: int(r.idturno) ?? 0,
+    estacion: text(r.idestacion),
+    idEmpresa: text(r.idempresa),
+    serie: text(r.serie),
+    apertura: localIso(r.apertura),
+    cierre: localIso(r.cierre),
+    fondo: amount(r.fondo),
+    cajero: text(r.cajero),
+    idMesero: text(r.idmesero),
+    fondoDolares: amount(r.fondodolares),
+    efectivo: amount(r.efectivo),
+    tarjeta: amount(r.tarjeta),
+    vales: amount(r.vales),
+    credito: amount(r.credito),
+  };
+}
+
+export const listShifts = implement(ops.listShifts, async (ctx, input) => {
+  let query = shiftsQuery(ctx);
   const { search } = input;
   if (search) {
     const asNumber = /^\d{1,9}$/.test(search.trim()) ? Number(search.trim()) : undefined;
@@ -58,22 +84,7 @@ export const listShifts = implement(ops.listShifts, async (ctx, input) => {
       query = query.where(column, b.op, b.at);
     }
   }
-  return selectPage(query, input, (r) => ({
-    idTurno: int(r.idturno) ?? 0,
-    estacion: text(r.idestacion),
-    idEmpresa: text(r.idempresa),
-    serie: text(r.serie),
-    apertura: localIso(r.apertura),
-    cierre: localIso(r.cierre),
-    fondo: amount(r.fondo),
-    cajero: text(r.cajero),
-    idMesero: text(r.idmesero),
-    fondoDolares: amount(r.fondodolares),
-    efectivo: amount(r.efectivo),
-    tarjeta: amount(r.tarjeta),
-    vales: amount(r.vales),
-    credito: amount(r.credito),
-  }));
+  return selectPage(query, input, shiftToApi);
 });
 
 /** The next operational shift number, under SR's exclusive lock on `parametros`. */

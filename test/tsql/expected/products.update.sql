@@ -14,6 +14,7 @@ insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuario", "eve
 update "productos" set "WorkspaceId" = @1 where "idproducto" = @2;
 select "Id" from "nsplatformcontrol" where "WorkspaceId" = @1 and "EntityType" = @2;
 insert into "nsplatformcontrol" ("WorkspaceId", "EntityType", "OperationType", "IsSync", "Attempts", "CreateDate") values (@1, @2, @3, @4, @5, @6);
+insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
 update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
 
 -- scenario 2: {"idProducto":"1001","idEmpresa":"0000000001","descripcionProducto":"Café americano","idGrupo":"BEB","nombreCorto":"Americano","visibleMenu":true,"precio":35,"impuesto1":16,"impuesto2":0,"impuesto3":0,"bloqueado":false,"permitirprodcompenmodif":false}
@@ -30,4 +31,5 @@ insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuario", "eve
 update "productos" set "WorkspaceId" = @1 where "idproducto" = @2;
 select "Id" from "nsplatformcontrol" where "WorkspaceId" = @1 and "EntityType" = @2;
 insert into "nsplatformcontrol" ("WorkspaceId", "EntityType", "OperationType", "IsSync", "Attempts", "CreateDate") values (@1, @2, @3, @4, @5, @6);
+insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
 update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;

@@ -15,4 +15,5 @@ insert into "turnos" ("idturno", "fondo", "apertura", "cierre", "idestacion", "c
 select "Id" from "nsplatformcontrol" where "WorkspaceId" = @1 and "EntityType" = @2;
 insert into "nsplatformcontrol" ("WorkspaceId", "EntityType", "OperationType", "IsSync", "Attempts", "CreateDate") values (@1, @2, @3, @4, @5, @6);
 insert into "bitacoraEnvioVentas" ("fechaapertura") values (@1);
+insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
 update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;

@@ -1,0 +1,170 @@
+/**
+ * Remote upgrades on the agent's side (issue 16). Told by the gateway to upgrade, the agent
+ * checks the release's signature with the public key of its own config, waits for the branch's
+ * maintenance window, downloads the tarball with its own token and checks its sha256, waits
+ * until no job runs (a shift close is a job), and hands over to the installer, which stops
+ * this process, switches, waits for health and rolls back by itself. Every step is reported;
+ * the agent that comes up afterwards reports the outcome when the gateway asks again: done if
+ * it runs the new version, rolled back if the attempt it recorded before handing over did not
+ * leave it running.
+ */
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Logger } from 'pino';
+import type { UpgradeMessage, UpgradeProgressMessage } from '../protocol/messages.js';
+import { verifyRelease } from '../protocol/releases.js';
+import type { MaintenanceWindow } from '../protocol/rollouts.js';
+
+const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
+
+/** Installs a downloaded, verified tarball in place of the running release (the installer's `upgrade`). */
+export type Installer = (tarball: string) => Promise<void>;
+
+export interface UpgradeOptions {
+  licenseKey: string;
+  currentVersion: string;
+  gatewayUrl: string;
+  token: string;
+  /** The trusted public key (PEM); undefined: remote upgrades are refused. */
+  publicKey: string | undefined;
+  downloadDir: string;
+  /** Undefined when the agent was not installed by the installer (a source checkout, the demo). */
+  installer: Installer | undefined;
+  isIdle: () => boolean;
+  report: (message: UpgradeProgressMessage) => void;
+  log: Logger;
+  /** The branch server's wall clock; the window is in its local time. */
+  wallClock?: () => number;
+  /** How often the window and idleness are checked while waiting (default 10 s). */
+  pollMs?: number;
+}
+
+interface Attempt {
+  rolloutId: string;
+  version: string;
+  at: string;
+}
+
+/** Whether local time `date` is inside the window; a window whose end is before its start spans midnight. */
+export function inWindow(date: Date, window: MaintenanceWindow | null): boolean {
+  if (!window) return true;
+  const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+  const now = date.getHours() * 60 + date.getMinutes();
+  const from = minutes(window.desde);
+  const to = minutes(window.hasta);
+  return from < to ? now >= from && now < to : now >= from || now < to;
+}
+
+export class UpgradeRunner {
+  #busyWith: string | undefined;
+  #stopped = false;
+  readonly #attemptFile: string;
+
+  constructor(private readonly opts: UpgradeOptions) {
+    this.#attemptFile = join(opts.downloadDir, `upgrade-attempt-${opts.licenseKey}.json`);
+  }
+
+  /** Handles an order; never throws: what goes wrong is reported as `failed` with the reason. */
+  handle(order: UpgradeMessage): void {
+    if (this.#busyWith === order.rolloutId || this.#stopped) return;
+    this.#busyWith = order.rolloutId;
+    this.#run(order)
+      .catch((error: unknown) => this.#send(order, 'failed', error instanceof Error ? error.message : String(error)))
+      .finally(() => {
+        this.#busyWith = undefined;
+      });
+  }
+
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  async #run(order: UpgradeMessage): Promise<void> {
+    const { release } = order;
+    const attempt = await this.#readAttempt();
+    if (release.version === this.opts.currentVersion) {
+      await rm(this.#attemptFile, { force: true });
+      return this.#send(order, 'done', null);
+    }
+    if (attempt?.rolloutId === order.rolloutId && attempt.version === release.version) {
+      await rm(this.#attemptFile, { force: true });
+      return this.#send(order, 'rolled_back', `${release.version} did not become healthy; the installer went back to ${this.opts.currentVersion}`);
+    }
+    if (!this.opts.publicKey) throw new Error('the agent has no upgrades.publicKeyFile in its config, so it cannot check a release');
+    if (!this.opts.installer) throw new Error('this agent was not installed by the installer (branch-agent service install); upgrade it by hand');
+    if (!verifyRelease(release, this.opts.publicKey)) throw new Error(`release ${release.version} is not signed by the key in upgrades.publicKeyFile`);
+
+    await this.#until(() => inWindow(this.#now(), order.window));
+    this.#send(order, 'downloading', null);
+    const tarball = await this.#download(order);
+    await this.#until(() => inWindow(this.#now(), order.window) && this.opts.isIdle());
+    this.#send(order, 'installing', null);
+    const record: Attempt = { rolloutId: order.rolloutId, version: release.version, at: this.#now().toISOString() };
+    await writeFile(this.#attemptFile, JSON.stringify(record));
+    this.opts.log.info({ rolloutId: order.rolloutId, version: release.version }, 'handing over to the installer');
+    try {
+      await this.opts.installer(tarball);
+    } catch (error) {
+      await rm(this.#attemptFile, { force: true });
+      throw error;
+    }
+  }
+
+  /** Downloads to a temporary name, checks the sha256 the signature covers, then names it. */
+  async #download(order: UpgradeMessage): Promise<string> {
+    const { release } = order;
+    await mkdir(this.opts.downloadDir, { recursive: true });
+    const final = join(this.opts.downloadDir, `branch-agent-${release.version}-${release.platform}.tar.gz`);
+    // Its own partial file: a second download of the same release (another agent on a shared
+    // directory, a retry) never writes into this one; the verified result is the same bytes.
+    const partial = `${final}.${process.pid}-${order.rolloutId}.part`;
+    const response = await fetch(new URL(order.downloadPath, this.opts.gatewayUrl), {
+      headers: { authorization: `Bearer ${this.opts.token}` },
+      // A download that stalls must not hold the upgrade (and its rollout) for good.
+      signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS),
+    });
+    if (!response.ok || !response.body) throw new Error(`the gateway answered ${response.status} to the download of ${release.version}`);
+    const hash = createHash('sha256');
+    const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
+    body.on('data', (chunk: Buffer) => hash.update(chunk));
+    await pipeline(body, createWriteStream(partial));
+    const actual = hash.digest('hex');
+    if (actual !== release.sha256) {
+      await rm(partial, { force: true });
+      throw new Error(`the downloaded tarball's sha256 ${actual} is not the signed ${release.sha256}`);
+    }
+    await rename(partial, final);
+    return final;
+  }
+
+  async #until(ready: () => boolean): Promise<void> {
+    while (!ready()) {
+      if (this.#stopped) throw new Error('the agent stopped before the upgrade could run');
+      await new Promise((r) => setTimeout(r, this.opts.pollMs ?? 10_000).unref());
+    }
+  }
+
+  async #readAttempt(): Promise<Attempt | undefined> {
+    try {
+      return JSON.parse(await readFile(this.#attemptFile, 'utf8')) as Attempt;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #now(): Date {
+    return new Date((this.opts.wallClock ?? Date.now)());
+  }
+
+  #send(order: UpgradeMessage, state: UpgradeProgressMessage['state'], reason: string | null): void {
+    this.opts.log[state === 'failed' || state === 'rolled_back' ? 'warn' : 'info'](
+      { rolloutId: order.rolloutId, version: order.release.version, state, reason },
+      'upgrade',
+    );
+    this.opts.report({ type: 'upgrade', rolloutId: order.rolloutId, state, reason: reason?.slice(0, 500) ?? null });
+  }
+}

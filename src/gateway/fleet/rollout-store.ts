@@ -1,0 +1,162 @@
+/**
+ * Rollouts and their branches' progress (gw_rollouts, gw_rollout_targets). A branch is in at
+ * most one unfinished rollout (a partial unique index says so); a target only moves forward,
+ * and a final state is never left, so a late or repeated report changes nothing.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import { isUniqueViolation } from '../../database-errors.js';
+import { FINAL_TARGET_STATES, TARGET_STATES, type RolloutCreate, type RolloutRecord, type TargetState } from '../../protocol/rollouts.js';
+import type { GatewayDatabase } from '../store-schema.js';
+
+export class RolloutConflictError extends Error {}
+
+/** A branch's unfinished part of a running rollout: what the driver offers its agent. */
+export interface ActiveTarget {
+  rolloutId: string;
+  version: string;
+  state: TargetState;
+  window: { desde: string; hasta: string } | null;
+}
+
+const ACTIVE: TargetState[] = ['pending', 'downloading', 'installing'];
+
+/** The same `porcentaje` of the same branches picks the same ones for one rollout, spread evenly otherwise. */
+function pickShare(rolloutId: string, licenseKeys: string[], percent: number): string[] {
+  const rank = (k: string) => createHash('sha256').update(`${rolloutId}:${k}`).digest('hex');
+  return [...licenseKeys].sort((a, b) => (rank(a) < rank(b) ? -1 : 1)).slice(0, Math.ceil((licenseKeys.length * percent) / 100));
+}
+
+export class RolloutStore {
+  constructor(private readonly db: Kysely<GatewayDatabase>) {}
+
+  /** Starts a rollout to `licenseKeys` (the user's, checked by the caller) or a share of them. */
+  async create(userId: number, input: RolloutCreate, licenseKeys: string[]): Promise<RolloutRecord> {
+    const id = randomUUID();
+    const targets = input.porcentaje === undefined ? licenseKeys : pickShare(id, licenseKeys, input.porcentaje);
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('gw_rollouts')
+          .values({
+            id,
+            user_id: userId,
+            version: input.version,
+            state: targets.length === 0 ? 'done' : 'running',
+            window_from: input.ventana?.desde ?? null,
+            window_to: input.ventana?.hasta ?? null,
+            max_failure_pct: input.maxFallasPorcentaje,
+          })
+          .execute();
+        if (targets.length === 0) return;
+        await this.#takeOver(trx, targets);
+        const versions = await trx.selectFrom('gw_agent_status').select(['license_key', 'agent_version']).where('license_key', 'in', targets).execute();
+        const from = new Map(versions.map((v) => [v.license_key, v.agent_version]));
+        await trx
+          .insertInto('gw_rollout_targets')
+          .values(targets.map((k) => ({ rollout_id: id, license_key: k, state: 'pending' as const, reason: null, from_version: from.get(k) ?? null })))
+          .execute();
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new RolloutConflictError('A branch of this rollout is in an unfinished one.');
+      throw error;
+    }
+    return (await this.get(userId, id))!;
+  }
+
+  /**
+   * Branches a paused rollout had not started on move to the new one; a branch still being sent
+   * a running rollout, or downloading or installing one, is a conflict. The branches' rows are
+   * locked first, so two rollouts created at once cannot both take a branch.
+   */
+  async #takeOver(trx: Kysely<GatewayDatabase>, licenseKeys: string[]): Promise<void> {
+    await trx.selectFrom('gw_branches').select('license_key').where('license_key', 'in', licenseKeys).orderBy('license_key').forUpdate().execute();
+    const held = await trx
+      .selectFrom('gw_rollout_targets as t')
+      .innerJoin('gw_rollouts as r', 'r.id', 't.rollout_id')
+      .select(['t.rollout_id', 't.license_key', 't.state', 'r.state as rolloutState'])
+      .where('t.license_key', 'in', licenseKeys)
+      .where('t.state', 'in', ACTIVE)
+      .execute();
+    const busy = held.filter((h) => h.rolloutState === 'running' || h.state !== 'pending');
+    if (busy.length > 0) {
+      throw new RolloutConflictError(
+        `Branches in an unfinished rollout: ${busy.map((b) => `${b.license_key} (rollout ${b.rollout_id}, ${b.state})`).join(', ')}.`,
+      );
+    }
+    for (const h of held) await trx.deleteFrom('gw_rollout_targets').where('rollout_id', '=', h.rollout_id).where('license_key', '=', h.license_key).execute();
+  }
+
+  async get(userId: number, id: string): Promise<RolloutRecord | undefined> {
+    const rollout = await this.db.selectFrom('gw_rollouts').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    if (!rollout) return undefined;
+    const targets = await this.db.selectFrom('gw_rollout_targets').selectAll().where('rollout_id', '=', id).orderBy('license_key').execute();
+    const counts = Object.fromEntries(TARGET_STATES.map((s) => [s, targets.filter((t) => t.state === s).length])) as RolloutRecord['counts'];
+    return {
+      id: rollout.id,
+      version: rollout.version,
+      state: rollout.state,
+      ventana: rollout.window_from && rollout.window_to ? { desde: rollout.window_from, hasta: rollout.window_to } : null,
+      maxFallasPorcentaje: rollout.max_failure_pct,
+      createdAt: new Date(rollout.created_at).toISOString(),
+      counts,
+      branches: targets.map((t) => ({
+        licenseKey: t.license_key,
+        state: t.state,
+        reason: t.reason,
+        fromVersion: t.from_version,
+        updatedAt: new Date(t.updated_at).toISOString(),
+      })),
+    };
+  }
+
+  /** The branch's unfinished target in a running rollout, if any. */
+  async activeFor(licenseKey: string): Promise<ActiveTarget | undefined> {
+    const row = await this.db
+      .selectFrom('gw_rollout_targets as t')
+      .innerJoin('gw_rollouts as r', 'r.id', 't.rollout_id')
+      .select(['t.rollout_id', 'r.version', 't.state', 'r.window_from', 'r.window_to'])
+      .where('t.license_key', '=', licenseKey)
+      .where('t.state', 'in', ACTIVE)
+      .where('r.state', '=', 'running')
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      rolloutId: row.rollout_id,
+      version: row.version,
+      state: row.state,
+      window: row.window_from && row.window_to ? { desde: row.window_from, hasta: row.window_to } : null,
+    };
+  }
+
+  /**
+   * Records a branch's progress, then ends the rollout when every branch has ended, or pauses it
+   * when more than its share of failures is reached. The rollout row is locked for the count, so
+   * two reports at once cannot both miss the threshold.
+   */
+  async progress(rolloutId: string, licenseKey: string, state: TargetState, reason: string | null): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const rollout = await trx.selectFrom('gw_rollouts').select(['state', 'max_failure_pct']).where('id', '=', rolloutId).forUpdate().executeTakeFirst();
+      if (!rollout) return;
+      const updated = await trx
+        .updateTable('gw_rollout_targets')
+        .set({ state, reason, updated_at: new Date() })
+        .where('rollout_id', '=', rolloutId)
+        .where('license_key', '=', licenseKey)
+        .where('state', 'not in', FINAL_TARGET_STATES)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0 || rollout.state === 'done') return;
+      const tally = await trx
+        .selectFrom('gw_rollout_targets')
+        .select((eb) => [
+          eb.fn.countAll<string>().as('total'),
+          sql<string>`count(*) filter (where state in ('failed', 'rolled_back'))`.as('failed'),
+          sql<string>`count(*) filter (where state in ('pending', 'downloading', 'installing'))`.as('open'),
+        ])
+        .where('rollout_id', '=', rolloutId)
+        .executeTakeFirstOrThrow();
+      const next = Number(tally.open) === 0 ? 'done' : Number(tally.failed) * 100 > rollout.max_failure_pct * Number(tally.total) ? 'paused' : rollout.state;
+      if (next !== rollout.state) await trx.updateTable('gw_rollouts').set({ state: next }).where('id', '=', rolloutId).execute();
+    });
+  }
+}
