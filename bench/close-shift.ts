@@ -8,7 +8,7 @@ import pino from 'pino';
 import { closeShift } from '../src/pos/operations/shift-close.js';
 import { openPos } from '../src/pos/runtime.js';
 import type { PosTable } from '../src/pos/schema.js';
-import { computeTotals, totalsToHeaderColumns } from '../src/pos/totals.js';
+import { benchLines, insertAccounts } from './accounts.js';
 import type { BenchContext } from './run.js';
 import { time } from './measure.js';
 
@@ -68,56 +68,24 @@ export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promis
 async function fillShift(url: string): Promise<void> {
   const log = pino({ level: 'silent' });
   const pos = await openPos({ dialect: 'postgres', url }, log);
-  const lines = Array.from({ length: LINES }, (_, i) => ({
-    cantidad: 1,
-    precio: '89.00',
-    impuesto1: 16,
-    impuesto2: 0,
-    impuesto3: 0,
-    descuento: 0,
-    clasificacion: 2 as const,
-    idproducto: ['3001', '3002', '1005', '4001', '2001'][i]!,
-  }));
-  const header = totalsToHeaderColumns(computeTotals(lines, 0));
+  const { lines, header } = benchLines(LINES);
   for (let start = 0; start < ACCOUNTS; start += 500) {
-    const batch = Array.from({ length: Math.min(500, ACCOUNTS - start) }, (_, i) =>
-      pos.schema.completeRow('tempcheques', {
-        ...header,
-        seriefolio: 'A',
-        numcheque: start + i + 1,
-        fecha: new Date(),
-        cierre: new Date(),
-        pagado: true,
-        cancelado: false,
-        impreso: true,
-        idturno: OPEN_SHIFT,
-        estacion: 'CAJA1',
-        idempresa: '0000000001',
-        usuarioapertura: 'API',
-        efectivo: header.total,
-      }),
-    );
-    const folios = await pos.db.insertInto('tempcheques').values(batch).returning('folio').execute();
-    await pos.db
-      .insertInto('tempcheqdet')
-      .values(
-        folios.flatMap(({ folio }) =>
-          lines.map((l, m) =>
-            pos.schema.completeRow('tempcheqdet', {
-              foliodet: folio,
-              movimiento: m + 1,
-              idproducto: l.idproducto,
-              cantidad: 1,
-              precio: l.precio,
-              impuesto1: 16,
-              impuesto2: 0,
-              impuesto3: 0,
-              descuento: 0,
-            }),
-          ),
-        ),
-      )
-      .execute();
+    const batch = Array.from({ length: Math.min(500, ACCOUNTS - start) }, (_, i) => ({
+      ...header,
+      seriefolio: 'A',
+      numcheque: start + i + 1,
+      fecha: new Date(),
+      cierre: new Date(),
+      pagado: true,
+      cancelado: false,
+      impreso: true,
+      idturno: OPEN_SHIFT,
+      estacion: 'CAJA1',
+      idempresa: '0000000001',
+      usuarioapertura: 'API',
+      efectivo: header.total,
+    }));
+    const folios = await insertAccounts(pos, batch, lines);
     await pos.db
       .insertInto('tempchequespagos')
       .values(

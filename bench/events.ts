@@ -13,7 +13,7 @@ import pino from 'pino';
 import { ChangeDetector } from '../src/pos/events/detector.js';
 import { listProducts } from '../src/pos/operations/catalogs.js';
 import { openPos } from '../src/pos/runtime.js';
-import { computeTotals, totalsToHeaderColumns } from '../src/pos/totals.js';
+import { benchLines, insertAccounts } from './accounts.js';
 import type { BenchContext } from './run.js';
 import { request } from './http-client.js';
 import { compare, median } from './measure.js';
@@ -113,59 +113,21 @@ export async function pollCostBench({ cluster, posUrl }: BenchContext): Promise<
 
 /** 200 open accounts of 10 lines each, written with bulk statements. */
 async function fillOpenAccounts(pos: Awaited<ReturnType<typeof openPos>>): Promise<void> {
-  const products = ['3001', '3002', '1005', '4001', '2001'];
-  const lines = Array.from({ length: LINES }, (_, i) => ({
-    cantidad: 1,
-    precio: '89.00',
-    impuesto1: 16,
-    impuesto2: 0,
-    impuesto3: 0,
-    descuento: 0,
-    clasificacion: 2 as const,
-    idproducto: products[i % products.length]!,
+  const { lines, header } = benchLines(LINES);
+  const headers = Array.from({ length: ACCOUNTS }, (_, i) => ({
+    ...header,
+    seriefolio: 'A',
+    numcheque: 0,
+    orden: i + 1,
+    mesa: String(i + 1),
+    fecha: new Date(),
+    pagado: false,
+    cancelado: false,
+    impreso: false,
+    idturno: 2,
+    estacion: 'CAJA1',
+    idempresa: '0000000001',
+    usuarioapertura: 'CAJERO',
   }));
-  const header = totalsToHeaderColumns(computeTotals(lines, 0));
-  const folios = await pos.db
-    .insertInto('tempcheques')
-    .values(
-      Array.from({ length: ACCOUNTS }, (_, i) =>
-        pos.schema.completeRow('tempcheques', {
-          ...header,
-          seriefolio: 'A',
-          numcheque: 0,
-          orden: i + 1,
-          mesa: String(i + 1),
-          fecha: new Date(),
-          pagado: false,
-          cancelado: false,
-          impreso: false,
-          idturno: 2,
-          estacion: 'CAJA1',
-          idempresa: '0000000001',
-          usuarioapertura: 'CAJERO',
-        }),
-      ),
-    )
-    .returning('folio')
-    .execute();
-  await pos.db
-    .insertInto('tempcheqdet')
-    .values(
-      folios.flatMap(({ folio }) =>
-        lines.map((l, m) =>
-          pos.schema.completeRow('tempcheqdet', {
-            foliodet: folio,
-            movimiento: m + 1,
-            idproducto: l.idproducto,
-            cantidad: 1,
-            precio: l.precio,
-            impuesto1: 16,
-            impuesto2: 0,
-            impuesto3: 0,
-            descuento: 0,
-          }),
-        ),
-      ),
-    )
-    .execute();
+  await insertAccounts(pos, headers, lines);
 }

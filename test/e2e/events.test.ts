@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
+import { EVENT_TYPES } from '../../src/protocol/events.js';
 import { BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { PosFixtures } from '../support/fixtures.js';
 import { until } from '../support/until.js';
@@ -31,16 +32,7 @@ beforeAll(async () => {
   const created = await stack.api('POST', '/webhooks', {
     body: {
       url: receiver.url,
-      eventos: [
-        'orden.abierta',
-        'orden.actualizada',
-        'orden.pagada',
-        'orden.cancelada',
-        'orden.cerrada',
-        'turno.abierto',
-        'turno.cerrado',
-        'producto.actualizado',
-      ],
+      eventos: [...EVENT_TYPES],
       licenseKeys: [BRANCH],
     },
   });

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEMO_BRANCHES, DEMO_KEYS, startDemo, type Demo } from '../../src/demo/demo.js';
 import { VERSION } from '../../src/version.js';
+import { until } from '../support/until.js';
 
 let demo: Demo;
 
@@ -39,15 +40,11 @@ it("shows in the feed a change made through the API and one made in the demo's P
         data: Array<{ type: string; origin: string; data: Record<string, unknown> }>;
       }
     ).data;
-  // The agent's first poll only takes its baseline; changes before it are not events.
-  const until = async (done: () => Promise<boolean>) => {
-    const end = Date.now() + 20_000;
-    while (!(await done()) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-  };
   const client = new pg.Client({ connectionString: demo.cluster.url(`pos_${branch.toLowerCase()}`) });
   await client.connect();
   try {
-    await until(async () => (await client.query('select 1 from ba_event_state limit 1')).rowCount === 1);
+    // The agent's first poll only takes its baseline; changes before it are not events.
+    await until(async () => (await client.query('select 1 from ba_event_state limit 1')).rowCount === 1, 20_000);
     const opened = await fetch(`${demo.stack.url}/temp_ordenes/${branch}`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
@@ -55,12 +52,17 @@ it("shows in the feed a change made through the API and one made in the demo's P
     });
     expect(opened.status, await opened.clone().text()).toBe(201);
     await client.query("update productosdetalle set precio = precio + 1 where idproducto = '3001'");
-    await until(async () => {
-      const events = await feed();
-      return (
-        events.some((e) => e.type === 'orden.abierta' && e.origin === 'api') && events.some((e) => e.type === 'producto.actualizado' && e.origin === 'pos')
-      );
-    });
+    // Every 250 ms: the demo's keys are held to 20 requests a second.
+    await until(
+      async () => {
+        const events = await feed();
+        return (
+          events.some((e) => e.type === 'orden.abierta' && e.origin === 'api') && events.some((e) => e.type === 'producto.actualizado' && e.origin === 'pos')
+        );
+      },
+      20_000,
+      250,
+    );
     const events = await feed();
     expect(events.find((e) => e.type === 'orden.abierta')).toMatchObject({ origin: 'api' });
     expect(events.find((e) => e.type === 'producto.actualizado')).toMatchObject({ origin: 'pos', data: { idProducto: '3001' } });
