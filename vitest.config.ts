@@ -21,7 +21,10 @@ export default defineConfig({
     // The mssql project's teardown drops each of its databases; vitest's 10 s default would cut it short.
     teardownTimeout: 180_000,
     pool: 'forks',
-    reporters: process.env.CI ? ['default', ['./test/support/ci-json-reporter.ts', { outputFile: '.vitest-report.json' }]] : ['default'],
+    // .ci/run runs the suite twice (Node 20 and Node 24) and names each run's report.
+    reporters: process.env.CI
+      ? ['default', ['./test/support/ci-json-reporter.ts', { outputFile: process.env.VITEST_REPORT ?? '.vitest-report.json' }]]
+      : ['default'],
     projects: [
       { extends: true, test: { name: 'sr11', include: ['test/**/*.test.ts'], exclude: ['test/mssql/**'] } },
       { extends: true, test: { name: 'sr10', include: POS_SUITES } },

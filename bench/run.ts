@@ -11,10 +11,12 @@ import { openPos, type PosRuntime } from '../src/pos/runtime.js';
 import { spawnAgent } from './agent-process.js';
 import { addCatalogue } from './catalogue.js';
 import { addLinesBench } from './add-lines.js';
+import { agentMemoryBench } from './agent-memory.js';
 import { authCacheBench } from './auth-cache.js';
 import { closeShiftBench } from './close-shift.js';
 import { BENCH_POLL_INTERVAL_MS, eventLatencyBench, pollCostBench } from './events.js';
 import { printing } from './printing.js';
+import { buildRelease } from './release.js';
 import { roundtrip } from './roundtrip.js';
 import { searchBench } from './search.js';
 
@@ -30,6 +32,8 @@ export interface BenchContext {
 }
 
 const licenseKey = 'BENCH00000000001';
+/** The branch of the released agent whose memory is measured, beside the benchmarks' own agent. */
+const memoryLicenseKey = 'BENCH00000000002';
 const apiKey = 'bench-key';
 const log = pino({ level: 'warn' });
 
@@ -43,7 +47,10 @@ try {
   const posUrl = cluster.url('pos_bench');
   const stack = await startStack({
     gatewayStoreUrl: cluster.url('gateway'),
-    branches: [{ licenseKey, name: 'Bench', owner: 'bench', database: { dialect: 'postgres', url: posUrl } }],
+    branches: [
+      { licenseKey, name: 'Bench', owner: 'bench', database: { dialect: 'postgres', url: posUrl } },
+      { licenseKey: memoryLicenseKey, name: 'Bench memory', owner: 'bench', database: { dialect: 'postgres', url: posUrl } },
+    ],
     apiKeys: [{ key: apiKey, owner: 'bench' }],
     log,
     // The latency bench's receiver listens on loopback, over plain http.
@@ -66,6 +73,13 @@ try {
     // auth-cache first: its memory reading is cleanest before the others' garbage.
     for (const bench of [authCacheBench, roundtrip, addLinesBench, closeShiftBench, searchBench, printing, eventLatencyBench, pollCostBench]) {
       for (const line of await bench(ctx)) console.log(line);
+    }
+    const release = buildRelease();
+    try {
+      for (const line of release.lines) console.log(line);
+      for (const line of await agentMemoryBench(ctx, release.dir, memoryLicenseKey, posUrl)) console.log(line);
+    } finally {
+      release.remove();
     }
   } finally {
     agent.kill('SIGTERM');

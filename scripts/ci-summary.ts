@@ -1,11 +1,11 @@
 /**
- * The last lines of `.ci/run`: what the JSON report of the test run (test/support/ci-json-reporter.ts)
- * counts, ending with one line `N passed, N failed`, and exit 1 on any failure whatever vitest's
- * own exit code was. Failed are: failed tests, test files that failed outside any test (an import
+ * The last lines of `.ci/run`: what the JSON reports of its test runs (test/support/ci-json-reporter.ts)
+ * count, each run's failures named, ending with one line `N passed, N failed` summed over all
+ * the reports, and exit 1 on any failure whatever vitest's own exit codes were. Failed are: failed tests, test files that failed outside any test (an import
  * or a hook), unhandled errors, and a run that did not finish; a missing or unreadable report, or
  * one with no passed test, is a failure too.
  *
- * Usage: tsx scripts/ci-summary.ts <report.json>
+ * Usage: tsx scripts/ci-summary.ts <report.json>...
  */
 import { readFileSync } from 'node:fs';
 
@@ -21,7 +21,8 @@ interface Report {
 
 interface Summary {
   lines: string[];
-  ok: boolean;
+  passed: number;
+  failed: number;
 }
 
 function summarize(reportText: string | undefined): Summary {
@@ -31,7 +32,7 @@ function summarize(reportText: string | undefined): Summary {
     report = JSON.parse(reportText) as Report;
     if (!Array.isArray(report.testResults) || typeof report.numPassedTests !== 'number') throw new Error('not a vitest JSON report');
   } catch (error) {
-    return { ok: false, lines: [`the test report could not be read (${error instanceof Error ? error.message : String(error)})`, '0 passed, 1 failed'] };
+    return { passed: 0, failed: 1, lines: [`the test report could not be read (${error instanceof Error ? error.message : String(error)})`] };
   }
   const lines: string[] = [];
   const filesFailedOutsideTests = report.testResults.filter((f) => f.status === 'failed' && !f.assertionResults.some((a) => a.status === 'failed'));
@@ -43,8 +44,8 @@ function summarize(reportText: string | undefined): Summary {
   const skipped = report.numPendingTests + report.numTodoTests;
   if (skipped > 0) lines.push(`${skipped} skipped`);
   const failed = report.numFailedTests + filesFailedOutsideTests.length + unhandled + interrupted;
-  lines.push(`${report.numPassedTests} passed, ${failed} failed`);
-  return { ok: failed === 0 && report.numPassedTests > 0, lines };
+  // A run that passed nothing did not run: a failure too.
+  return { passed: report.numPassedTests, failed: report.numPassedTests === 0 ? Math.max(failed, 1) : failed, lines };
 }
 
 function readReport(path: string): string | undefined {
@@ -55,8 +56,16 @@ function readReport(path: string): string | undefined {
   }
 }
 
-const path = process.argv[2];
-if (!path) throw new Error('usage: tsx scripts/ci-summary.ts <report.json>');
-const summary = summarize(readReport(path));
-for (const line of summary.lines) console.log(line);
-process.exitCode = summary.ok ? 0 : 1;
+const paths = process.argv.slice(2);
+if (paths.length === 0) throw new Error('usage: tsx scripts/ci-summary.ts <report.json>...');
+let passed = 0;
+let failed = 0;
+for (const path of paths) {
+  const summary = summarize(readReport(path));
+  for (const line of summary.lines) console.log(`${path}: ${line}`);
+  console.log(`${path}: ${summary.passed} passed, ${summary.failed} failed`);
+  passed += summary.passed;
+  failed += summary.failed;
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = failed === 0 ? 0 : 1;

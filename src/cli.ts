@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** `branch-agent <command>`: the one entry point of the agent, the gateway and the demo. */
 import { Command } from 'commander';
+import { serviceCommand } from './agent/installer/service-command.js';
 import { loadConfig } from './config/load.js';
 import type { GatewayFileConfig } from './config/schema.js';
 import { createLogger } from './logging.js';
@@ -88,6 +89,8 @@ program
     );
     console.log(`Soft Restaurant version: ${result.posVersion ?? 'unknown'}`);
   });
+
+program.addCommand(serviceCommand());
 
 program
   .command('doctor')

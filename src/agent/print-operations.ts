@@ -3,11 +3,14 @@
  * and the runner's transaction carries the job's record (`ba_print_jobs`, whose id is the
  * orderRef) with its idempotency record, which is what keeps a job delivered twice from printing
  * twice. They touch no Soft Restaurant table.
+ *
+ * The printing stack (renderers, code pages, transport) loads on the first print: many branches
+ * never print through the agent, and it would otherwise sit in every agent's memory.
  */
 import { Decimal } from 'decimal.js';
 import { implement } from '../pos/operation.js';
 import { recordPrintJob } from '../pos/print-jobs.js';
-import { printOrderTickets, printTestPage, type Delivery } from '../printing/dispatch.js';
+import type { Delivery } from '../printing/dispatch.js';
 import * as ops from '../protocol/operations/printing.js';
 
 /** What the order stores of `price`: text as it came, a number as its decimal digits (no binary rounding). */
@@ -21,7 +24,10 @@ function logFailures(ctx: { log: { warn: (obj: object, msg: string) => void } },
   if (failed.length > 0) ctx.log.warn({ failed: failed.map((d) => ({ printerId: d.printerId, ...d.result })) }, what);
 }
 
+const printing = () => import('../printing/dispatch.js');
+
 export const printOrder = implement(ops.printOrder, async (ctx, input) => {
+  const { printOrderTickets } = await printing();
   const { results, deliveries } = await printOrderTickets(input, ctx.now);
   const orderRef = await recordPrintJob(ctx, {
     kind: 'order',
@@ -36,6 +42,7 @@ export const printOrder = implement(ops.printOrder, async (ctx, input) => {
 });
 
 export const printTest = implement(ops.printTest, async (ctx, input) => {
+  const { printTestPage } = await printing();
   const { result, delivery } = await printTestPage(input, ctx.now);
   const orderRef = await recordPrintJob(ctx, { kind: 'test', isReprint: false, results: [result] });
   logFailures(ctx, `printer did not take the test page (orderRef ${orderRef})`, [delivery]);

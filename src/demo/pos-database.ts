@@ -9,7 +9,7 @@ import { seedBranch, type BranchSeed } from './seed.js';
 
 /** Fills an empty database (PostgreSQL or SQL Server) the way a branch's would look. */
 export async function installPosDatabase(config: PosDbConfig, seed?: BranchSeed, schemaFile?: string): Promise<void> {
-  const { db, dialect, close } = createPosDb({ ...config, poolSize: 2 });
+  const { db, dialect, close } = await createPosDb({ ...config, poolSize: 2 });
   try {
     await installReferenceSchema(db, dialect, schemaFile);
     await runMigrations(db, migrationsDir(dialect, 'agent'), dialect, 'ba_schema_version');

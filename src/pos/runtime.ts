@@ -95,7 +95,7 @@ export async function readPosVersion(db: PosDb): Promise<string | null> {
 }
 
 export async function openPos(config: PosDbConfig, log: Logger): Promise<PosRuntime> {
-  const { db, dialect, close } = createPosDb(config);
+  const { db, dialect, close } = await createPosDb(config);
   try {
     const applied = await runMigrations(db, migrationsDir(dialect, 'agent'), dialect, 'ba_schema_version');
     if (applied.length > 0) log.info({ applied }, 'agent tables migrated');

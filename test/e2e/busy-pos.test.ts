@@ -47,7 +47,7 @@ async function state(folio: number) {
 
 /** Runs `during` while another POS session holds the account row with an uncommitted change. */
 async function whileATerminalHolds<T>(folio: number, during: () => Promise<T>): Promise<T> {
-  const terminal = openPosDb(stack.posConfigs.get(BRANCH)!);
+  const terminal = await openPosDb(stack.posConfigs.get(BRANCH)!);
   try {
     const trx = await terminal.db.startTransaction().execute();
     await trx.updateTable('tempcheques').set({ observaciones: 'en caja' }).where('folio', '=', folio).execute();

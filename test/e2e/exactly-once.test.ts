@@ -119,7 +119,7 @@ describe('Idempotency-Key at the gateway', () => {
   it('409 idempotency_in_progress with Retry-After while the first request still runs', async () => {
     const folio = await newOrder();
     const key = randomUUID();
-    const holder = openPosDb(stack.posConfigs.get(BRANCH)!);
+    const holder = await openPosDb(stack.posConfigs.get(BRANCH)!);
     try {
       // A terminal holds the account: the first request waits on the row lock.
       const trx = await holder.db.startTransaction().execute();
@@ -145,7 +145,7 @@ describe('Idempotency-Key at the gateway', () => {
 describe('concurrency on one account', () => {
   it('a second write waits for the first transaction and then sees its result', async () => {
     const folio = await newOrder();
-    const other = openPosDb(stack.posConfigs.get(BRANCH)!);
+    const other = await openPosDb(stack.posConfigs.get(BRANCH)!);
     try {
       const trx = await other.db.startTransaction().execute();
       // Another terminal locks the account and adds line 2 without committing yet.
@@ -191,7 +191,7 @@ describe('concurrency on one account', () => {
 
   it('a write caught in a deadlock with a terminal still lands exactly once', async () => {
     const folio = await newOrder();
-    const terminal = openPosDb(stack.posConfigs.get(BRANCH)!);
+    const terminal = await openPosDb(stack.posConfigs.get(BRANCH)!);
     let attempts = 0;
     let terminalAsked: Promise<'locked' | 'victim'> | undefined;
     try {

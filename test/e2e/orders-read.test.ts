@@ -692,7 +692,7 @@ describe('demo history (seedHistory)', () => {
   const now = new Date();
 
   beforeAll(async () => {
-    const pos = openPosDb(await newPosDatabase('empty'));
+    const pos = await openPosDb(await newPosDatabase('empty'));
     db = pos.db;
     close = pos.close;
     const schema = await readPosSchema(db, pos.dialect);

@@ -419,7 +419,7 @@ describe('PUT /productos: exactly once', () => {
 
 describe('PUT /productos: the product row lock', () => {
   it('waits for a terminal holding the product and then logs the price that terminal committed', async () => {
-    const terminal = openPosDb(stack.posConfigs.get(BRANCH)!);
+    const terminal = await openPosDb(stack.posConfigs.get(BRANCH)!);
     try {
       const trx = await terminal.db.startTransaction().execute();
       await trx.selectFrom('productos').select('idproducto').where('idproducto', '=', '3004').forUpdate().execute();

@@ -180,7 +180,7 @@ describe('branch-agent doctor', () => {
 
   it('missing columns warn (not fatal); a missing table or key column fails', async () => {
     const url = pgUrlOf(await newPosDatabase());
-    const pos = openPosDb({ dialect: 'postgres', url });
+    const pos = await openPosDb({ dialect: 'postgres', url });
     try {
       await pos.db.schema.alterTable('productos').dropColumn('WorkspaceId').execute();
       await pos.db.schema.alterTable('meseros').dropColumn('nombre').execute();
@@ -203,7 +203,7 @@ describe('branch-agent doctor', () => {
 
   it('reports pending agent migrations; migrate applies them, then there is nothing to apply', async () => {
     const url = pgUrlOf(await newPosDatabase());
-    const pos = openPosDb({ dialect: 'postgres', url });
+    const pos = await openPosDb({ dialect: 'postgres', url });
     try {
       // Every agent table gone, as on a branch where the agent never ran.
       const tables = await sql<{

@@ -33,7 +33,7 @@ async function runFixture(name: string) {
   return { ...run, report };
 }
 
-const summarize = (report: string) => collect(startNode(['--import', 'tsx', 'scripts/ci-summary.ts', report]));
+const summarize = (...reports: string[]) => collect(startNode(['--import', 'tsx', 'scripts/ci-summary.ts', ...reports]));
 
 describe('vitest and the CI summary', () => {
   it.each([
@@ -48,6 +48,14 @@ describe('vitest and the CI summary', () => {
     const summary = await summarize(run.report);
     expect(summary.out.trim().split('\n').at(-1)).toBe(lastLine);
     expect(summary.code).toBe(code);
+  });
+
+  it('sums the reports of several runs (Node 20 and Node 24 in .ci/run) into the last line', async () => {
+    const passing = await runFixture('passing');
+    const failing = await runFixture('failing');
+    const summary = await summarize(passing.report, failing.report);
+    expect(summary.out.trim().split('\n').at(-1)).toBe('2 passed, 1 failed');
+    expect(summary.code).toBe(1);
   });
 
   it('a missing report is a failure', async () => {

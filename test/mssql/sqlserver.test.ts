@@ -36,8 +36,8 @@ describe.skipIf(!server)(`SQL Server${server ? '' : failure ? ' (not started)' :
   describe('the reference schema', () => {
     const schemas: Record<'mssql' | 'postgres', InstalledSchema | undefined> = { mssql: undefined, postgres: undefined };
     beforeAll(async () => {
-      const mssql = openPosDb(await newPosDatabase('empty'));
-      const postgres = openPosDb({
+      const mssql = await openPosDb(await newPosDatabase('empty'));
+      const postgres = await openPosDb({
         dialect: 'postgres',
         url: await createPosDatabase(cluster(), `t_${randomBytes(6).toString('hex')}`, undefined, schemaFileOf(inject('posSchema'))),
       });
@@ -67,7 +67,7 @@ describe.skipIf(!server)(`SQL Server${server ? '' : failure ? ' (not started)' :
   describe('connection failures', () => {
     const base = () => ({ ...server!.config, database: 'master', connectTimeoutMs: 5_000 });
     async function failure(config: PosDbConfig): Promise<string> {
-      const conn = createPosDb(config);
+      const conn = await createPosDb(config);
       try {
         await ping(conn.db);
       } catch (error) {

@@ -68,7 +68,7 @@ export function pgUrlOf(config: PosDbConfig): string {
 }
 
 /** A direct connection to a POS database, for asserting what the agent wrote. */
-export function openPosDb(config: PosDbConfig): PosConnection {
+export function openPosDb(config: PosDbConfig): Promise<PosConnection> {
   return createPosDb({ ...config, poolSize: 4 });
 }
 

@@ -28,7 +28,7 @@ export async function startSqlServer(source: Extract<SqlServerSource, { source: 
 
 /** Runs one statement on the server's master database. */
 export async function onMaster(server: MssqlConfig, statement: string): Promise<void> {
-  const master = createPosDb({ ...server, database: 'master', poolSize: 1 });
+  const master = await createPosDb({ ...server, database: 'master', poolSize: 1 });
   try {
     await sql.raw(statement).execute(master.db);
   } finally {
@@ -57,7 +57,7 @@ export async function setSqlServerDatabaseOnline(server: MssqlConfig, name: stri
  * keep the others.
  */
 export async function dropSqlServerDatabases(server: MssqlConfig, prefix: string, olderThanHours?: number): Promise<void> {
-  const master = createPosDb({ ...server, database: 'master', poolSize: 1 });
+  const master = await createPosDb({ ...server, database: 'master', poolSize: 1 });
   const failed: string[] = [];
   try {
     const pattern = `${prefix.replace(/[_%[]/g, (c) => `[${c}]`)}%`;

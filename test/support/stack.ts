@@ -70,7 +70,7 @@ export async function startTestStack(
     stack,
     branches.map((b) => b.licenseKey),
   );
-  const pos = new Map(branches.map((b) => [b.licenseKey, openPosDb(b.database)]));
+  const pos = new Map(await Promise.all(branches.map(async (b) => [b.licenseKey, await openPosDb(b.database)] as const)));
 
   const test = stack as TestStack;
   test.pos = pos;

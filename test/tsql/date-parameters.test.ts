@@ -18,7 +18,7 @@ interface SentParameter {
 const sent: SentParameter[][] = [];
 let pos: PosConnection;
 
-beforeAll(() => {
+beforeAll(async () => {
   vi.spyOn(tedious.Connection.prototype, 'connect').mockImplementation(function (this: tedious.Connection, callback) {
     process.nextTick(() => callback?.(undefined));
     return this;
@@ -34,7 +34,7 @@ beforeAll(() => {
   vi.spyOn(tedious.Connection.prototype, 'close').mockImplementation(function (this: tedious.Connection) {
     process.nextTick(() => this.emit('end'));
   });
-  pos = createPosDb({
+  pos = await createPosDb({
     dialect: 'mssql',
     server: '127.0.0.1',
     database: 'pos',

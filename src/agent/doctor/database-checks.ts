@@ -35,7 +35,7 @@ export async function checkDatabase(config: PosDbConfig, timeoutMs: number): Pro
   }
 
   const items: DoctorItem[] = [{ id: 'database', title: 'POS database', status: 'pass', essential: true, message: `connected: ${where}` }];
-  const { db, close } = createPosDb({ ...config, poolSize: 1 });
+  const { db, close } = await createPosDb({ ...config, poolSize: 1 });
   try {
     const present = await installedTables(db, config.dialect, ['ba_schema_version', ...POS_TABLES]);
     items.push(await checkSchema(db, config.dialect, present));

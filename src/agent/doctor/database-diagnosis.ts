@@ -2,10 +2,8 @@
  * Why a connection to the POS database failed, and what a branch's IT person should do about it:
  * used by the doctor, by `branch-agent migrate` and by the service's start-up log.
  */
-import pg from 'pg';
-import * as tedious from 'tedious';
 import { errorCodes, NETWORK_CODES } from '../../database-errors.js';
-import { tediousConfig, type PosDbConfig } from '../../pos/db.js';
+import type { PosDbConfig } from '../../pos/db.js';
 import { DEFAULT_TIMEOUT_MS, fullMessage } from './report.js';
 
 export type DatabaseFailure = 'host-unreachable' | 'login-failed' | 'database-missing' | 'other';
@@ -116,9 +114,13 @@ export const FAILURE_TEXT: Record<DatabaseFailure, string> = {
   other: 'connection failed',
 };
 
-/** One connection attempt that reports exactly why it failed, without pools or retries. */
+/**
+ * One connection attempt that reports exactly why it failed, without pools or retries. The
+ * driver loads here, not with the module: the service imports the advice above on every start.
+ */
 export async function probeDatabase(config: PosDbConfig, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<ClassifiedDatabaseError | null> {
   if (config.dialect === 'postgres') {
+    const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: config.url, connectionTimeoutMillis: timeoutMs });
     client.on('error', () => undefined);
     try {
@@ -131,6 +133,7 @@ export async function probeDatabase(config: PosDbConfig, timeoutMs = DEFAULT_TIM
       await client.end().catch(() => undefined);
     }
   }
+  const [tedious, { tediousConfig }] = await Promise.all([import('tedious'), import('../../pos/mssql-dialect.js')]);
   const base = tediousConfig(config);
   const connection = new tedious.Connection({
     ...base,

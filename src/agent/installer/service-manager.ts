@@ -1,0 +1,79 @@
+/**
+ * What the installer needs from a platform's service manager (systemd, WinSW, or none: a
+ * background process), and how it runs their commands. Everything else, the whole upgrade
+ * algorithm, is the same everywhere (upgrade.ts).
+ */
+import { spawn } from 'node:child_process';
+
+/**
+ * Node.js options of the service's agent, which shares the branch server with SQL Server and the
+ * POS: memory counts there more than CPU, and the agent mostly waits on the database.
+ * - a young generation of 1 MB (V8's default grows to 16 MB or more) keeps the idle agent from
+ *   creeping up after each burst of jobs;
+ * - no optimizing compilers (TurboFan, Maglev): their code and feedback stay out of memory, and
+ *   JavaScript still runs baseline-compiled. Measured on Node 24 (1,000 requests through the
+ *   gateway, 8 at a time): idle RSS 74 MB connected and 85 MB after, against 83 and ~118 MB
+ *   with them; the requests took 8.9 s instead of 7.3 s end to end. (--lite-mode saves a few MB
+ *   more but turns WebAssembly off, which Node's fetch needs.)
+ * bench/agent-memory.ts measures the agent started this way.
+ */
+export const AGENT_NODE_OPTIONS = ['--max-semi-space-size=1', '--no-opt', '--no-maglev'];
+
+/** How the service runs the agent: `<node> <AGENT_NODE_OPTIONS> <prefix>/current/bin/branch-agent.js run -c <config>`. */
+export interface ServiceSpec {
+  name: string;
+  prefix: string;
+  config: string;
+  /** Absolute path of node.exe/node, usually under <prefix>/current/runtime/. */
+  node: string;
+  logDir: string;
+}
+
+export interface ServiceManager {
+  readonly kind: 'systemd' | 'winsw' | 'background';
+  /**
+   * Lets the service read the config folder and nobody else more than needed; runs as soon as
+   * the config exists (the template too), before any secret goes into it.
+   */
+  secureConfig(): Promise<void>;
+  /** Creates or updates the service definition; nothing is started. */
+  define(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops gracefully (the agent finishes running jobs); does nothing when it is not running. */
+  stop(): Promise<void>;
+  /** false when the manager knows the agent's process has gone; undefined when it cannot tell. */
+  alive(): boolean | undefined;
+  /** One line for `service status`. */
+  status(): Promise<string>;
+  /** Stops the service and removes its definition. */
+  remove(): Promise<void>;
+  /** Where the agent's output goes, for messages. */
+  readonly logsHint: string;
+}
+
+export interface ExecResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs an external command; a test passes one that records instead (the Windows adapter on Linux). */
+export type Exec = (command: string, args: string[]) => Promise<ExecResult>;
+
+export const exec: Exec = (command, args) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+
+/** Runs a command that must succeed. */
+export async function mustExec(run: Exec, command: string, args: string[]): Promise<ExecResult> {
+  const result = await run(command, args);
+  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${result.code}): ${(result.stderr || result.stdout).trim()}`);
+  return result;
+}
