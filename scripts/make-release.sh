@@ -40,6 +40,8 @@ Options:
   --no-typecheck    skip step 1
   --no-runtime      leave runtime/ out (the installers then need --node)
   --no-tarball      leave the directory only
+  --sign KEY        sign the tarball with this Ed25519 private key (branch-agent releases keygen):
+                    writes <tarball>.manifest.json for branch-agent releases add
   -h, --help        this text
 EOF
 }
@@ -53,12 +55,15 @@ while [[ $# -gt 0 ]]; do
     --no-typecheck) TYPECHECK=0; shift ;;
     --no-runtime) RUNTIME=0; shift ;;
     --no-tarball) TARBALL=0; shift ;;
+    --sign) SIGN_KEY=${2:?--sign needs a private key file}; shift 2 ;;
+    --sign=*) SIGN_KEY=${1#*=}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
   esac
 done
 case $PLATFORM in win32 | linux) ;; *) echo "--platform: win32 or linux" >&2; exit 1 ;; esac
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
+case ${SIGN_KEY:-} in /* | '') ;; *) SIGN_KEY=$PWD/$SIGN_KEY ;; esac
 
 cd "$ROOT"
 VERSION=$(node -p 'require("./package.json").version')
@@ -138,5 +143,9 @@ trap - EXIT
 if [[ $TARBALL -eq 1 ]]; then
   tar -czf "$OUT/$NAME.tar.gz" -C "$OUT" "$NAME"
   echo "==> $OUT/$NAME.tar.gz"
+  if [[ -n ${SIGN_KEY:-} ]]; then
+    echo "==> Signing it"
+    npx tsx src/cli.ts releases sign "$OUT/$NAME.tar.gz" "$VERSION" "$PLATFORM" --key "$SIGN_KEY"
+  fi
 fi
 echo "==> $DEST"

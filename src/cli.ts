@@ -205,7 +205,7 @@ releases
   .action(async (prefix: string) => {
     const { writeKeyPair } = await import('./gateway/fleet/release-files.js');
     const files = await writeKeyPair(prefix);
-    console.log(`Private key: ${files.privateKey}\nPublic key:  ${files.publicKey} (agent config: releasePublicKey)`);
+    console.log(`Private key: ${files.privateKey}\nPublic key:  ${files.publicKey} (agent config: upgrades.publicKeyFile)`);
   });
 
 releases

@@ -29,7 +29,7 @@ export interface AgentConfig {
     heartbeatIntervalMs?: number;
   };
   /** Remote upgrades: without a public key or an installer every order is answered `failed` with why. */
-  upgrades?: Partial<Pick<UpgradeOptions, 'publicKey' | 'downloadDir' | 'installer' | 'pollMs'>>;
+  upgrades?: Partial<Pick<UpgradeOptions, 'publicKey' | 'downloadDir' | 'installer' | 'installerRecord' | 'pollMs'>>;
 }
 
 export interface Agent {
@@ -102,6 +102,7 @@ export async function startAgent(
     publicKey: config.upgrades?.publicKey,
     downloadDir: config.upgrades?.downloadDir ?? join(tmpdir(), `branch-agent-${config.licenseKey}-downloads`),
     installer: config.upgrades?.installer,
+    installerRecord: config.upgrades?.installerRecord,
     pollMs: config.upgrades?.pollMs,
     isIdle: () => runner.running === 0,
     report: (message) => connection.send(message),

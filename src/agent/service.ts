@@ -24,10 +24,13 @@ export interface RunningService {
 
 /** The config's upgrade settings, paths resolved beside the config file. */
 async function upgradeSettings(config: AgentFileConfig, configPath: string): Promise<AgentConfig['upgrades']> {
-  const { publicKeyFile, downloadDir } = config.upgrades;
+  const { publicKeyFile, downloadDir, healthTimeoutSeconds } = config.upgrades;
+  const { installerForThisAgent, installerRecord } = await import('./installer/remote-upgrade.js');
   return {
     publicKey: publicKeyFile ? await readFile(resolve(dirname(configPath), publicKeyFile), 'utf8') : undefined,
     downloadDir: resolve(dirname(configPath), downloadDir ?? 'downloads'),
+    installer: installerForThisAgent(resolve(configPath), healthTimeoutSeconds),
+    installerRecord,
   };
 }
 

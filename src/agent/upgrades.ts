@@ -20,9 +20,14 @@ import { verifyRelease } from '../protocol/releases.js';
 import type { MaintenanceWindow } from '../protocol/rollouts.js';
 
 const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
+/** How long the agent an upgrade started waits for the installer to record that it finished. */
+const INSTALLER_FINISH_MS = 5 * 60_000;
 
-/** Installs a downloaded, verified tarball in place of the running release (the installer's `upgrade`). */
-export type Installer = (tarball: string) => Promise<void>;
+/**
+ * Hands a downloaded, verified tarball to the installer, which replaces the running release.
+ * Resolves once handed over; `failed` is called if the installer gives up before switching.
+ */
+export type Installer = (tarball: string, failed: (reason: string) => void) => Promise<void>;
 
 export interface UpgradeOptions {
   licenseKey: string;
@@ -34,6 +39,11 @@ export interface UpgradeOptions {
   downloadDir: string;
   /** Undefined when the agent was not installed by the installer (a source checkout, the demo). */
   installer: Installer | undefined;
+  /**
+   * What the installer recorded once it finished with `version` (it keeps running a few seconds
+   * after the agent it started is up); undefined until then, or for an agent it did not install.
+   */
+  installerRecord?: (version: string, since: Date) => { outcome: string; reason?: string } | undefined;
   isIdle: () => boolean;
   report: (message: UpgradeProgressMessage) => void;
   log: Logger;
@@ -86,13 +96,14 @@ export class UpgradeRunner {
   async #run(order: UpgradeMessage): Promise<void> {
     const { release } = order;
     const attempt = await this.#readAttempt();
-    if (release.version === this.opts.currentVersion) {
+    const handedOver = attempt?.rolloutId === order.rolloutId && attempt.version === release.version;
+    if (release.version === this.opts.currentVersion || handedOver) {
+      // Reported once the installer is done: the next upgrade must not find it still at work.
+      const record = handedOver ? await this.#installerRecord(release.version, new Date(attempt.at)) : undefined;
       await rm(this.#attemptFile, { force: true });
-      return this.#send(order, 'done', null);
-    }
-    if (attempt?.rolloutId === order.rolloutId && attempt.version === release.version) {
-      await rm(this.#attemptFile, { force: true });
-      return this.#send(order, 'rolled_back', `${release.version} did not become healthy; the installer went back to ${this.opts.currentVersion}`);
+      if (release.version === this.opts.currentVersion) return this.#send(order, 'done', null);
+      const why = record?.reason ?? `${release.version} did not become healthy`;
+      return this.#send(order, 'rolled_back', `${why}; the installer went back to ${this.opts.currentVersion}`);
     }
     if (!this.opts.publicKey) throw new Error('the agent has no upgrades.publicKeyFile in its config, so it cannot check a release');
     if (!this.opts.installer) throw new Error('this agent was not installed by the installer (branch-agent service install); upgrade it by hand');
@@ -107,7 +118,10 @@ export class UpgradeRunner {
     await writeFile(this.#attemptFile, JSON.stringify(record));
     this.opts.log.info({ rolloutId: order.rolloutId, version: release.version }, 'handing over to the installer');
     try {
-      await this.opts.installer(tarball);
+      await this.opts.installer(tarball, (reason) => {
+        void rm(this.#attemptFile, { force: true });
+        this.#send(order, 'failed', reason);
+      });
     } catch (error) {
       await rm(this.#attemptFile, { force: true });
       throw error;
@@ -146,6 +160,18 @@ export class UpgradeRunner {
       if (this.#stopped) throw new Error('the agent stopped before the upgrade could run');
       await new Promise((r) => setTimeout(r, this.opts.pollMs ?? 10_000).unref());
     }
+  }
+
+  async #installerRecord(version: string, since: Date): Promise<{ outcome: string; reason?: string } | undefined> {
+    const read = this.opts.installerRecord;
+    if (!read) return undefined;
+    const until = Date.now() + INSTALLER_FINISH_MS;
+    let record = read(version, since);
+    while (!record && Date.now() < until && !this.#stopped) {
+      await new Promise((r) => setTimeout(r, Math.min(this.opts.pollMs ?? 10_000, 1_000)).unref());
+      record = read(version, since);
+    }
+    return record;
   }
 
   async #readAttempt(): Promise<Attempt | undefined> {

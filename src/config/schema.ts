@@ -74,8 +74,15 @@ export const agentConfigSchema = z.object({
         .optional()
         .describe('the Ed25519 public key (`releases keygen`) a release must be signed with; without it no remote upgrade is accepted'),
       downloadDir: z.string().optional().describe('where releases are downloaded; default `downloads` beside the config file'),
+      healthTimeoutSeconds: z
+        .number()
+        .int()
+        .min(5)
+        .max(600)
+        .default(60)
+        .describe('how long a new release has to become healthy before the installer rolls it back'),
     })
-    .default({}),
+    .default({ healthTimeoutSeconds: 60 }),
 });
 
 export const gatewayConfigSchema = z.object({

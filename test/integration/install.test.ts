@@ -3,17 +3,24 @@
  * (its bundled Node.js included), unpacked into a temp dir and installed by its install.sh with
  * a PATH that holds no node (bash and tar only), then upgraded from a tarball, upgraded to a
  * release that cannot start (rolled back), and rolled back by hand. The agent runs as a real
- * background process (--manager background) on a real PostgreSQL database; its gateway is a
- * loopback port where nothing listens (the agent keeps retrying and /healthz still answers).
+ * background process (--manager background) on a real PostgreSQL database, connected to a real
+ * gateway, which then upgrades it remotely through the same installer (issue 16): to a release
+ * that works, and to one that cannot start and is rolled back.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/embedded-postgres/cluster.js';
-import { newPosDatabase } from '../support/databases.js';
+import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { publishRelease, signTarball } from '../../src/gateway/fleet/release-files.js';
+import { GatewayStore } from '../../src/gateway/store.js';
+import { newGatewayDatabase, newPosDatabase } from '../support/databases.js';
+import { until } from '../support/until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BRANCH = 'TEST000000000001';
@@ -22,6 +29,13 @@ interface Run {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/** A rollout as the API answers it (fields the tests read). */
+interface RolloutBody {
+  id: string;
+  state: string;
+  branches: Array<{ state: string; reason: string | null; fromVersion: string | null }>;
 }
 
 describe('a linux release installed with its own runtime only', () => {
@@ -33,6 +47,10 @@ describe('a linux release installed with its own runtime only', () => {
   let bareBin: string;
   const releases = new Map<string, string>();
   const pids = new Set<number>();
+  let store: GatewayStore;
+  let gateway: Gateway;
+  let gatewayUrl: string;
+  const FLEET_KEY = 'fleet-test-key';
 
   const run = (command: string, args: string[], timeoutMs = 120_000): Promise<Run> => {
     return new Promise((resolve, reject) => {
@@ -116,21 +134,44 @@ describe('a linux release installed with its own runtime only', () => {
       (await run('tar', ['-czf', path.join(work, 'branch-agent-9.0.1-linux.tar.gz'), '-C', path.join(work, 'releases'), 'branch-agent-9.0.1-linux'])).code,
     ).toBe(0);
 
+    expect(
+      (await run('tar', ['-czf', path.join(work, 'branch-agent-9.0.2-linux.tar.gz'), '-C', path.join(work, 'releases'), 'branch-agent-9.0.2-linux'])).code,
+    ).toBe(0);
+
+    // The gateway the agent connects to, holding the two releases signed for remote upgrades.
+    store = new GatewayStore(await newGatewayDatabase());
+    await store.migrate();
+    const owner = await store.ensureUser('chain');
+    await store.upsertBranch(owner, BRANCH, 'agt_test', 'Centro');
+    await store.addApiKey(owner, FLEET_KEY, 'ops', ['read', 'fleet']);
+    const keys = generateKeyPairSync('ed25519');
+    writeFileSync(path.join(work, 'release.key'), keys.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    writeFileSync(path.join(work, 'release.pub'), keys.publicKey.export({ type: 'spki', format: 'pem' }));
+    for (const v of ['9.0.1', '9.0.2']) {
+      const tarball = path.join(work, `branch-agent-${v}-linux.tar.gz`);
+      await signTarball(tarball, v, 'linux', path.join(work, 'release.key'));
+      await publishRelease(store, tarball, { publicKeyFile: path.join(work, 'release.pub') });
+    }
+    gateway = await buildGateway({ store, log: pino({ level: 'silent' }), webhookKey: randomBytes(32) });
+    gatewayUrl = (await gateway.app.listen({ host: '127.0.0.1', port: 0 })).replace('[::1]', '127.0.0.1');
+
     healthPort = await freePort();
-    const gatewayPort = await freePort(); // nothing listens there
     mkdirSync(path.dirname(configPath), { recursive: true });
     const agent = {
       licenseKey: BRANCH,
-      gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+      gatewayUrl,
       token: 'agt_test',
       database: await newPosDatabase(),
       health: { host: '127.0.0.1', port: healthPort },
       log: { level: 'info' },
+      upgrades: { publicKeyFile: path.join(work, 'release.pub'), healthTimeoutSeconds: 20 },
     };
     writeFileSync(configPath, JSON.stringify({ agent }, null, 2));
   }, 300_000);
 
   afterAll(async () => {
+    await gateway?.app.close();
+    await store?.close();
     for (const pid of pids) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -213,4 +254,40 @@ describe('a linux release installed with its own runtime only', () => {
     expect(status.stdout).toMatch(/current: 9\.0\.0; installed: 9\.0\.0, 9\.0\.1, 9\.0\.2/);
     expect(status.stdout).toMatch(/last rollback: 9\.0\.1 -> 9\.0\.0, installed \(exit 0\)/);
   }, 90_000);
+
+  const api = async (method: string, url: string, body?: unknown) => {
+    const res = await fetch(`${gatewayUrl}${url}`, {
+      method,
+      headers: { 'x-api-key': FLEET_KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as RolloutBody };
+  };
+  const connectedVersion = () => gateway.hub.agentFor(BRANCH)?.agentVersion;
+  const rolloutOf = async (id: string) => (await api('GET', `/sucursales/actualizaciones/${id}`)).body;
+
+  it('is upgraded remotely: the agent downloads, the installer switches, the new agent reports done', async () => {
+    await until(() => connectedVersion() === '9.0.0', 60_000, 100);
+    const started = await api('POST', '/sucursales/actualizaciones', { version: '9.0.1', licenseKeys: [BRANCH] });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    await until(async () => (await rolloutOf(started.body.id)).state === 'done', 90_000, 250);
+    expect((await rolloutOf(started.body.id)).branches).toEqual([expect.objectContaining({ state: 'done', reason: null, fromVersion: '9.0.0' })]);
+    expect(current()).toBe('releases/9.0.1');
+    expect(await health()).toMatchObject({ status: 200, body: { version: '9.0.1' } });
+    await until(() => connectedVersion() === '9.0.1', 30_000, 100);
+    const fleet = await api('GET', `/sucursales/${BRANCH}`);
+    expect(fleet.body).toMatchObject({ online: true, agentVersion: '9.0.1' });
+  }, 150_000);
+
+  it('rolls back a remote upgrade that cannot start, and the rollout says so', async () => {
+    const started = await api('POST', '/sucursales/actualizaciones', { version: '9.0.2', licenseKeys: [BRANCH] });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    await until(async () => (await rolloutOf(started.body.id)).state !== 'running', 120_000, 250);
+    const ended = await rolloutOf(started.body.id);
+    const upgradeLog = () => readFileSync(path.join(prefix, 'logs/upgrade.log'), 'utf8').slice(-1500);
+    expect(ended.branches[0], upgradeLog()).toMatchObject({ state: 'rolled_back' });
+    expect(ended.branches[0]?.reason).toMatch(/9\.0\.2 did not become healthy.*the installer went back to 9\.0\.1/);
+    expect(current()).toBe('releases/9.0.1');
+    expect(await health()).toMatchObject({ status: 200, body: { version: '9.0.1' } });
+  }, 180_000);
 });

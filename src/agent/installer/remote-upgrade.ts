@@ -1,0 +1,83 @@
+/**
+ * The installer as a running agent hands over to it for a remote upgrade (issue 16). The
+ * installer stops the agent, so it runs as a detached process of its own with this release's
+ * runtime and CLI (`service upgrade <tarball>`), its output appended to <prefix>/logs/upgrade.log.
+ * An agent not started from an installed release (a source checkout, the demo, the tests) has no
+ * installer. Under systemd and WinSW the agent's account may not stop its own service and a child
+ * would die with it; those upgrades stay `service upgrade` on the branch server for now.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import path from 'node:path';
+import type { Installer } from '../upgrades.js';
+import { layoutOf } from './layout.js';
+import { runningReleaseDir } from './release.js';
+import { readLastUpgrade } from './state.js';
+
+/** The release directory this agent runs from, when it is one the installer put under <prefix>/releases. */
+function installedRelease(): { prefix: string; releaseDir: string } | undefined {
+  try {
+    const releaseDir = runningReleaseDir();
+    if (path.basename(path.dirname(releaseDir)) !== 'releases') return undefined;
+    return { prefix: path.dirname(path.dirname(releaseDir)), releaseDir };
+  } catch {
+    return undefined;
+  }
+}
+
+export function installerForThisAgent(configPath: string, healthTimeoutSeconds: number): Installer | undefined {
+  const installed = installedRelease();
+  if (!installed) return undefined;
+  const { prefix, releaseDir } = installed;
+  const manager = process.platform === 'win32' ? 'winsw' : process.env.INVOCATION_ID ? 'systemd' : 'background';
+  return (tarball, failed) => {
+    if (manager !== 'background') {
+      return Promise.reject(
+        new Error(`remote upgrades of a ${manager} service are not supported yet: run branch-agent service upgrade ${tarball} on the branch server`),
+      );
+    }
+    const layout = layoutOf(prefix);
+    mkdirSync(layout.logs, { recursive: true });
+    const out = openSync(path.join(layout.logs, 'upgrade.log'), 'a');
+    try {
+      const args = [
+        'service',
+        'upgrade',
+        tarball,
+        '--prefix',
+        prefix,
+        '--config',
+        configPath,
+        '--manager',
+        manager,
+        '--health-timeout',
+        String(healthTimeoutSeconds),
+      ];
+      const child = spawn(process.execPath, [path.join(releaseDir, 'bin', 'branch-agent.js'), ...args], {
+        cwd: prefix,
+        detached: true,
+        stdio: ['ignore', out, out],
+        windowsHide: true,
+      });
+      // Exit codes 1 and 2 leave this agent running (nothing was switched): it says why. After a
+      // switch this process is gone, and the agent that runs next reports.
+      child.on('exit', (code) => {
+        if (code !== 1 && code !== 2) return;
+        const record = readLastUpgrade(layout);
+        failed(record?.reason ?? `the installer stopped before switching (exit ${code}); see ${path.join(layout.logs, 'upgrade.log')}`);
+      });
+      child.unref();
+      return Promise.resolve();
+    } finally {
+      closeSync(out);
+    }
+  };
+}
+
+/** The installer's record of its last upgrade, once it finished one to `version` begun since `since`. */
+export function installerRecord(version: string, since: Date): { outcome: string; reason?: string } | undefined {
+  const installed = installedRelease();
+  const record = installed && readLastUpgrade(layoutOf(installed.prefix));
+  if (!record || record.action !== 'upgrade' || record.to !== version || Date.parse(record.startedAt) < since.getTime() - 1_000) return undefined;
+  return { outcome: record.outcome, reason: record.reason };
+}
