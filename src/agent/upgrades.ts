@@ -8,7 +8,7 @@
  * it runs the new version, rolled back if the attempt it recorded before handing over did not
  * leave it running.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -135,7 +135,7 @@ export class UpgradeRunner {
     const final = join(this.opts.downloadDir, `branch-agent-${release.version}-${release.platform}.tar.gz`);
     // Its own partial file: a second download of the same release (another agent on a shared
     // directory, a retry) never writes into this one; the verified result is the same bytes.
-    const partial = `${final}.${process.pid}-${order.rolloutId}.part`;
+    const partial = `${final}.${randomUUID()}.part`;
     const response = await fetch(new URL(order.downloadPath, this.opts.gatewayUrl), {
       headers: { authorization: `Bearer ${this.opts.token}` },
       // A download that stalls must not hold the upgrade (and its rollout) for good.
