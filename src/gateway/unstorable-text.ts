@@ -26,18 +26,35 @@ export function toStorableText(text: string): string {
 
 /** Every unstorable string in `value` (property names included), by its dotted path. */
 export function unstorableTextErrors(value: unknown, path: readonly string[]): FieldError[] {
-  if (typeof value === 'string') return isStorableText(value) ? [] : [{ path: path.join('.'), message: MESSAGE }];
-  if (value === null || typeof value !== 'object') return [];
   const errors: FieldError[] = [];
-  for (const [key, child] of Object.entries(value)) {
-    // A bad property name is reported on its parent: echoing it back would repeat the bad text.
-    if (!isStorableText(key)) errors.push({ path: path.join('.'), message: `has a property name that ${MESSAGE}` });
-    else errors.push(...unstorableTextErrors(child, [...path, key]));
-  }
+  collect(value, path, errors);
   return errors;
 }
 
-/** preValidation hook: path parameters, query string and body, named as schema errors name them. */
+/**
+ * Walks the value once; numbers and booleans, most of a large array, cost a type check each. A
+ * path is built only for what is visited, and joined only for what is wrong.
+ */
+function collect(value: unknown, path: readonly string[], errors: FieldError[]): void {
+  if (typeof value === 'string') {
+    if (!isStorableText(value)) errors.push({ path: path.join('.'), message: MESSAGE });
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      if (typeof child === 'string' || (typeof child === 'object' && child !== null)) collect(child, [...path, String(i)], errors);
+    }
+    return;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    // A bad property name is reported on its parent: echoing it back would repeat the bad text.
+    if (!isStorableText(key)) errors.push({ path: path.join('.'), message: `has a property name that ${MESSAGE}` });
+    else collect(child, [...path, key], errors);
+  }
+}
+
 export async function refuseUnstorableText(request: FastifyRequest): Promise<void> {
   const errors = [
     ...unstorableTextErrors(request.params, ['params']),
