@@ -17,6 +17,8 @@ export interface AgentConfig {
   licenseKey: string;
   workerId?: string;
   gatewayUrl: string;
+  /** Gateways of a cluster, tried in turn after `gatewayUrl` when it goes away. */
+  gatewayUrls?: readonly string[];
   token: string;
   database: PosDbConfig;
   concurrency?: number;
@@ -71,7 +73,7 @@ export async function startAgent(
   });
   const { heartbeatIntervalMs = 15_000, ...connectionTimings } = config.connection ?? {};
   const connection: GatewayConnection = new GatewayConnection({
-    gatewayUrl: config.gatewayUrl,
+    gatewayUrls: [...new Set([config.gatewayUrl, ...(config.gatewayUrls ?? [])])],
     token: config.token,
     log,
     ...connectionTimings,

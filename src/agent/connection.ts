@@ -2,7 +2,9 @@
  * The agent's outbound WebSocket to the gateway. It says hello, answers pings, treats a peer
  * silent for 45 s as dead, and reconnects forever: exponential backoff from 1 s to 60 s with
  * full jitter, reset once a connection has lasted 5 minutes. An outage logs one line when it
- * starts and one when it ends, not one per retry.
+ * starts and one when it ends, not one per retry. With several gateways (a cluster) each retry
+ * goes to the next one, and a gateway that stops for a restart says `reconnect`: the agent moves
+ * at once, without a backoff, since nothing failed.
  */
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
@@ -18,7 +20,8 @@ import {
 } from '../protocol/messages.js';
 
 export interface ConnectionOptions {
-  gatewayUrl: string;
+  /** Tried in turn, starting with the first. */
+  gatewayUrls: readonly string[];
   token: string;
   hello: () => HelloMessage;
   onJob: (job: JobMessage) => void;
@@ -46,12 +49,19 @@ export class GatewayConnection {
   #retryTimer: NodeJS.Timeout | undefined;
   #pingTimer: NodeJS.Timeout | undefined;
   #lastSeen = 0;
+  #urlIndex = 0;
+  #moveNow = false;
   readonly #listeners = new Set<(connected: boolean) => void>();
 
   constructor(private readonly opts: ConnectionOptions) {}
 
   get connected(): boolean {
     return this.#ws?.readyState === WebSocket.OPEN;
+  }
+
+  /** The gateway this connection uses now, or tries next. */
+  get gatewayUrl(): string {
+    return this.opts.gatewayUrls[this.#urlIndex]!;
   }
 
   /** Called with `true` on every (re)connection and `false` on every loss. */
@@ -93,7 +103,7 @@ export class GatewayConnection {
   }
 
   #connect(): void {
-    const url = new URL(AGENT_PATH, this.opts.gatewayUrl.replace(/^http/, 'ws'));
+    const url = new URL(AGENT_PATH, this.gatewayUrl.replace(/^http/, 'ws'));
     const ws = new WebSocket(url, { headers: { authorization: `Bearer ${this.opts.token}` }, handshakeTimeout: 10_000 });
     this.#ws = ws;
     let opened = false;
@@ -122,6 +132,11 @@ export class GatewayConnection {
       if (parsed.data.type === 'job') this.opts.onJob(parsed.data);
       else if (parsed.data.type === 'upgrade') this.opts.onUpgrade?.(parsed.data);
       else if (parsed.data.type === 'eventsAck') this.opts.onEventsAck?.(parsed.data.ids);
+      else if (parsed.data.type === 'reconnect') {
+        this.opts.log.info({ url: url.origin }, 'gateway restarting; moving to another');
+        this.#moveNow = true;
+        ws.close(CLOSE.movedAway, 'gateway asked to move');
+      }
     });
     ws.on('ping', () => {
       this.#lastSeen = Date.now();
@@ -140,9 +155,12 @@ export class GatewayConnection {
       clearInterval(this.#pingTimer);
       if (opened) this.#emit(false);
       if (this.#stopped) return;
-      if (opened) this.#noteOutage(`connection closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`);
+      this.#urlIndex = (this.#urlIndex + 1) % this.opts.gatewayUrls.length;
+      const moving = this.#moveNow;
+      this.#moveNow = false;
+      if (opened && !moving) this.#noteOutage(`connection closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`);
       if (opened && Date.now() - this.#connectedAt >= (this.opts.stableAfterMs ?? 300_000)) this.#attempt = 0;
-      const delay = backoffDelay(this.#attempt++, this.opts.backoffBaseMs ?? 1000, this.opts.backoffMaxMs ?? 60_000);
+      const delay = moving ? 0 : backoffDelay(this.#attempt++, this.opts.backoffBaseMs ?? 1000, this.opts.backoffMaxMs ?? 60_000);
       this.#retryTimer = setTimeout(() => this.#connect(), delay);
     });
   }

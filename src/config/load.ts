@@ -20,6 +20,7 @@ function applyEnvironment(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     if (env.HOST) gateway.host = env.HOST;
     if (env.PORT) gateway.port = Number(env.PORT);
     if (env.WEBHOOK_KEY) gateway.webhookKey = env.WEBHOOK_KEY;
+    if (env.NATS_URL) gateway.cluster = { ...(gateway.cluster as object | undefined), natsUrl: env.NATS_URL };
   }
   return raw;
 }

@@ -46,10 +46,15 @@ const mssqlDatabase = z.object({
   lockTimeoutMs,
 });
 
-export const agentConfigSchema = z.object({
+const agentConfigFields = z.object({
   licenseKey,
   workerId: z.string().min(1).max(100).optional(),
-  gatewayUrl: z.url(),
+  gatewayUrl: z.url().optional().describe('the gateway, or a load balancer in front of several'),
+  gatewayUrls: z
+    .array(z.url())
+    .min(1)
+    .optional()
+    .describe('several gateways of one cluster, tried in turn: when one goes away the agent moves to the next (after gatewayUrl, if both are given)'),
   token: z.string().min(1),
   database: z.discriminatedUnion('dialect', [postgresDatabase, mssqlDatabase]),
   concurrency: z.number().int().min(1).max(64).default(8),
@@ -84,6 +89,18 @@ export const agentConfigSchema = z.object({
     })
     .default({ healthTimeoutSeconds: 60 }),
 });
+
+/**
+ * `gatewayUrl` comes out as the first gateway and `gatewayUrls` as all of them, so code that
+ * needs one address (doctor, downloads) keeps reading `gatewayUrl`.
+ */
+export const agentConfigSchema = agentConfigFields
+  .refine((c) => c.gatewayUrl !== undefined || c.gatewayUrls !== undefined, { message: 'gatewayUrl or gatewayUrls is required', path: ['gatewayUrl'] })
+  .transform((c) => {
+    // The refinement above guarantees at least one.
+    const gatewayUrls = [...new Set([...(c.gatewayUrl ? [c.gatewayUrl] : []), ...(c.gatewayUrls ?? [])])];
+    return { ...c, gatewayUrl: gatewayUrls[0]!, gatewayUrls };
+  });
 
 export const gatewayConfigSchema = z.object({
   host: z.string().default('127.0.0.1'),
@@ -127,6 +144,10 @@ export const gatewayConfigSchema = z.object({
     .default(true)
     .describe("whose X-Forwarded-For names the client address: true any proxy, false none, or the proxies' addresses/CIDRs"),
   log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info') }).default({ level: 'info' }),
+  cluster: z
+    .object({ natsUrl: z.string().min(1).describe('the NATS server(s) the instances route jobs over, e.g. nats://10.0.0.5:4222 (NATS_URL)') })
+    .optional()
+    .describe('cluster mode: several instances share one PostgreSQL store (databaseUrl) and route jobs to the instance holding the agent'),
 });
 
 export const configFileSchema = z.object({

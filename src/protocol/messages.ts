@@ -22,6 +22,8 @@ export const CLOSE = {
   unauthorized: 4401,
   badHello: 4400,
   replaced: 4409,
+  /** The agent was told to reconnect elsewhere (`reconnect`). */
+  movedAway: 4503,
   shuttingDown: 1001,
 } as const;
 
@@ -112,7 +114,13 @@ export const upgradeMessage = z.object({
 /** These events are in the gateway's store: the agent may forget them. */
 export const eventsAckMessage = z.object({ type: z.literal('eventsAck'), ids: z.array(z.string()) });
 
-export const gatewayMessage = z.union([jobMessage, welcomeMessage, eventsAckMessage, upgradeMessage]);
+/**
+ * This gateway is stopping (a rolling restart): connect to another one now, without waiting out a
+ * backoff. Sent once the jobs in flight on the connection have been answered.
+ */
+export const reconnectMessage = z.object({ type: z.literal('reconnect') });
+
+export const gatewayMessage = z.union([jobMessage, welcomeMessage, eventsAckMessage, upgradeMessage, reconnectMessage]);
 
 export type HelloMessage = z.infer<typeof helloMessage>;
 export type AgentHealth = z.infer<typeof agentHealth>;

@@ -94,7 +94,7 @@ describe('gateway connection', () => {
     const port = await freePort();
     const { log, lines } = capture();
     const connection = new GatewayConnection({
-      gatewayUrl: `http://127.0.0.1:${port}`,
+      gatewayUrls: [`http://127.0.0.1:${port}`],
       token: 't',
       log,
       hello: () => ({ type: 'hello', licenseKey: 'TEST000000000001', workerId: 'w', agentVersion: '0', posVersion: null }),
