@@ -3,7 +3,7 @@
  * scoping, and one generic handler that turns a RouteDef into a job for the branch's agent and its
  * answer into the envelope.
  */
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { JobMessage } from '../protocol/messages.js';
@@ -36,11 +36,18 @@ export interface ApiOptions {
   hub: AgentHub;
   jobTimeoutMs: number;
   rateLimit: { perSecond: number; burst: number };
+  /** Where requests are counted; in memory unless given. */
+  rateLimitStore?: FastifyRateLimitStoreCtor;
   failedAuthLimit: FailedAuthLimit;
   idempotencyRetentionMs: number;
   jobLog: JobLog;
   rollouts: RolloutDriver;
   events: { signals: FeedSignals; webhookKey: Buffer; policy: AddressPolicy; timeoutMs: number };
+}
+
+/** A token bucket of `burst` refilled at `perSecond`, approximated by a window of burst/perSecond. */
+export function rateLimitWindowMs(limit: { perSecond: number; burst: number }): number {
+  return Math.round((limit.burst / limit.perSecond) * 1000);
 }
 
 export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise<void> {
@@ -49,12 +56,12 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
 
   app.addHook('onRequest', authenticate(store, opts.failedAuthLimit));
 
-  // A token bucket of `burst` refilled at `perSecond`, approximated by a window of burst/perSecond.
   await app.register(rateLimit, {
     max: opts.rateLimit.burst,
-    timeWindow: Math.round((opts.rateLimit.burst / opts.rateLimit.perSecond) * 1000),
+    timeWindow: rateLimitWindowMs(opts.rateLimit),
     keyGenerator: (request) => sha256(String(request.headers['x-api-key'])),
     enableDraftSpec: true,
+    ...(opts.rateLimitStore ? { store: opts.rateLimitStore } : {}),
     errorResponseBuilder: (_request, context) => {
       return new ApiError(
         'rate_limited',

@@ -7,9 +7,11 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { ERROR_STATUS, ERROR_TITLES, isErrorCode } from '../protocol/errors.js';
 import { VERSION } from '../version.js';
-import { apiPlugin } from './api.js';
+import { apiPlugin, rateLimitWindowMs } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
+import { joinCluster, type ClusterLink, type ClusterOptions } from './cluster/cluster-link.js';
+import { sharedRateLimitStore } from './cluster/shared-rate-limit.js';
 import { releaseDownloads } from './fleet/release-download.js';
 import { RolloutDriver } from './fleet/rollout-driver.js';
 import { describeApi } from './openapi.js';
@@ -53,6 +55,8 @@ export interface GatewayOptions {
   eventRetentionDays?: number;
   /** Where webhooks may point (https and public addresses unless relaxed), and how they are retried. */
   webhooks?: Partial<AddressPolicy> & Pick<DeliveryOptions, 'retryBaseMs' | 'retryMaxMs' | 'giveUpAfterMs' | 'timeoutMs' | 'pollMs'>;
+  /** Cluster mode: several instances on one store, routing jobs over NATS (./cluster/). */
+  cluster?: ClusterOptions;
 }
 
 export interface Gateway {
@@ -94,13 +98,23 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
       signals.notify(licenseKey);
     },
   });
+  let cluster: ClusterLink | undefined;
+  try {
+    cluster = opts.cluster && (await joinCluster(opts.cluster, hub, opts.store, opts.log));
+  } catch (error) {
+    await hub.close();
+    throw error;
+  }
   hub.attach(app.server);
-  // Before the server closes: open agent sockets would otherwise keep it from closing.
+  // Before the server closes: open agent sockets would otherwise keep it from closing. In a
+  // cluster the agents are handed to another instance first, once the jobs here are answered.
   let closing = false;
-  app.addHook('preClose', () => {
+  app.addHook('preClose', async () => {
     closing = true;
-    return hub.close();
+    await cluster?.handOver(jobTimeoutMs);
+    await hub.close();
   });
+  if (cluster) app.addHook('onClose', () => cluster.close());
   // Node closes the keep-alive connections that are idle when closing starts; one still answering
   // then would stay open for the whole keep-alive timeout (72 s) and hold the shutdown with it.
   app.addHook('onSend', async (_request, reply) => {
@@ -137,13 +151,16 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     return { code, status: ERROR_STATUS[code], title: ERROR_TITLES[code] };
   });
 
+  const rateLimit = opts.rateLimit ?? { perSecond: 20, burst: 40 };
   const jobLog = new JobLog(opts.store, opts.log);
   app.addHook('onClose', () => jobLog.flush());
   await app.register(apiPlugin, {
     store: opts.store,
     hub,
     jobTimeoutMs,
-    rateLimit: opts.rateLimit ?? { perSecond: 20, burst: 40 },
+    rateLimit,
+    // One instance counts in memory; a cluster counts in the store all instances share.
+    ...(opts.cluster ? { rateLimitStore: sharedRateLimitStore(opts.store.rateLimits, rateLimitWindowMs(rateLimit)) } : {}),
     failedAuthLimit: opts.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT,
     idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? DEFAULT_IDEMPOTENCY_RETENTION_HOURS) * 3_600_000,
     jobLog,

@@ -68,6 +68,23 @@ interface PendingJob {
   timer: NodeJS.Timeout;
 }
 
+/**
+ * What a cluster (./cluster/) adds to a hub: it hears which agents connect here and leave, and
+ * carries jobs for branches whose agent is connected to another instance.
+ */
+export interface HubCluster {
+  agentConnected(licenseKey: string, connectedAt: Date): void;
+  agentLeft(licenseKey: string): void;
+  /** Rejects with AgentOfflineError when no instance holds the branch, AgentTimeoutError past `timeoutMs`. */
+  dispatchElsewhere(
+    licenseKey: string,
+    op: string,
+    params: unknown,
+    idempotency: JobMessage['idempotency'] | undefined,
+    timeoutMs: number,
+  ): Promise<DispatchOutcome>;
+}
+
 export interface HubOptions {
   store: GatewayStore;
   log: Logger;
@@ -98,7 +115,10 @@ export class AgentHub {
   readonly #pending = new Map<string, PendingJob>();
   readonly #pinger: NodeJS.Timeout;
   #closing = false;
+  /** A rolling restart: no new agent is accepted, and the ones here are sent elsewhere. */
+  #draining = false;
   #upgrades: UpgradeListener | undefined;
+  #cluster: HubCluster | undefined;
 
   constructor(private readonly opts: HubOptions) {
     const interval = opts.pingIntervalMs ?? 15_000;
@@ -127,6 +147,33 @@ export class AgentHub {
     return this.#agents.get(licenseKey);
   }
 
+  /** Cluster mode: other instances hear of this one's agents and carry jobs for theirs. */
+  joinCluster(cluster: HubCluster): void {
+    this.#cluster = cluster;
+  }
+
+  /**
+   * Another instance accepted this branch's agent at `connectedAt`: an older connection here is
+   * closed (its jobs fail as with any dropped socket, and are retried with their keys).
+   */
+  supersede(licenseKey: string, connectedAt: Date): void {
+    const agent = this.#agents.get(licenseKey);
+    if (!agent || agent.connectedAt >= connectedAt) return;
+    this.opts.log.info({ licenseKey, workerId: agent.workerId }, 'agent connected to another gateway; closing its old connection');
+    agent.ws.close(CLOSE.replaced, 'replaced by a connection to another gateway');
+  }
+
+  /**
+   * For a rolling restart: refuses new agents, lets the jobs in flight finish (up to
+   * `graceMs`), then tells every agent to reconnect to another gateway.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.#draining = true;
+    const until = Date.now() + graceMs;
+    while (this.#pending.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    for (const agent of this.#agents.values()) if (agent.ws.readyState === agent.ws.OPEN) agent.ws.send(JSON.stringify({ type: 'reconnect' }));
+  }
+
   /** Who drives rollouts: told of every agent that says hello and of every upgrade report. */
   listenForUpgrades(listener: UpgradeListener): void {
     this.#upgrades = listener;
@@ -144,12 +191,25 @@ export class AgentHub {
     return this.#agents.size;
   }
 
-  async dispatch(
+  /** Runs a job on the branch's agent, here or (cluster mode) on the instance that holds it. */
+  dispatch(
     licenseKey: string,
     op: string,
     params: unknown,
     idempotency?: JobMessage['idempotency'],
     timeoutMs = this.opts.jobTimeoutMs ?? 30_000,
+  ): Promise<DispatchOutcome> {
+    if (!this.#agents.has(licenseKey) && this.#cluster) return this.#cluster.dispatchElsewhere(licenseKey, op, params, idempotency, timeoutMs);
+    return this.dispatchHere(licenseKey, op, params, idempotency, timeoutMs);
+  }
+
+  /** Runs a job on the branch's agent if it is connected to this instance. */
+  async dispatchHere(
+    licenseKey: string,
+    op: string,
+    params: unknown,
+    idempotency: JobMessage['idempotency'] | undefined,
+    timeoutMs: number,
   ): Promise<DispatchOutcome> {
     const agent = this.#agents.get(licenseKey);
     if (!agent) throw new AgentOfflineError(`No agent is connected for branch ${licenseKey}.`);
@@ -275,6 +335,10 @@ export class AgentHub {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
       return;
     }
+    if (this.#draining) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
+      return;
+    }
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const tokenHash = token ? sha256(token) : undefined;
     let licenseKey: string | null = null;
@@ -339,6 +403,7 @@ export class AgentHub {
         const previous = this.#agents.get(licenseKey);
         this.#agents.set(licenseKey, agent);
         if (previous) previous.ws.close(CLOSE.replaced, 'replaced by a newer connection');
+        this.#cluster?.agentConnected(licenseKey, connectedAt);
         ws.send(JSON.stringify({ type: 'welcome' }));
         const h = hello.data;
         const report = h.health ? { health: h.health, clockOffsetMs: clockOffsetMs(h.health.sentAt, connectedAt.getTime(), 0) } : null;
@@ -390,6 +455,7 @@ export class AgentHub {
       if (!agent) return;
       if (this.#agents.get(licenseKey) === agent) {
         this.#agents.delete(licenseKey);
+        this.#cluster?.agentLeft(licenseKey);
         this.opts.log.info({ licenseKey, workerId: agent.workerId }, 'agent disconnected');
       }
       const left = agent;

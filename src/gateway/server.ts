@@ -1,11 +1,15 @@
 /** `branch-agent gateway`: the store (external or embedded), the HTTP server, clean shutdown. */
 import type { Logger } from 'pino';
+import { ConfigError } from '../config/load.js';
 import type { GatewayFileConfig } from '../config/schema.js';
 import { buildGateway, type Gateway } from './app.js';
 import { openGatewayStore } from './open-store.js';
 import { parseWebhookKey, webhookKeyFile } from './webhook-secrets.js';
 
 export async function runGateway(config: GatewayFileConfig, log: Logger): Promise<() => Promise<void>> {
+  // Instances of a cluster share one store: an embedded one is each instance's own.
+  if (config.cluster && !config.databaseUrl)
+    throw new ConfigError('Cluster mode (gateway.cluster.natsUrl or NATS_URL) needs a shared store: set gateway.databaseUrl or GATEWAY_DATABASE_URL.');
   const opened = await openGatewayStore(config, log);
   let app: Gateway['app'] | undefined;
   try {
@@ -22,6 +26,7 @@ export async function runGateway(config: GatewayFileConfig, log: Logger): Promis
       eventRetentionDays: config.eventRetentionDays,
       webhookKey: config.webhookKey ? parseWebhookKey(config.webhookKey) : webhookKeyFile(config.dataDir),
       webhooks: config.webhooks,
+      cluster: config.cluster,
     }));
     const address = await app.listen({ host: config.host, port: config.port });
     log.info({ address }, 'gateway listening');

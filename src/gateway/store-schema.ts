@@ -6,6 +6,8 @@ import type { Scope } from './scopes.js';
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export interface GatewayDatabase {
+  /** Cluster mode's shared rate-limit counters (migration 006); `window_start` in ms since the epoch. */
+  gw_rate_limit_windows: { key_hash: string; window_start: ColumnType<string, number, number>; hits: number };
   gw_users: { id: Generated<number>; name: string; created_at: Timestamp };
   gw_api_keys: {
     id: Generated<number>;

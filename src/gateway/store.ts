@@ -15,6 +15,7 @@ import { FleetStatusStore } from './fleet/status-store.js';
 import { ReleaseStore } from './fleet/release-store.js';
 import { RolloutStore } from './fleet/rollout-store.js';
 import { PrinterStore } from './printer-store.js';
+import { RateLimitWindows } from './rate-limit-windows.js';
 import { WebhookStore } from './webhook-store.js';
 import { sha256 } from './secrets.js';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from './scopes.js';
@@ -92,6 +93,8 @@ export class GatewayStore {
   readonly releases: ReleaseStore;
   /** Rollouts and each branch's progress (gw_rollouts, gw_rollout_targets). */
   readonly rollouts: RolloutStore;
+  /** Counted only by gateways in cluster mode. */
+  readonly rateLimits: RateLimitWindows;
   readonly #keys: LruMap<ApiKeyOwner | null>;
   readonly #owners: LruMap<number | null>;
   // Bumped whenever cached lookups are forgotten: an answer read before a change committed must
@@ -109,6 +112,7 @@ export class GatewayStore {
     this.fleet = new FleetStatusStore(this.db);
     this.releases = new ReleaseStore(this.db);
     this.rollouts = new RolloutStore(this.db);
+    this.rateLimits = new RateLimitWindows(this.db);
     const cacheSize = opts.apiKeyCacheSize ?? DEFAULT_API_KEY_CACHE_SIZE;
     this.#keys = new LruMap(cacheSize, CACHE_MS);
     this.#owners = new LruMap(cacheSize, CACHE_MS);

@@ -1,0 +1,71 @@
+/**
+ * Cluster mode: this instance joins the others on one NATS server (they share one PostgreSQL
+ * store already). It routes jobs to whichever instance holds a branch's agent, keeps one
+ * connection per agent across instances, and on a rolling restart hands its agents over.
+ */
+import { randomUUID } from 'node:crypto';
+import { Events, connect } from 'nats';
+import type { Logger } from 'pino';
+import type { AgentHub } from '../hub.js';
+import type { GatewayStore } from '../store.js';
+import { AgentTakeover } from './agent-takeover.js';
+import { JobRouting } from './job-routing.js';
+
+export interface ClusterOptions {
+  /** One URL or several, comma-separated, as NATS_URL takes them. */
+  natsUrl: string;
+  /** Names this instance to the others and in the NATS server's connection list. */
+  instanceId?: string;
+}
+
+export interface ClusterLink {
+  instanceId: string;
+  /** Takes no more routed jobs, waits for the ones here, and sends the agents elsewhere. */
+  handOver(graceMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Rate-limit windows older than this are deleted; a window lasts seconds. */
+const RATE_WINDOW_KEEP_MS = 10 * 60_000;
+
+export async function joinCluster(opts: ClusterOptions, hub: AgentHub, store: GatewayStore, log: Logger): Promise<ClusterLink> {
+  const instanceId = opts.instanceId ?? randomUUID();
+  const nc = await connect({
+    servers: opts.natsUrl.split(',').map((s) => s.trim()),
+    name: `branch-agent gateway ${instanceId}`,
+    // The link comes back by itself after a NATS restart; until then routed jobs fail as offline.
+    maxReconnectAttempts: -1,
+  });
+  log.info({ instanceId, server: nc.getServer() }, 'joined the gateway cluster');
+  const routing = new JobRouting(nc, hub, log);
+  const takeover = new AgentTakeover(nc, instanceId, hub, (licenseKey, connectedAt) => routing.agentMoved(licenseKey, connectedAt));
+  hub.joinCluster({
+    agentConnected: (licenseKey, connectedAt) => {
+      routing.serve(licenseKey);
+      takeover.announce(licenseKey, connectedAt);
+    },
+    agentLeft: (licenseKey) => routing.stopServing(licenseKey),
+    dispatchElsewhere: (licenseKey, op, params, idempotency, timeoutMs) => routing.dispatch(licenseKey, op, params, idempotency, timeoutMs),
+  });
+  const purge = setInterval(() => {
+    store.rateLimits.purge(Date.now() - RATE_WINDOW_KEEP_MS).catch((error: unknown) => log.warn({ err: error }, 'old rate-limit windows not purged'));
+  }, RATE_WINDOW_KEEP_MS / 2);
+  purge.unref();
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === Events.Disconnect || status.type === Events.Reconnect) log.warn({ status: status.type }, 'NATS link changed');
+    }
+  })();
+  return {
+    instanceId,
+    async handOver(graceMs) {
+      routing.stopServingAll();
+      await hub.drain(graceMs);
+    },
+    async close() {
+      clearInterval(purge);
+      takeover.stop();
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Jobs between the instances of a cluster, over NATS request/reply with one subject per branch:
+ * the instance holding a branch's agent subscribes to that branch's subject; any other instance
+ * sends the job there and answers its client with the reply. Nobody subscribed means no agent is
+ * connected anywhere: answered at once, as an offline agent is by a single gateway.
+ */
+import { ErrorCode, type NatsConnection, type Subscription } from 'nats';
+import type { Logger } from 'pino';
+import type { JobMessage } from '../../protocol/messages.js';
+import { AgentOfflineError, AgentTimeoutError, type AgentHub, type DispatchOutcome } from '../hub.js';
+
+export const jobSubject = (licenseKey: string) => `branch-agent.jobs.${licenseKey}`;
+
+interface RoutedJob {
+  op: string;
+  params: unknown;
+  idempotency?: JobMessage['idempotency'];
+  timeoutMs: number;
+}
+
+type RoutedReply = { outcome: DispatchOutcome } | { failure: 'offline' | 'timeout'; message: string };
+
+/** Beyond the job's own timeout, which the serving instance enforces and answers. */
+const ROUTING_MARGIN_MS = 2_000;
+
+interface Waiting {
+  startedAt: number;
+  reject: (error: Error) => void;
+}
+
+export class JobRouting {
+  readonly #served = new Map<string, Subscription>();
+  readonly #waiting = new Map<string, Set<Waiting>>();
+  #serving = true;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly hub: AgentHub,
+    private readonly log: Logger,
+  ) {}
+
+  /** This instance now holds the branch's agent: it takes the branch's jobs. */
+  serve(licenseKey: string): void {
+    if (!this.#serving || this.#served.has(licenseKey)) return;
+    const subscription = this.nc.subscribe(jobSubject(licenseKey), {
+      callback: (error, msg) => {
+        if (error) return;
+        const job = msg.json<RoutedJob>();
+        void this.hub.dispatchHere(licenseKey, job.op, job.params, job.idempotency, job.timeoutMs).then(
+          (outcome) => msg.respond(JSON.stringify({ outcome } satisfies RoutedReply)),
+          (failure: unknown) => {
+            const reply: RoutedReply =
+              failure instanceof AgentTimeoutError
+                ? { failure: 'timeout', message: failure.message }
+                : { failure: 'offline', message: failure instanceof Error ? failure.message : String(failure) };
+            msg.respond(JSON.stringify(reply));
+          },
+        );
+      },
+    });
+    this.#served.set(licenseKey, subscription);
+  }
+
+  /** The branch's agent left this instance. */
+  stopServing(licenseKey: string): void {
+    this.#served.get(licenseKey)?.unsubscribe();
+    this.#served.delete(licenseKey);
+  }
+
+  /** A rolling restart: jobs already taken are answered, new ones go to no one here. */
+  stopServingAll(): void {
+    this.#serving = false;
+    for (const licenseKey of [...this.#served.keys()]) this.stopServing(licenseKey);
+  }
+
+  /**
+   * The branch's agent connected to some instance just now: jobs sent before that went to a
+   * connection that has since been replaced (or to an instance that died) and will not be
+   * answered; they fail now, as jobs on a dropped socket do, rather than at their timeout.
+   */
+  agentMoved(licenseKey: string, connectedAt: Date): void {
+    for (const waiting of this.#waiting.get(licenseKey) ?? []) {
+      if (waiting.startedAt < connectedAt.getTime())
+        waiting.reject(new AgentOfflineError(`The agent of branch ${licenseKey} moved to another gateway while running the job.`));
+    }
+  }
+
+  async dispatch(
+    licenseKey: string,
+    op: string,
+    params: unknown,
+    idempotency: JobMessage['idempotency'] | undefined,
+    timeoutMs: number,
+  ): Promise<DispatchOutcome> {
+    const job: RoutedJob = { op, params, ...(idempotency ? { idempotency } : {}), timeoutMs };
+    let waiting: Waiting | undefined;
+    const moved = new Promise<never>((_resolve, reject) => {
+      waiting = { startedAt: Date.now(), reject };
+    });
+    const set = this.#waiting.get(licenseKey) ?? new Set();
+    this.#waiting.set(licenseKey, set);
+    set.add(waiting!);
+    try {
+      const msg = await Promise.race([this.nc.request(jobSubject(licenseKey), JSON.stringify(job), { timeout: timeoutMs + ROUTING_MARGIN_MS }), moved]);
+      const reply = msg.json<RoutedReply>();
+      if ('outcome' in reply) return reply.outcome;
+      throw reply.failure === 'timeout' ? new AgentTimeoutError(reply.message) : new AgentOfflineError(reply.message);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === ErrorCode.NoResponders) throw new AgentOfflineError(`No agent is connected for branch ${licenseKey}.`);
+      if (code === ErrorCode.Timeout) {
+        this.log.warn({ licenseKey, op }, 'the gateway holding the agent did not answer a routed job');
+        throw new AgentTimeoutError(`The agent of branch ${licenseKey} did not answer within ${timeoutMs} ms.`);
+      }
+      throw error;
+    } finally {
+      set.delete(waiting!);
+      if (set.size === 0) this.#waiting.delete(licenseKey);
+      // The race's loser is never awaited again: keep its rejection from surfacing.
+      moved.catch(() => undefined);
+    }
+  }
+}
