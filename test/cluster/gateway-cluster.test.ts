@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startAgent, type Agent } from '../../src/agent/agent.js';
+import { AGENT_PATH, CLOSE } from '../../src/protocol/messages.js';
 import { newSecret } from '../../src/gateway/secrets.js';
 import { GatewayStore } from '../../src/gateway/store.js';
 import type { PosConnection } from '../../src/pos/db.js';
@@ -36,6 +38,7 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
   let databaseUrl: string;
   const instances: GatewayInstance[] = [];
   const ports: number[] = [];
+  const tokens: string[] = [];
 
   const startNamed = async (index: number): Promise<GatewayInstance> => {
     const instance = await startInstance({
@@ -59,7 +62,7 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
     const user = await store.ensureUser('tester');
     await store.addApiKey(user, WRITER_KEY, 'writer', ['read', 'write', 'fleet']);
     await store.addApiKey(user, LIMITED_KEY, 'limited', ['read']);
-    const tokens = BRANCHES.map(() => newSecret('agt'));
+    tokens.push(...BRANCHES.map(() => newSecret('agt')));
     for (const [i, licenseKey] of BRANCHES.entries()) await store.upsertBranch(user, licenseKey, tokens[i]!, licenseKey);
     const [a, b] = await Promise.all([startNamed(0), startNamed(1)]);
     const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -244,4 +247,34 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
     });
     await until(async () => (await connectedTo(instances[0]!)) + (await connectedTo(instances[1]!)) === 3, 10_000);
   }, 90_000);
+
+  it("closes an agent's connection on one instance when it connects to the other", async () => {
+    const licenseKey = BRANCHES[0]!;
+    const agent = agents.get(licenseKey)!;
+    await until(() => agent.connection.connected, 10_000);
+    const holder = instances.find((i) => i.url === agent.connection.gatewayUrl)!;
+    const other = instances.find((i) => i !== holder)!;
+    // A second connection for the branch, on the instance that does not hold its agent.
+    const intruder = new WebSocket(new URL(AGENT_PATH, other.url.replace(/^http/, 'ws')), { headers: { authorization: `Bearer ${tokens[0]}` } });
+    const closed = new Promise<number>((resolve) => intruder.on('close', (code) => resolve(code)));
+    const welcomed = new Promise<void>((resolve) => intruder.once('message', () => resolve()));
+    await new Promise((r) => intruder.once('open', r));
+    intruder.send(JSON.stringify({ type: 'hello', licenseKey, workerId: 'intruder', agentVersion: '0', posVersion: null }));
+    await welcomed;
+    // The holder closed the agent's connection: the agent came back, to the other instance (its
+    // next gateway), which replaced the intruder in turn.
+    expect(await closed).toBe(CLOSE.replaced);
+    await until(() => agent.connection.connected && agent.connection.gatewayUrl === other.url, 10_000);
+    expect((await call(holder, 'GET', `/productos/${licenseKey}?pageSize=1`)).status).toBe(200);
+  });
+
+  it('answers as for an offline agent when no instance holds the branch', async () => {
+    const licenseKey = BRANCHES[1]!;
+    await agents.get(licenseKey)!.stop(0);
+    for (const instance of instances) {
+      const res = await call(instance, 'GET', `/productos/${licenseKey}?pageSize=1`);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { code: string }).code).toBe('agent_offline');
+    }
+  });
 });

@@ -112,6 +112,11 @@ export class JobRouting {
         this.log.warn({ licenseKey, op }, 'the gateway holding the agent did not answer a routed job');
         throw new AgentTimeoutError(`The agent of branch ${licenseKey} did not answer within ${timeoutMs} ms.`);
       }
+      // The NATS link itself is down: the branch cannot be reached from here, as if offline.
+      if (typeof code === 'string') {
+        this.log.warn({ licenseKey, code }, 'cannot route a job to the other gateways');
+        throw new AgentOfflineError(`The agent of branch ${licenseKey} cannot be reached from this gateway right now.`);
+      }
       throw error;
     } finally {
       set.delete(waiting!);
