@@ -18,6 +18,7 @@ import type { PosConnection } from '../../src/pos/db.js';
 import { newGatewayDatabase, newPosDatabase, openPosDb } from '../support/databases.js';
 import { natsServerMissing, newWebhookKey, startInstance, startNatsServer, type GatewayInstance, type NatsServer } from '../support/gateway-cluster.js';
 import { until } from '../support/until.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const missing = natsServerMissing();
 if (missing) console.log(`Gateway cluster suite skipped: ${missing}.`);
@@ -49,7 +50,11 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
       webhookKey,
       ...(ports[index] ? { port: ports[index] } : {}),
       // Short jobs: a claim left by a killed instance goes stale after twice this.
-      gateway: { jobTimeoutMs: 3_000, rateLimit: { perSecond: BURST / 10, burst: BURST } },
+      gateway: {
+        jobTimeoutMs: 3_000,
+        rateLimit: { perSecond: BURST / 10, burst: BURST },
+        webhooks: { allowHttp: true, allowLoopback: true },
+      },
     });
     ports[index] = Number(new URL(instance.url).port);
     instances[index] = instance;
@@ -247,6 +252,22 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
     });
     await until(async () => (await connectedTo(instances[0]!)) + (await connectedTo(instances[1]!)) === 3, 10_000);
   }, 90_000);
+
+  it('sends each webhook delivery from one instance only', async () => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const hook = await call(instances[0]!, 'POST', '/webhooks', { body: { url: receiver.url, eventos: ['orden.abierta'] } });
+      expect(hook.status, await hook.clone().text()).toBe(201);
+      const folios = await Promise.all(BRANCHES.flatMap((licenseKey) => [0, 1, 2].map((i) => createOrder(licenseKey, `hook-${licenseKey}-${i}`))));
+      await until(() => receiver.events('orden.abierta').length >= folios.length, 20_000, 50);
+      // Both instances poll for due deliveries: a lease lets only one send each.
+      await new Promise((r) => setTimeout(r, 1_500));
+      const ids = receiver.received.map((r) => (r.json as { id: string }).id);
+      expect(ids.length).toBe(new Set(ids).size);
+    } finally {
+      await receiver.close();
+    }
+  });
 
   it("closes an agent's connection on one instance when it connects to the other", async () => {
     const licenseKey = BRANCHES[0]!;
