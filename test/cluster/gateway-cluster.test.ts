@@ -253,6 +253,31 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
     await until(async () => (await connectedTo(instances[0]!)) + (await connectedTo(instances[1]!)) === 3, 10_000);
   }, 90_000);
 
+  it('answers the write in flight on an instance that stops, then sends its agents elsewhere', async () => {
+    const licenseKey = BRANCHES[2]!;
+    const agent = agents.get(licenseKey)!;
+    const index = instances.findIndex((i) => i.url === agent.connection.gatewayUrl);
+    const holder = instances[index]!;
+    const { folio } = await createOrder(licenseKey, 'in-flight-order');
+    // A terminal holds the account, so the next write is still running when the instance stops.
+    const terminal = pos.get(licenseKey)!;
+    const trx = await terminal.db.startTransaction().execute();
+    await trx.updateTable('tempcheques').set({ observaciones: 'en caja' }).where('folio', '=', folio).execute();
+    const inFlight = call(holder, 'POST', `/temp_ordenes/${licenseKey}/${folio}/productos`, {
+      idempotencyKey: 'in-flight-line',
+      body: { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const stopped = holder.stop('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    await trx.rollback().execute();
+    expect((await inFlight).status).toBe(200);
+    await stopped;
+    expect(holder.process.exitCode, holder.output()).toBe(0);
+    await until(() => agent.connection.connected && agent.connection.gatewayUrl !== holder.url, 5_000);
+    await startNamed(index);
+  }, 60_000);
+
   it('sends each webhook delivery from one instance only', async () => {
     const receiver = await WebhookReceiver.start();
     try {
