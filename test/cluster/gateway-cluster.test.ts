@@ -202,7 +202,7 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
     // Windows are aligned on the clock: start at the beginning of one so all requests share it.
     const windowMs = 10_000;
     const left = windowMs - (Date.now() % windowMs);
-    if (left < 6_000) await new Promise((r) => setTimeout(r, left + 20));
+    if (left < 8_000) await new Promise((r) => setTimeout(r, left + 20));
     const statuses: number[] = [];
     await Promise.all(
       Array.from({ length: 10 }, async (_, worker) => {
@@ -216,6 +216,16 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
     const allowed = statuses.filter((s) => s !== 429).length;
     expect(statuses.length).toBe(300);
     expect(Math.abs(allowed - BURST)).toBeLessThanOrEqual(BURST / 10);
+  });
+
+  it('shows a printer registered through one instance on the other', async () => {
+    const printer = { licenseKey: BRANCHES[0], printerIp: '192.168.1.50', displayName: 'Cocina', kind: 'thermal', widthMm: 80 };
+    const created = await call(instances[0]!, 'POST', '/print/printers', { idempotencyKey: 'printer-1', body: printer });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const read = await call(instances[1]!, 'GET', `/print/printers/${id}`);
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { displayName: string }).displayName).toBe('Cocina');
   });
 
   it('forgets a revoked key on every instance at once', async () => {
