@@ -30,7 +30,7 @@ import {
 } from '../config/gateway-defaults.js';
 import type { FailedAuthLimit } from './failed-auth-throttle.js';
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
-import { sendProblem, toApiError } from './problems.js';
+import { ApiError, sendProblem, toApiError } from './problems.js';
 import type { GatewayStore } from './store.js';
 import { refuseUnstorableText } from './unstorable-text.js';
 
@@ -75,6 +75,9 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     ajv: { customOptions: { coerceTypes: false } },
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
+    // A cluster instance keeps listening while it hands over its agents: what it refuses then
+    // is told in a problem (below), so the client knows another instance will answer.
+    return503OnClosing: !opts.cluster,
   });
   acceptOnlyUtf8Json(app);
   const jobTimeoutMs = opts.jobTimeoutMs ?? 30_000;
@@ -114,7 +117,12 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     await cluster?.handOver(jobTimeoutMs);
     await hub.close();
   });
-  if (cluster) app.addHook('onClose', () => cluster.close());
+  if (cluster) {
+    app.addHook('onClose', () => cluster.close());
+    app.addHook('onRequest', async () => {
+      if (closing) throw new ApiError('gateway_stopping', 'This gateway instance is restarting; retry, and another one answers.', {}, { 'retry-after': '1' });
+    });
+  }
   // Node closes the keep-alive connections that are idle when closing starts; one still answering
   // then would stay open for the whole keep-alive timeout (72 s) and hold the shutdown with it.
   app.addHook('onSend', async (_request, reply) => {

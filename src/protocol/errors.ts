@@ -53,6 +53,7 @@ export const ERROR_STATUS = {
   pos_unavailable: 503,
   pos_busy: 503,
   store_unavailable: 503,
+  gateway_stopping: 503,
   agent_timeout: 504,
 } as const;
 

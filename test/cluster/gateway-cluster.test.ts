@@ -279,7 +279,12 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
     });
     await new Promise((r) => setTimeout(r, 300));
     const stopped = holder.stop('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 300));
+    // Meanwhile it takes no new request, and says so in a problem the client can act on.
+    const refused = await call(holder, 'GET', `/productos/${licenseKey}?pageSize=1`);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { code: string }).code).toBe('gateway_stopping');
     await trx.rollback().execute();
     expect((await inFlight).status).toBe(200);
     await stopped;
