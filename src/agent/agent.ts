@@ -99,7 +99,7 @@ export async function startAgent(
   const upgrades = new UpgradeRunner({
     licenseKey: config.licenseKey,
     currentVersion: VERSION,
-    gatewayUrl: config.gatewayUrl,
+    gatewayUrl: () => connection.gatewayUrl,
     token: config.token,
     publicKey: config.upgrades?.publicKey,
     downloadDir: config.upgrades?.downloadDir ?? join(tmpdir(), `branch-agent-${config.licenseKey}-downloads`),

@@ -32,7 +32,8 @@ export type Installer = (tarball: string, failed: (reason: string) => void) => P
 export interface UpgradeOptions {
   licenseKey: string;
   currentVersion: string;
-  gatewayUrl: string;
+  /** The gateway the order came from (of a cluster, the one connected now): it serves the download. */
+  gatewayUrl: () => string;
   token: string;
   /** The trusted public key (PEM); undefined: remote upgrades are refused. */
   publicKey: string | undefined;
@@ -136,7 +137,7 @@ export class UpgradeRunner {
     // Its own partial file: a second download of the same release (another agent on a shared
     // directory, a retry) never writes into this one; the verified result is the same bytes.
     const partial = `${final}.${randomUUID()}.part`;
-    const response = await fetch(new URL(order.downloadPath, this.opts.gatewayUrl), {
+    const response = await fetch(new URL(order.downloadPath, this.opts.gatewayUrl()), {
       headers: { authorization: `Bearer ${this.opts.token}` },
       // A download that stalls must not hold the upgrade (and its rollout) for good.
       signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS),
