@@ -1,0 +1,89 @@
+/**
+ * One gateway in cluster mode against a real NATS server, with the other instances played by a
+ * plain NATS client: a routed job whose holder goes silent fails as soon as the agent turns up
+ * elsewhere, and a late announcement of an older connection closes nothing.
+ */
+import pino from 'pino';
+import { connect, type NatsConnection } from 'nats';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { newSecret } from '../../src/gateway/secrets.js';
+import { GatewayStore } from '../../src/gateway/store.js';
+import { AGENT_PATH } from '../../src/protocol/messages.js';
+import { newGatewayDatabase } from '../support/databases.js';
+import { natsServerMissing, startNatsServer, type NatsServer } from '../support/gateway-cluster.js';
+import { until } from '../support/until.js';
+
+const missing = natsServerMissing();
+if (missing) console.log(`Job routing suite skipped: ${missing}.`);
+
+const BRANCH = 'TEST000000000001';
+const API_KEY = 'routing-key';
+
+describe.skipIf(missing)(`job routing${missing ? ' (skipped: see the line above)' : ''}`, () => {
+  let nats: NatsServer;
+  let store: GatewayStore;
+  let gateway: Gateway;
+  let url: string;
+  let peer: NatsConnection;
+  let token: string;
+  const sockets: WebSocket[] = [];
+
+  beforeAll(async () => {
+    [nats, store] = await Promise.all([startNatsServer(), newGatewayDatabase().then((u) => new GatewayStore(u))]);
+    const user = await store.ensureUser('tester');
+    await store.addApiKey(user, API_KEY, 'routing');
+    token = newSecret('agt');
+    await store.upsertBranch(user, BRANCH, token, 'Centro');
+    gateway = await buildGateway({ store, log: pino({ level: 'silent' }), webhookKey: randomBytes(32), jobTimeoutMs: 10_000, cluster: { natsUrl: nats.url } });
+    url = (await gateway.app.listen({ host: '127.0.0.1', port: 0 })).replace('[::1]', '127.0.0.1');
+    peer = await connect({ servers: nats.url });
+  });
+
+  afterAll(async () => {
+    for (const ws of sockets) ws.terminate();
+    await peer?.close();
+    await gateway?.app.close();
+    await store?.close();
+    await nats?.stop();
+  });
+
+  /** An agent that says hello and then never answers a job. */
+  async function silentAgent(): Promise<WebSocket> {
+    const ws = new WebSocket(new URL(AGENT_PATH, url.replace(/^http/, 'ws')), { headers: { authorization: `Bearer ${token}` } });
+    sockets.push(ws);
+    await new Promise((r) => ws.once('open', r));
+    ws.send(JSON.stringify({ type: 'hello', licenseKey: BRANCH, workerId: 'silent', agentVersion: '0', posVersion: null }));
+    await until(() => gateway.hub.agentFor(BRANCH) !== undefined);
+    return ws;
+  }
+
+  it('fails a routed job at once when the agent connects elsewhere, not at its timeout', async () => {
+    // Another instance holds the branch and goes silent, as one that was killed does.
+    const deadHolder = peer.subscribe(`branch-agent.jobs.${BRANCH}`, { callback: () => undefined });
+    await peer.flush();
+    const startedAt = Date.now();
+    const answer = fetch(`${url}/productos/${BRANCH}?pageSize=1`, { headers: { 'x-api-key': API_KEY } });
+    await new Promise((r) => setTimeout(r, 200));
+    deadHolder.unsubscribe();
+    // The agent comes back on this instance.
+    await silentAgent();
+    const res = await answer;
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { code: string }).code).toBe('agent_offline');
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+  });
+
+  it('keeps a connection newer than an announcement that arrives late', async () => {
+    const ws = sockets.at(-1) ?? (await silentAgent());
+    peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'other', connectedAt: new Date(Date.now() - 60_000).toISOString() }));
+    await peer.flush();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(ws.readyState).toBe(WebSocket.OPEN);
+    peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'other', connectedAt: new Date().toISOString() }));
+    await until(() => ws.readyState === WebSocket.CLOSED, 2_000);
+    expect(gateway.hub.agentFor(BRANCH)).toBeUndefined();
+  });
+});
