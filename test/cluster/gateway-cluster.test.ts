@@ -247,8 +247,8 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
       await until(async () => (await connectedTo(b)) === 3, 10_000, 20);
       movedInMs = Date.now() - killedAt;
     });
-    // Backoff of at most 400 ms, plus the connection to the surviving instance.
-    expect(movedInMs).toBeLessThan(3_000);
+    // Backoff of at most 400 ms, plus the connection to the surviving instance (slack for a loaded CI).
+    expect(movedInMs).toBeLessThan(5_000);
     await startNamed(0);
   }, 60_000);
 
