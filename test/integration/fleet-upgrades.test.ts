@@ -4,13 +4,15 @@
  * on its own PostgreSQL POS database, all connected to one real gateway. A tampered tarball and
  * one signed by another key are refused and the agent keeps running and serving; a rollout to
  * 50 % of the four upgrades exactly two; a rollout pauses itself once its failures pass its
- * threshold, and a branch that connects afterwards is not upgraded. The release is built once
- * and without the bundled runtime (the agents run on this test's Node.js): install.test.ts
- * covers the runtime, this file the fleet.
+ * threshold, and a branch that connects afterwards is not upgraded; an agent that runs as a
+ * service hands over to the upgrade helper (played here by the test, as the systemd path unit
+ * would start it), whose upgrade and whose refusal of a forged tarball both reach the rollout.
+ * The release is built once and without the bundled runtime (the agents run on this test's
+ * Node.js): install.test.ts covers the runtime, this file the fleet.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,12 +107,12 @@ describe('rollouts to four installed agents', () => {
     return rolloutOf(id);
   };
 
-  /** Still version A: connected, healthy, and a request through the gateway runs on its POS database. */
-  const keepsRunningA = async (b: Branch) => {
-    expect(current(b)).toBe('releases/9.0.0');
-    expect(await health(b)).toEqual({ status: 200, version: '9.0.0' });
-    expect(connectedVersion(b)).toBe('9.0.0');
-    expect((await api<{ online: boolean }>('GET', `/sucursales/${b.licenseKey}`)).body).toMatchObject({ online: true, agentVersion: '9.0.0' });
+  /** Still the version it ran (A): connected, healthy, and a request through the gateway runs on its POS database. */
+  const keepsRunning = async (b: Branch, version = '9.0.0') => {
+    expect(current(b)).toBe(`releases/${version}`);
+    expect(await health(b)).toEqual({ status: 200, version });
+    expect(connectedVersion(b)).toBe(version);
+    expect((await api<{ online: boolean }>('GET', `/sucursales/${b.licenseKey}`)).body).toMatchObject({ online: true, agentVersion: version });
     const served = await api<{ data: unknown[] }>('GET', `/estaciones/${b.licenseKey}`);
     expect(served.status, JSON.stringify(served.body)).toBe(200);
     expect(served.body.data.length).toBeGreaterThan(0);
@@ -125,15 +127,17 @@ describe('rollouts to four installed agents', () => {
     });
     expect(built.status, built.stderr + built.stdout).toBe(0);
     const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    for (const v of ['9.0.0', '9.0.1']) {
+    for (const v of ['9.0.0', '9.0.1', '9.0.2']) {
       const dir = path.join(work, 'releases', `branch-agent-${v}-linux`);
       cpSync(path.join(work, 'build', `branch-agent-${version}-linux`), dir, { recursive: true, verbatimSymlinks: true });
       const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as object;
       writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...pkg, version: v }, null, 2));
       releases.set(v, dir);
     }
-    const tarball = path.join(work, 'branch-agent-9.0.1-linux.tar.gz');
-    expect((await run('tar', ['-czf', tarball, '-C', path.join(work, 'releases'), 'branch-agent-9.0.1-linux'])).code).toBe(0);
+    const tarballOf = (v: string) => path.join(work, `branch-agent-${v}-linux.tar.gz`);
+    for (const v of ['9.0.1', '9.0.2'])
+      expect((await run('tar', ['-czf', tarballOf(v), '-C', path.join(work, 'releases'), `branch-agent-${v}-linux`])).code).toBe(0);
+    const tarball = tarballOf('9.0.1');
 
     store = new GatewayStore(await newGatewayDatabase());
     await store.migrate();
@@ -147,10 +151,12 @@ describe('rollouts to four installed agents', () => {
     const otherKeyFile = path.join(work, 'other.key');
     writeFileSync(otherKeyFile, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
 
-    // 9.0.1 the real upgrade; 9.0.3 signed, but the store serves other bytes; 9.0.4 signed by a
-    // key the agents do not trust. The tarball's bytes are the same: only the checks differ.
-    await signTarball(tarball, '9.0.1', 'linux', keyFile);
-    await publishRelease(store, tarball, { publicKeyFile });
+    // 9.0.1 and 9.0.2 real upgrades; 9.0.3 signed, but the store serves other bytes; 9.0.4 signed
+    // by a key the agents do not trust. Those two are 9.0.1's bytes: only the checks differ.
+    for (const v of ['9.0.1', '9.0.2']) {
+      await signTarball(tarballOf(v), v, 'linux', keyFile);
+      await publishRelease(store, tarballOf(v), { publicKeyFile });
+    }
     const publish = async (v: string, signWith: string) => {
       const copy = path.join(work, `branch-agent-${v}-linux.tar.gz`);
       cpSync(tarball, copy);
@@ -225,7 +231,7 @@ describe('rollouts to four installed agents', () => {
     expect(u.branches[0]).toMatchObject({ state: 'failed', reason: 'release 9.0.4 is not signed by the key in upgrades.publicKeyFile' });
     const pids = [pidOf(tamperedAt!), pidOf(unsignedAt!)];
     for (const b of [tamperedAt!, unsignedAt!]) {
-      await keepsRunningA(b);
+      await keepsRunning(b);
       expect(existsSync(path.join(b.prefix, 'releases/9.0.3')) || existsSync(path.join(b.prefix, 'releases/9.0.4'))).toBe(false);
     }
     // Nothing of either is kept in the agent's download folder.
@@ -267,7 +273,55 @@ describe('rollouts to four installed agents', () => {
     const later = await rolloutOf(rollout.id);
     expect(later.state).toBe('paused');
     expect(stateOf(later, offline!)).toMatchObject({ state: 'pending', reason: null });
-    await keepsRunningA(offline!);
-    await keepsRunningA(failing!);
+    await keepsRunning(offline!);
+    await keepsRunning(failing!);
   }, 120_000);
+
+  it('hands over to the upgrade helper when it runs as a service: carried out, or refused and reported', async () => {
+    const [kept, forged] = branches.filter((b) => connectedVersion(b) === '9.0.1') as [Branch, Branch];
+    // systemd sets INVOCATION_ID in every unit it runs: the agent takes it as the sign that it runs
+    // as a service, and requests the upgrade instead of starting the installer. The background
+    // process reads branch-agent.env at every start, as the systemd unit does.
+    for (const b of [kept, forged]) {
+      writeFileSync(path.join(path.dirname(b.config), 'branch-agent.env'), 'INVOCATION_ID=fleet-upgrades-test\n');
+      const again = await run(process.execPath, [
+        path.join(b.prefix, 'current/bin/branch-agent.js'),
+        'service',
+        'install',
+        ...['--prefix', b.prefix, '--config', b.config, '--manager', 'background', '--settle', '1'],
+      ]);
+      expect(again.code, again.output).toBe(0);
+    }
+    await until(() => connectedVersion(kept) === '9.0.1' && connectedVersion(forged) === '9.0.1', 30_000, 100);
+
+    const rollout = await start({ version: '9.0.2', licenseKeys: [kept.licenseKey, forged.licenseKey], maxFallasPorcentaje: 100 });
+    // What branch-agent-upgrade.path does: start the helper once a request appears. Before that,
+    // the forged branch's tarball is changed, as anyone who can write the download folder could.
+    const helped = await Promise.all(
+      [kept, forged].map(async (b) => {
+        const requestFile = path.join(path.dirname(b.config), 'downloads', 'upgrade-request.json');
+        await until(() => existsSync(requestFile), 60_000, 100);
+        if (b === forged) appendFileSync((JSON.parse(readFileSync(requestFile, 'utf8')) as { tarball: string }).tarball, 'forged');
+        return run(process.execPath, [
+          path.join(b.prefix, 'current/bin/branch-agent.js'),
+          'service',
+          'upgrade-request',
+          ...['--prefix', b.prefix, '--config', b.config, '--manager', 'background', '--settle', '1'],
+        ]);
+      }),
+    );
+    expect(helped[0]!.code, helped[0]!.output).toBe(0);
+    expect(helped[1]!.code, helped[1]!.output).toBe(1);
+
+    const ended = await settled(rollout.id, (r) => r.state !== 'running', 90_000);
+    const stateOf = (b: Branch) => ended.branches.find((x) => x.licenseKey === b.licenseKey)!;
+    expect(stateOf(kept)).toMatchObject({ state: 'done', reason: null });
+    expect(stateOf(forged).state).toBe('failed');
+    expect(stateOf(forged).reason).toMatch(
+      /^upgrade request refused: the sha256 of .*branch-agent-9\.0\.2-linux\.tar\.gz is [0-9a-f]{64}, not the signed [0-9a-f]{64}$/,
+    );
+    expect(current(kept)).toBe('releases/9.0.2');
+    expect(await health(kept)).toEqual({ status: 200, version: '9.0.2' });
+    await keepsRunning(forged, '9.0.1');
+  }, 150_000);
 });
