@@ -375,6 +375,34 @@ describe('requests, carried out and refused for real', () => {
     expect(existsSync(path.join(downloads, 'upgrade-request.json'))).toBe(false);
   });
 
+  it("the agent's side: a request no helper takes fails the upgrade, withdrawn", async () => {
+    const { file, manifest } = tarballs.get('9.3.2')!;
+    const reasons: string[] = [];
+    const installer = requestingInstaller({ manager: 'systemd', layout: layoutOf(prefix), downloadDir: downloads, pollMs: 50, pickupMs: 1_000 });
+    await installer(file, manifest, (reason) => reasons.push(reason));
+    await until(() => reasons.length > 0, 5_000, 20);
+    expect(reasons).toEqual([
+      'no upgrade helper took the request within 1 s: run branch-agent service install as root or Administrator to set up the branch-agent-upgrade.path unit',
+    ]);
+    expect(existsSync(path.join(downloads, 'upgrade-request.json'))).toBe(false);
+  });
+
+  it('records an installer that cannot start as the answer, for the agent to report', async () => {
+    const { file, manifest } = tarballs.get('9.3.3')!;
+    writeFileSync(path.join(prefix, '.install.lock'), `${process.pid}\n`);
+    try {
+      request({ release: manifest, tarball: file });
+      const result = await takeUpgradeRequest(options());
+      expect(result).toMatchObject({ exitCode: 1, outcome: 'not-switched', current: '9.3.1' });
+      expect(lastUpgrade()).toMatchObject({
+        to: '9.3.3',
+        reason: `the installer could not carry out the upgrade request: another installer (pid ${process.pid}) is working on ${prefix}`,
+      });
+    } finally {
+      rmSync(path.join(prefix, '.install.lock'));
+    }
+  });
+
   it("the agent's side under systemd: only the request file, which the path unit watches", async () => {
     const { file, manifest } = tarballs.get('9.3.2')!;
     const { calls, exec } = recorder();

@@ -29,7 +29,8 @@ const MAX_REQUEST_BYTES = 16 * 1024;
 
 /**
  * Takes the pending request, if any: undefined when there is none (the unit or task ran without
- * one), otherwise the installer's result, a refusal included (exit code 1, nothing switched).
+ * one), otherwise the installer's result, a refusal or a failure to start included (exit code 1,
+ * nothing switched).
  */
 export async function takeUpgradeRequest(opts: InstallerOptions, platform: NodeJS.Platform = process.platform): Promise<UpgradeResult | undefined> {
   const settings = upgradeSettingsOf(path.resolve(opts.config));
@@ -53,17 +54,22 @@ export async function takeUpgradeRequest(opts: InstallerOptions, platform: NodeJ
   ensureDirs(layout);
   const log = opts.log ?? ((line: string) => console.log(line));
   let version = 'unknown';
+  let requestedAt: string | undefined;
   let copy: string | undefined;
   try {
     if (text === undefined) throw new UpgradeRequestRefused(unreadable);
     const request = parseRequest(text);
     version = request.release.version;
+    requestedAt = request.requestedAt;
     copy = await verifiedCopy(request.release, request.tarball, settings, layout, platform);
     log(`==> Upgrade request for ${version} checked: signed by the key in upgrades.publicKeyFile, sha256 ${request.release.sha256}`);
-    return await upgrade({ ...opts, tarball: copy, expectedVersion: version, healthTimeoutMs: settings.healthTimeoutSeconds * 1000 });
+    return await upgrade({ ...opts, tarball: copy, expectedVersion: version, requestedAt, healthTimeoutMs: settings.healthTimeoutSeconds * 1000 });
   } catch (error) {
-    if (!(error instanceof UpgradeRequestRefused)) throw error;
-    const reason = `upgrade request refused: ${error.message}`;
+    // Recorded either way: the agent that asked is still running and waits for an answer.
+    const reason =
+      error instanceof UpgradeRequestRefused
+        ? `upgrade request refused: ${error.message}`
+        : `the installer could not carry out the upgrade request: ${error instanceof Error ? error.message : String(error)}`;
     log(reason);
     const running = currentVersion(layout);
     writeLastUpgrade(layout, {
@@ -74,6 +80,7 @@ export async function takeUpgradeRequest(opts: InstallerOptions, platform: NodeJ
       to: version,
       current: running,
       reason,
+      requestedAt,
       startedAt,
       finishedAt: new Date().toISOString(),
     });

@@ -33,7 +33,6 @@ export const upgradeRequest = z.object({
 });
 export type UpgradeRequest = z.infer<typeof upgradeRequest>;
 
-/** How long a request may wait for a helper to take it before the agent gives up on it. */
 const PICKUP_MS = 60_000;
 /** How long the agent watches for the helper's refusal once it took the request. */
 const VERIFY_MS = 10 * 60_000;
@@ -75,6 +74,8 @@ export interface RequestingInstallerOptions {
   exec?: Exec;
   /** How often the agent looks for the helper's answer (default 1 s). */
   pollMs?: number;
+  /** How long a request may wait for the helper to take it (default 60 s). */
+  pickupMs?: number;
 }
 
 /** The agent's hand-over under a service manager: write the request, start the helper, watch for a refusal. */
@@ -110,21 +111,28 @@ function pick(release: ReleaseManifest): ReleaseManifest {
  * agent stopped by the helper, and the agent that runs next reports the outcome.
  */
 function watchForRefusal(opts: RequestingInstallerOptions, file: string, request: UpgradeRequest, failed: (reason: string) => void): void {
-  const since = Date.parse(request.requestedAt);
   const started = Date.now();
   const tick = () => {
     const record = readLastUpgrade(opts.layout);
-    if (record?.action === 'upgrade' && record.to === request.release.version && Date.parse(record.startedAt) >= since - 1_000) {
+    if (record?.requestedAt === request.requestedAt) {
       if (record.outcome === 'not-switched') failed(record.reason ?? `the upgrade helper did not switch to ${request.release.version}`);
       return;
     }
-    if (existsSync(file) && Date.now() - started > PICKUP_MS) {
+    const pickupMs = opts.pickupMs ?? PICKUP_MS;
+    if (existsSync(file) && Date.now() - started > pickupMs) {
       void rm(file, { force: true });
       const helper = opts.manager === 'systemd' ? `the ${UPGRADE_HELPER_NAME}.path unit` : `the scheduled task ${UPGRADE_HELPER_NAME}`;
-      failed(`no upgrade helper took the request within ${PICKUP_MS / 1000} s: run branch-agent service install as root or Administrator to set up ${helper}`);
+      failed(
+        `no upgrade helper took the request within ${Math.round(pickupMs / 1000)} s: run branch-agent service install as root or Administrator to set up ${helper}`,
+      );
       return;
     }
-    if (Date.now() - started < VERIFY_MS) setTimeout(tick, opts.pollMs ?? 1_000).unref();
+    if (Date.now() - started < VERIFY_MS) {
+      setTimeout(tick, opts.pollMs ?? 1_000).unref();
+      return;
+    }
+    // An accepted request stops this agent well before: the helper died without an answer.
+    failed(`the upgrade helper took the request for ${request.release.version} but recorded no outcome within ${VERIFY_MS / 60_000} min`);
   };
   setTimeout(tick, opts.pollMs ?? 1_000).unref();
 }

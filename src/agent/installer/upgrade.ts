@@ -66,6 +66,8 @@ export interface UpgradeOptions extends InstallerOptions {
   releaseDir?: string;
   /** The version a signature vouched for: a release that says otherwise is not installed. */
   expectedVersion?: string;
+  /** The agent's request this upgrade carries out, recorded with the outcome. */
+  requestedAt?: string;
 }
 
 export interface UpgradeResult {
@@ -177,6 +179,7 @@ export async function upgrade(opts: UpgradeOptions): Promise<UpgradeResult> {
         to: opts.expectedVersion ?? release.version,
         current: full.current,
         reason: full.exitCode === 0 ? undefined : full.message,
+        requestedAt: opts.requestedAt,
         startedAt,
         finishedAt: new Date().toISOString(),
       };
