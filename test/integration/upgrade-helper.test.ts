@@ -300,6 +300,11 @@ describe('requests, carried out and refused for real', () => {
     expect(current()).toBe('releases/9.3.1');
     expect(await healthVersion()).toBe('9.3.1');
     expect(existsSync(path.join(downloads, 'upgrade-request.json'))).toBe(false);
+    const logged = readFileSync(path.join(prefix, 'logs', 'upgrade.log'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .at(-1)!;
+    expect(logged.replace(/^\S+ /, '')).toMatch(reason);
   };
 
   it('refuses bytes that are not the signed ones', async () => {

@@ -7,11 +7,11 @@
  * only a regular file directly in the download folder, copies it where the agent cannot write
  * while hashing it (so the bytes installed are the bytes checked), verifies the Ed25519
  * signature and the sha256, and installs that copy with `upgrade()`, which also checks that the
- * tarball holds the signed version. A refusal is logged and recorded in last-upgrade.json, where
- * the agent reads it and reports `failed`.
+ * tarball holds the signed version. A refusal is logged (also to <prefix>/logs/upgrade.log) and
+ * recorded in last-upgrade.json, where the agent reads it and reports `failed`.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { constants, createWriteStream, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { appendFileSync, constants, createWriteStream, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -52,7 +52,13 @@ export async function takeUpgradeRequest(opts: InstallerOptions, platform: NodeJ
   const startedAt = new Date().toISOString();
   const layout = layoutOf(opts.prefix);
   ensureDirs(layout);
-  const log = opts.log ?? ((line: string) => console.log(line));
+  // A scheduled task's output goes nowhere: <prefix>/logs/upgrade.log keeps it on every platform,
+  // beside what a background process's hand-over writes there.
+  const print = opts.log ?? ((line: string) => console.log(line));
+  const log = (line: string) => {
+    print(line);
+    appendFileSync(path.join(layout.logs, 'upgrade.log'), `${new Date().toISOString()} ${line}\n`);
+  };
   let version = 'unknown';
   let requestedAt: string | undefined;
   let copy: string | undefined;
@@ -63,7 +69,7 @@ export async function takeUpgradeRequest(opts: InstallerOptions, platform: NodeJ
     requestedAt = request.requestedAt;
     copy = await verifiedCopy(request.release, request.tarball, settings, layout, platform);
     log(`==> Upgrade request for ${version} checked: signed by the key in upgrades.publicKeyFile, sha256 ${request.release.sha256}`);
-    return await upgrade({ ...opts, tarball: copy, expectedVersion: version, requestedAt, healthTimeoutMs: settings.healthTimeoutSeconds * 1000 });
+    return await upgrade({ ...opts, log, tarball: copy, expectedVersion: version, requestedAt, healthTimeoutMs: settings.healthTimeoutSeconds * 1000 });
   } catch (error) {
     // Recorded either way: the agent that asked is still running and waits for an answer.
     const reason =

@@ -10,7 +10,7 @@
  * when it refuses, it records why in <prefix>/state/last-upgrade.json, and the agent, still
  * running, reports that reason as `failed`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -120,7 +120,7 @@ function watchForRefusal(opts: RequestingInstallerOptions, file: string, request
     }
     const pickupMs = opts.pickupMs ?? PICKUP_MS;
     if (existsSync(file) && Date.now() - started > pickupMs) {
-      void rm(file, { force: true });
+      rmSync(file, { force: true });
       const helper = opts.manager === 'systemd' ? `the ${UPGRADE_HELPER_NAME}.path unit` : `the scheduled task ${UPGRADE_HELPER_NAME}`;
       failed(
         `no upgrade helper took the request within ${Math.round(pickupMs / 1000)} s: run branch-agent service install as root or Administrator to set up ${helper}`,
