@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/embedded-postgres/cluster.js';
 import { layoutOf } from '../../src/agent/installer/layout.js';
+import { managerOf } from '../../src/agent/installer/remote-upgrade.js';
 import type { Exec, ServiceSpec } from '../../src/agent/installer/service-manager.js';
 import { systemdService } from '../../src/agent/installer/systemd.js';
 import { renderUpgradeUnits } from '../../src/agent/installer/systemd-upgrade-units.js';
@@ -177,6 +178,24 @@ describe('the upgrade helper on Windows', () => {
       calls.length = 0;
       await manager.remove();
       expect(calls[0]).toBe('schtasks /Delete /TN branch-agent-upgrade /F');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('which hand-over an installed agent uses', () => {
+  it('asks the helper under systemd and WinSW, starts the installer itself as a background process', () => {
+    const work = mkdtempSync(path.join(tmpdir(), 'branch-agent-manager-'));
+    try {
+      const layout = layoutOf(work);
+      expect(managerOf(layout, { INVOCATION_ID: 'abc' }, 'linux', 42)).toBe('systemd');
+      expect(managerOf(layout, {}, 'linux', 42)).toBe('background');
+      expect(managerOf(layout, {}, 'win32', 42)).toBe('winsw');
+      mkdirSync(layout.run);
+      writeFileSync(path.join(layout.run, 'branch-agent.pid'), '42\n');
+      expect(managerOf(layout, {}, 'win32', 42)).toBe('background');
+      expect(managerOf(layout, {}, 'win32', 43)).toBe('winsw');
     } finally {
       rmSync(work, { recursive: true, force: true });
     }

@@ -7,10 +7,11 @@
  * installed release (a source checkout, the demo, the tests) has no installer.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Installer } from '../upgrades.js';
-import { layoutOf } from './layout.js';
+import type { ManagerKind } from './choose-manager.js';
+import { layoutOf, type Layout } from './layout.js';
 import { runningReleaseDir } from './release.js';
 import { readLastUpgrade } from './state.js';
 import { requestingInstaller } from './upgrade-request.js';
@@ -26,14 +27,29 @@ function installedRelease(): { prefix: string; releaseDir: string } | undefined 
   }
 }
 
+/**
+ * The service manager running this agent: systemd sets INVOCATION_ID in the units it runs; the
+ * background process manager records the agent's pid under <prefix>/run (so a Windows agent
+ * installed with --manager background is told from the WinSW service, the Windows default).
+ */
+export function managerOf(layout: Layout, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, pid = process.pid): ManagerKind {
+  if (platform !== 'win32') return env.INVOCATION_ID ? 'systemd' : 'background';
+  try {
+    return Number(readFileSync(path.join(layout.run, 'branch-agent.pid'), 'utf8').trim()) === pid ? 'background' : 'winsw';
+  } catch {
+    return 'winsw';
+  }
+}
+
 export function installerForThisAgent(configPath: string, downloadDir: string, healthTimeoutSeconds: number): Installer | undefined {
   const installed = installedRelease();
   if (!installed) return undefined;
   const { prefix, releaseDir } = installed;
-  const manager = process.platform === 'win32' ? 'winsw' : process.env.INVOCATION_ID ? 'systemd' : 'background';
-  if (manager !== 'background') return requestingInstaller({ manager, layout: layoutOf(prefix), downloadDir });
-  return (tarball, _release, failed) => {
-    const layout = layoutOf(prefix);
+  const layout = layoutOf(prefix);
+  return (tarball, release, failed) => {
+    // Decided at hand-over: the background manager writes the pid file just after starting the agent.
+    const manager = managerOf(layout);
+    if (manager !== 'background') return requestingInstaller({ manager, layout, downloadDir })(tarball, release, failed);
     mkdirSync(layout.logs, { recursive: true });
     const out = openSync(path.join(layout.logs, 'upgrade.log'), 'a');
     try {
