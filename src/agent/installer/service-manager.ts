@@ -29,6 +29,8 @@ export interface ServiceSpec {
   /** Absolute path of node.exe/node, usually under <prefix>/current/runtime/. */
   node: string;
   logDir: string;
+  /** Where the agent downloads releases and drops its upgrade requests (upgrade-request.ts). */
+  downloadDir: string;
 }
 
 export interface ServiceManager {
