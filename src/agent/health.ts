@@ -3,8 +3,16 @@
  * monitoring: /healthz answers while the process is up; /readyz only while the agent can do
  * its job, connected to the gateway and to the POS database.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { VERSION } from '../version.js';
+
+/**
+ * node:http as CommonJS exports: an ES import of it builds a namespace of every export, and on
+ * Node 24 that evaluates the lazy WebSocket export, which loads undici into an agent that never
+ * uses it (about 2 MB resident, measured with bench/agent-memory.ts).
+ */
+const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 export interface HealthSource {
   gatewayConnected(): boolean;

@@ -26,10 +26,12 @@ export interface RunningService {
 async function upgradeSettings(config: AgentFileConfig, configPath: string): Promise<AgentConfig['upgrades']> {
   const { publicKeyFile, downloadDir, healthTimeoutSeconds } = config.upgrades;
   const { installerForThisAgent, installerRecord } = await import('./installer/remote-upgrade.js');
+  // The same resolution as the upgrade helper's (upgrade-request.ts): it looks for requests there.
+  const downloads = resolve(dirname(configPath), downloadDir ?? 'downloads');
   return {
     publicKey: publicKeyFile ? await readFile(resolve(dirname(configPath), publicKeyFile), 'utf8') : undefined,
-    downloadDir: resolve(dirname(configPath), downloadDir ?? 'downloads'),
-    installer: installerForThisAgent(resolve(configPath), healthTimeoutSeconds),
+    downloadDir: downloads,
+    installer: installerForThisAgent(resolve(configPath), downloads, healthTimeoutSeconds),
     installerRecord,
   };
 }

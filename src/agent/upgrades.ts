@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { UpgradeMessage, UpgradeProgressMessage } from '../protocol/messages.js';
-import { verifyRelease } from '../protocol/releases.js';
+import { verifyRelease, type ReleaseManifest } from '../protocol/releases.js';
 import type { MaintenanceWindow } from '../protocol/rollouts.js';
 
 const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
@@ -24,10 +24,11 @@ const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
 const INSTALLER_FINISH_MS = 5 * 60_000;
 
 /**
- * Hands a downloaded, verified tarball to the installer, which replaces the running release.
- * Resolves once handed over; `failed` is called if the installer gives up before switching.
+ * Hands a downloaded, verified tarball to the installer, which replaces the running release;
+ * with its signed manifest, for an installer that checks it again. Resolves once handed over;
+ * `failed` is called if the installer gives up before switching.
  */
-export type Installer = (tarball: string, failed: (reason: string) => void) => Promise<void>;
+export type Installer = (tarball: string, release: ReleaseManifest, failed: (reason: string) => void) => Promise<void>;
 
 export interface UpgradeOptions {
   licenseKey: string;
@@ -119,7 +120,7 @@ export class UpgradeRunner {
     await writeFile(this.#attemptFile, JSON.stringify(record));
     this.opts.log.info({ rolloutId: order.rolloutId, version: release.version }, 'handing over to the installer');
     try {
-      await this.opts.installer(tarball, (reason) => {
+      await this.opts.installer(tarball, release, (reason) => {
         void rm(this.#attemptFile, { force: true });
         this.#send(order, 'failed', reason);
       });

@@ -46,7 +46,8 @@ const mssqlDatabase = z.object({
   lockTimeoutMs,
 });
 
-const agentConfigFields = z.object({
+/** The agent section field by field, before `gatewayUrl` and `gatewayUrls` are merged (agentConfigSchema). */
+export const agentConfigFields = z.object({
   licenseKey,
   workerId: z.string().min(1).max(100).optional(),
   gatewayUrl: z.url().optional().describe('the gateway, or a load balancer in front of several'),

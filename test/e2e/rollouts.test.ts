@@ -1,7 +1,8 @@
 /**
  * Releases and rollouts through the whole stack (issue 16): publishing, the agent's download
  * with its token, its checks of signature and hash, windows, shares, conflicts and pausing.
- * The installer's hand-over itself runs with real processes in the installer's tests.
+ * The installer's hand-over itself, and these cases again on installed agents, run with real
+ * processes in test/integration/install.test.ts and fleet-upgrades.test.ts.
  */
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';

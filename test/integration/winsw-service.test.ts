@@ -106,6 +106,7 @@ describe('the WinSW service definition', () => {
     config: 'C:\\ProgramData\\branch-agent\\config.json',
     node: 'C:\\Program Files\\branch-agent\\current\\runtime\\node.exe',
     logDir: 'C:\\Program Files\\branch-agent\\logs',
+    downloadDir: 'C:\\ProgramData\\branch-agent\\downloads',
   };
 
   it('uses only elements and values WinSW documents', () => {
@@ -265,19 +266,42 @@ describe('the installer driving WinSW', () => {
   it('install: secures the config folder, installs the service, starts it', async () => {
     const { result, calls } = await run(() => upgrade({ ...options(), releaseDir: releases.get('9.1.0')! }));
     expect(result, result.message).toMatchObject({ exitCode: 0, current: '9.1.0' });
-    expect(calls).toEqual([icacls(), 'branch-agent.exe status', 'branch-agent.exe install', 'branch-agent.exe status', 'branch-agent.exe start']);
+    expect(calls).toEqual([
+      icacls(),
+      'branch-agent.exe status',
+      'branch-agent.exe install',
+      // The upgrade helper's scheduled task (windows-upgrade-task.ts), registered beside the service.
+      `schtasks /Create /TN branch-agent-upgrade /XML ${path.join(prefix, 'service', 'branch-agent-upgrade.xml')} /F`,
+      'branch-agent.exe status',
+      'branch-agent.exe start',
+    ]);
     const serviceDir = path.join(prefix, 'service');
     expect(readFileSync(path.join(serviceDir, 'branch-agent.exe'), 'utf8')).toBe('the WinSW executable');
     expect(existsSync(path.join(serviceDir, 'branch-agent.exe.config'))).toBe(true);
     expect(readFileSync(path.join(serviceDir, 'branch-agent.xml'), 'utf8')).toBe(
-      renderWinswXml({ name: 'branch-agent', prefix, config, node: process.execPath, logDir: path.join(prefix, 'logs') }),
+      renderWinswXml({
+        name: 'branch-agent',
+        prefix,
+        config,
+        node: process.execPath,
+        logDir: path.join(prefix, 'logs'),
+        downloadDir: path.join(path.dirname(config), 'downloads'),
+      }),
     );
   }, 60_000);
 
   it('upgrade: stops the running service, switches current, starts it again', async () => {
     const { result, calls } = await run(() => upgrade({ ...options(), releaseDir: releases.get('9.1.1')! }));
     expect(result, result.message).toMatchObject({ exitCode: 0, current: '9.1.1', previous: '9.1.0' });
-    expect(calls).toEqual([icacls(), 'branch-agent.exe status', 'branch-agent.exe status', 'branch-agent.exe stop', 'branch-agent.exe start']);
+    // The task is unchanged: only looked up, never registered again (a remote upgrade runs inside it).
+    expect(calls).toEqual([
+      icacls(),
+      'branch-agent.exe status',
+      'schtasks /Query /TN branch-agent-upgrade',
+      'branch-agent.exe status',
+      'branch-agent.exe stop',
+      'branch-agent.exe start',
+    ]);
   }, 60_000);
 
   it('a release that does not become healthy: started, then the previous one started again', async () => {
@@ -286,6 +310,7 @@ describe('the installer driving WinSW', () => {
     expect(calls).toEqual([
       icacls(),
       'branch-agent.exe status',
+      'schtasks /Query /TN branch-agent-upgrade',
       'branch-agent.exe status',
       'branch-agent.exe stop',
       'branch-agent.exe start',

@@ -1,18 +1,20 @@
 /**
  * The installer as a running agent hands over to it for a remote upgrade (issue 16). The
- * installer stops the agent, so it runs as a detached process of its own with this release's
- * runtime and CLI (`service upgrade <tarball>`), its output appended to <prefix>/logs/upgrade.log.
- * An agent not started from an installed release (a source checkout, the demo, the tests) has no
- * installer. Under systemd and WinSW the agent's account may not stop its own service and a child
- * would die with it; those upgrades stay `service upgrade` on the branch server for now.
+ * installer stops the agent, so it must run outside it: a background process's agent starts it
+ * as a detached process of its own with this release's runtime and CLI (`service upgrade
+ * <tarball>`), its output appended to <prefix>/logs/upgrade.log; a systemd or WinSW service's
+ * agent asks the helper the installer set up (upgrade-request.ts). An agent not started from an
+ * installed release (a source checkout, the demo, the tests) has no installer.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Installer } from '../upgrades.js';
-import { layoutOf } from './layout.js';
+import type { ManagerKind } from './choose-manager.js';
+import { layoutOf, type Layout } from './layout.js';
 import { runningReleaseDir } from './release.js';
 import { readLastUpgrade } from './state.js';
+import { requestingInstaller } from './upgrade-request.js';
 
 /** The release directory this agent runs from, when it is one the installer put under <prefix>/releases. */
 function installedRelease(): { prefix: string; releaseDir: string } | undefined {
@@ -25,18 +27,29 @@ function installedRelease(): { prefix: string; releaseDir: string } | undefined 
   }
 }
 
-export function installerForThisAgent(configPath: string, healthTimeoutSeconds: number): Installer | undefined {
+/**
+ * The service manager running this agent: systemd sets INVOCATION_ID in the units it runs; the
+ * background process manager records the agent's pid under <prefix>/run (so a Windows agent
+ * installed with --manager background is told from the WinSW service, the Windows default).
+ */
+export function managerOf(layout: Layout, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, pid = process.pid): ManagerKind {
+  if (platform !== 'win32') return env.INVOCATION_ID ? 'systemd' : 'background';
+  try {
+    return Number(readFileSync(path.join(layout.run, 'branch-agent.pid'), 'utf8').trim()) === pid ? 'background' : 'winsw';
+  } catch {
+    return 'winsw';
+  }
+}
+
+export function installerForThisAgent(configPath: string, downloadDir: string, healthTimeoutSeconds: number): Installer | undefined {
   const installed = installedRelease();
   if (!installed) return undefined;
   const { prefix, releaseDir } = installed;
-  const manager = process.platform === 'win32' ? 'winsw' : process.env.INVOCATION_ID ? 'systemd' : 'background';
-  return (tarball, failed) => {
-    if (manager !== 'background') {
-      return Promise.reject(
-        new Error(`remote upgrades of a ${manager} service are not supported yet: run branch-agent service upgrade ${tarball} on the branch server`),
-      );
-    }
-    const layout = layoutOf(prefix);
+  const layout = layoutOf(prefix);
+  return (tarball, release, failed) => {
+    // Decided at hand-over: the background manager writes the pid file just after starting the agent.
+    const manager = managerOf(layout);
+    if (manager !== 'background') return requestingInstaller({ manager, layout, downloadDir })(tarball, release, failed);
     mkdirSync(layout.logs, { recursive: true });
     const out = openSync(path.join(layout.logs, 'upgrade.log'), 'a');
     try {

@@ -1,6 +1,7 @@
 /**
  * `branch-agent service install|upgrade|rollback|status|uninstall`: the command line of the
  * installer (upgrade.ts). install.sh and install.ps1 only find the runtime and call it.
+ * `service upgrade-request` is the upgrade helper's (upgrade-helper.ts), not an operator's.
  */
 import { Command, Option } from 'commander';
 import path from 'node:path';
@@ -80,6 +81,18 @@ export function serviceCommand(): Command {
       report(await upgrade({ ...installerOptions(flags), tarball }));
     },
   );
+  withOptions(
+    service
+      .command('upgrade-request')
+      .description(
+        "carry out the remote upgrade the agent requested (run by the installer's branch-agent-upgrade systemd unit or scheduled task, as root or SYSTEM): checks the request's signature, hash and file again, then upgrades",
+      ),
+  ).action(async (flags: Flags) => {
+    const { takeUpgradeRequest } = await import('./upgrade-helper.js');
+    const result = await takeUpgradeRequest(installerOptions(flags));
+    if (result) report(result);
+    else console.log('No upgrade request.');
+  });
   withOptions(service.command('rollback').description('go back to the release that ran before the last upgrade')).action(async (flags: Flags) => {
     const { rollback } = await import('./upgrade.js');
     report(await rollback(installerOptions(flags)));

@@ -19,6 +19,8 @@ export interface UpgradeRecord {
   /** The release `current` points at afterwards. */
   current?: string;
   reason?: string;
+  /** The agent's request it answers (upgrade-request.ts): the agent tells its answer from older ones by it. */
+  requestedAt?: string;
   startedAt: string;
   finishedAt: string;
 }

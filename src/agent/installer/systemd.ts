@@ -1,18 +1,22 @@
 /**
  * systemd: a unit running `<node> <prefix>/current/bin/branch-agent.js run`, restarted always.
  * As root a system unit run by a dedicated account (created here); as another user a user unit
- * (`loginctl enable-linger` starts it at boot).
+ * (`loginctl enable-linger` starts it at boot). Beside it the upgrade helper's units
+ * (systemd-upgrade-units.ts), which carry out the remote upgrades the agent requests.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import path from 'node:path';
 import { envFileOf } from './config-file.js';
+import { renderUpgradeUnits } from './systemd-upgrade-units.js';
 import { AGENT_NODE_OPTIONS, mustExec, type Exec, type ServiceManager, type ServiceSpec } from './service-manager.js';
 
 export interface SystemdOptions {
   /** The account of a system unit (root only). */
   user: string;
   root: boolean;
+  /** Where unit files go; default /etc/systemd/system as root, the user's unit folder otherwise. */
+  unitDir?: string;
 }
 
 const quote = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
@@ -58,8 +62,8 @@ export function renderUnit(spec: ServiceSpec, opts: SystemdOptions): string {
 }
 
 export function systemdService(spec: ServiceSpec, opts: SystemdOptions, run: Exec): ServiceManager {
-  const unitDir = opts.root ? '/etc/systemd/system' : path.join(process.env.XDG_CONFIG_HOME ?? path.join(homedir(), '.config'), 'systemd', 'user');
-  const unitFile = path.join(unitDir, `${spec.name}.service`);
+  const unitDir =
+    opts.unitDir ?? (opts.root ? '/etc/systemd/system' : path.join(process.env.XDG_CONFIG_HOME ?? path.join(homedir(), '.config'), 'systemd', 'user'));
   const scope = opts.root ? [] : ['--user'];
   const systemctl = (...args: string[]) => mustExec(run, 'systemctl', [...scope, ...args]);
 
@@ -92,15 +96,25 @@ export function systemdService(spec: ServiceSpec, opts: SystemdOptions, run: Exe
       }
     },
     async define() {
-      // The agent writes its logs and pid; the code it runs stays root's.
-      if (opts.root) await mustExec(run, 'chown', ['-R', `${opts.user}:${opts.user}`, path.join(spec.prefix, 'logs'), path.join(spec.prefix, 'run')]);
-      const unit = renderUnit(spec, opts);
-      if (!existsSync(unitFile) || readFileSync(unitFile, 'utf8') !== unit) {
-        mkdirSync(unitDir, { recursive: true });
-        writeFileSync(unitFile, unit, { mode: 0o644 });
-        await systemctl('daemon-reload');
+      // The agent writes its logs, its pid, its downloads and upgrade requests; the code it runs stays root's.
+      mkdirSync(spec.downloadDir, { recursive: true });
+      if (opts.root) {
+        await mustExec(run, 'chown', ['-R', `${opts.user}:${opts.user}`, path.join(spec.prefix, 'logs'), path.join(spec.prefix, 'run')]);
+        await mustExec(run, 'chown', [`${opts.user}:${opts.user}`, spec.downloadDir]);
       }
+      const helper = renderUpgradeUnits(spec, opts);
+      const files = { [`${spec.name}.service`]: renderUnit(spec, opts), ...helper.files };
+      let changed = false;
+      mkdirSync(unitDir, { recursive: true });
+      for (const [name, text] of Object.entries(files)) {
+        const file = path.join(unitDir, name);
+        if (existsSync(file) && readFileSync(file, 'utf8') === text) continue;
+        writeFileSync(file, text, { mode: 0o644 });
+        changed = true;
+      }
+      if (changed) await systemctl('daemon-reload');
       await systemctl('enable', `${spec.name}.service`);
+      await systemctl('enable', '--now', helper.path);
     },
     start: async () => void (await systemctl('start', `${spec.name}.service`)),
     stop: async () => void (await systemctl('stop', `${spec.name}.service`)),
@@ -111,8 +125,10 @@ export function systemdService(spec: ServiceSpec, opts: SystemdOptions, run: Exe
       return `systemd ${opts.root ? 'system' : `user (${userInfo().username})`} unit ${spec.name}: ${active.stdout.trim() || 'unknown'}`;
     },
     async remove() {
+      const helper = renderUpgradeUnits(spec, opts);
+      await run('systemctl', [...scope, 'disable', '--now', helper.path]);
       await run('systemctl', [...scope, 'disable', '--now', `${spec.name}.service`]);
-      rmSync(unitFile, { force: true });
+      for (const name of [`${spec.name}.service`, ...Object.keys(helper.files)]) rmSync(path.join(unitDir, name), { force: true });
       await systemctl('daemon-reload');
     },
   };

@@ -22,8 +22,8 @@
  * 2 config template written, 3 rolled back, 4 unhealthy with nothing healthy to go back to) and
  * rejects only when it cannot even start (another installer holds the prefix). It stops the
  * service: a running agent must call it from a process of its own that outlives the agent (a
- * detached child; under systemd a `systemd-run` unit, since stopping the service ends its whole
- * control group), and only between jobs: it never stops an agent that reports a running job
+ * detached child of a background process; under systemd and WinSW the helper the installer
+ * sets up, upgrade-request.ts), and only between jobs: it never stops an agent that reports a running job
  * until that job has finished or 30 s have passed.
  */
 import { spawn } from 'node:child_process';
@@ -36,6 +36,7 @@ import { bundledNode, readRelease, unpackRelease } from './release.js';
 import { exec as realExec, type Exec, type ServiceManager } from './service-manager.js';
 import { chooseServiceManager, type ManagerKind } from './choose-manager.js';
 import { readLastUpgrade, writeLastUpgrade, type Outcome, type UpgradeRecord } from './state.js';
+import { upgradeSettingsOf } from './upgrade-request.js';
 
 export const EXIT = { installed: 0, notSwitched: 1, configTemplate: 2, rolledBack: 3, unhealthy: 4 } as const;
 
@@ -63,6 +64,10 @@ export interface UpgradeOptions extends InstallerOptions {
   tarball?: string;
   /** ...or an unpacked release folder. */
   releaseDir?: string;
+  /** The version a signature vouched for: a release that says otherwise is not installed. */
+  expectedVersion?: string;
+  /** The agent's request this upgrade carries out, recorded with the outcome. */
+  requestedAt?: string;
 }
 
 export interface UpgradeResult {
@@ -115,7 +120,7 @@ function context(opts: InstallerOptions, releaseDir: string) {
   const run = opts.exec ?? realExec;
   const manager = chooseServiceManager(
     opts.manager,
-    { name: SERVICE_NAME, prefix: layout.prefix, config, node, logDir: layout.logs },
+    { name: SERVICE_NAME, prefix: layout.prefix, config, node, logDir: layout.logs, downloadDir: upgradeSettingsOf(config).downloadDir },
     {
       user: opts.user ?? SERVICE_NAME,
       winsw: opts.winsw ?? path.join(releaseDir, 'service-install', 'winsw', 'winsw.exe'),
@@ -170,9 +175,11 @@ export async function upgrade(opts: UpgradeOptions): Promise<UpgradeResult> {
         outcome: full.outcome,
         exitCode: full.exitCode,
         from: previous,
-        to: release.version,
+        // What was asked for: the agent that asked finds its answer by it.
+        to: opts.expectedVersion ?? release.version,
         current: full.current,
         reason: full.exitCode === 0 ? undefined : full.message,
+        requestedAt: opts.requestedAt,
         startedAt,
         finishedAt: new Date().toISOString(),
       };
@@ -180,6 +187,18 @@ export async function upgrade(opts: UpgradeOptions): Promise<UpgradeResult> {
       return full;
     };
 
+    if (opts.expectedVersion !== undefined && release.version !== opts.expectedVersion) {
+      const running = currentVersion(layout);
+      return record(
+        {
+          exitCode: EXIT.notSwitched,
+          outcome: 'not-switched',
+          current: running,
+          message: `the tarball holds release ${release.version}, not the signed ${opts.expectedVersion}: nothing was switched`,
+        },
+        running,
+      );
+    }
     if (writeTemplateIfMissing(config, sourceDir)) {
       await manager.secureConfig();
       return {

@@ -2,11 +2,15 @@
  * Windows: a service through WinSW (the copy node-windows ships, in the release's
  * service-install\winsw\). WinSW runs as <prefix>\service\<name>.exe and reads <name>.xml beside
  * it; `install`, `start`, `stop`, `status` and `uninstall` are its commands. The service runs as
- * LocalSystem, so the config folder is made readable by Administrators and SYSTEM only.
+ * LocalSystem, so the config folder is made readable by Administrators and SYSTEM only. Beside
+ * it the upgrade helper's scheduled task (windows-upgrade-task.ts), which carries out the remote
+ * upgrades the agent requests.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AGENT_NODE_OPTIONS, mustExec, type Exec, type ServiceManager, type ServiceSpec } from './service-manager.js';
+import { UPGRADE_HELPER_NAME } from './upgrade-request.js';
+import { createTaskArgs, deleteTaskArgs, renderUpgradeTaskXml, taskXmlBytes } from './windows-upgrade-task.js';
 
 /** Windows paths for a Windows prefix, whatever machine renders them (the tests run on Linux). */
 const pathsFor = (prefix: string) => (/^[A-Za-z]:\\/.test(prefix) ? path.win32 : path);
@@ -75,6 +79,20 @@ export function winswService(spec: ServiceSpec, opts: { winsw: string }, run: Ex
       const definition = renderWinswXml(spec);
       if (!existsSync(file) || readFileSync(file, 'utf8') !== definition) writeFileSync(file, definition);
       if ((await state()) === 'NonExistent') await winsw('install');
+      mkdirSync(spec.downloadDir, { recursive: true });
+      // Registered again only when it changed: a remote upgrade runs this from within the task.
+      const taskFile = paths.join(dir, `${UPGRADE_HELPER_NAME}.xml`);
+      const task = taskXmlBytes(renderUpgradeTaskXml(spec));
+      const unchanged = existsSync(taskFile) && readFileSync(taskFile).equals(task);
+      if (!unchanged || (await run('schtasks', ['/Query', '/TN', UPGRADE_HELPER_NAME])).code !== 0) {
+        writeFileSync(taskFile, task);
+        try {
+          await mustExec(run, 'schtasks', createTaskArgs(taskFile));
+        } catch (error) {
+          rmSync(taskFile, { force: true });
+          throw error;
+        }
+      }
     },
     start: async () => void (await winsw('start')),
     async stop() {
@@ -84,6 +102,8 @@ export function winswService(spec: ServiceSpec, opts: { winsw: string }, run: Ex
     alive: () => undefined,
     status: async () => `Windows service ${spec.name} (WinSW): ${(await state()) || 'unknown'}`,
     async remove() {
+      await run('schtasks', deleteTaskArgs);
+      rmSync(paths.join(dir, `${UPGRADE_HELPER_NAME}.xml`), { force: true });
       const current = await state();
       if (current === 'NonExistent') return;
       if (current === 'Started') await winsw('stop');

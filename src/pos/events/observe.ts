@@ -55,9 +55,13 @@ export interface TableSums {
 /**
  * Sums over the tables a poll watches that move with any change it reports: accounts opened,
  * closed, paid, cancelled, printed or invoiced, totals and discounts; lines added, removed or
- * changed (weighted by folio and by line number, so that changes cancelling out in a plain sum
- * still move them); shifts opened and closed; prices. While they stay as they were, nothing is
- * read row by row: this one statement is what a quiet poll costs.
+ * changed; shifts opened and closed; prices. While they stay as they were, nothing is read row
+ * by row: this one statement is what a quiet poll costs.
+ *
+ * Lines are ten times the rows of the rest and numeric arithmetic is what a sum costs, so they
+ * get plain sums and one sum weighted by the line number, which moves when two lines of an
+ * account trade quantities, prices or discounts. Lines of different accounts trading values
+ * move the headers' totals, which are weighted by folio.
  */
 export async function tableSums(db: PosDb): Promise<TableSums> {
   const row = await db
@@ -88,14 +92,14 @@ export async function tableSums(db: PosDb): Promise<TableSums> {
           .as('headers'),
         eb
           .selectFrom('tempcheqdet as d')
-          .select((d) => {
-            const weighted = (value: 'd.cantidad' | 'd.precio' | 'd.descuento', by: 'd.foliodet' | 'd.movimiento') => d.fn.sum(d(d.ref(by), '*', d.ref(value)));
-            return text([
+          .select((d) =>
+            text([
               d.fn.countAll(),
               d.fn.sum(d(d.ref('d.foliodet'), '*', d.ref('d.movimiento'))),
-              ...(['d.cantidad', 'd.precio', 'd.descuento'] as const).flatMap((c) => [weighted(c, 'd.foliodet'), weighted(c, 'd.movimiento')]),
-            ]).as('v');
-          })
+              ...(['d.cantidad', 'd.precio', 'd.descuento'] as const).map((c) => d.fn.sum(c)),
+              d.fn.sum(d(d.ref('d.movimiento'), '*', d.parens(d(d.ref('d.cantidad'), '+', d.ref('d.precio')), '+', d.ref('d.descuento')))),
+            ]).as('v'),
+          )
           .as('lines'),
         eb
           .selectFrom('turnos as t')
