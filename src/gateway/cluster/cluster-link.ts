@@ -14,12 +14,9 @@ import { JobRouting } from './job-routing.js';
 export interface ClusterOptions {
   /** One URL or several, comma-separated, as NATS_URL takes them. */
   natsUrl: string;
-  /** Names this instance to the others and in the NATS server's connection list. */
-  instanceId?: string;
 }
 
 export interface ClusterLink {
-  instanceId: string;
   /** Takes no more routed jobs, waits for the ones here, and sends the agents elsewhere. */
   handOver(graceMs: number): Promise<void>;
   close(): Promise<void>;
@@ -29,11 +26,13 @@ export interface ClusterLink {
 const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
 export async function joinCluster(opts: ClusterOptions, hub: AgentHub, store: GatewayStore, log: Logger): Promise<ClusterLink> {
-  const instanceId = opts.instanceId ?? randomUUID();
+  // Tells this instance's announcements from the others', and names it in the NATS server's list.
+  const instanceId = randomUUID();
   const nc = await connect({
     servers: opts.natsUrl.split(',').map((s) => s.trim()),
     name: `branch-agent gateway ${instanceId}`,
-    // The link comes back by itself after a NATS restart; until then routed jobs fail as offline.
+    // The link comes back by itself after a NATS restart; until then jobs for agents on other
+    // instances fail (503 or 504), and the agents here keep working.
     maxReconnectAttempts: -1,
   });
   log.info({ instanceId, server: nc.getServer() }, 'joined the gateway cluster');
@@ -57,7 +56,6 @@ export async function joinCluster(opts: ClusterOptions, hub: AgentHub, store: Ga
     }
   })();
   return {
-    instanceId,
     async handOver(graceMs) {
       routing.stopServingAll();
       await hub.drain(graceMs);
