@@ -46,6 +46,12 @@ interface ConnectedAgent {
   agentVersion: string;
   posVersion: string | null;
   connectedAt: Date;
+  /**
+   * When the agent said hello, on its own clock (its hello's health.sentAt; the gateway's time
+   * for agents that do not report it): instances whose clocks disagree still agree on which of
+   * one agent's connections is the newer.
+   */
+  helloSentAt: Date;
   lastSeen: number;
   /** The last ping's round trip, for the clock offset (0 until the first pong). */
   roundTripMs: number;
@@ -73,7 +79,8 @@ interface PendingJob {
  * carries jobs for branches whose agent is connected to another instance.
  */
 export interface HubCluster {
-  agentConnected(licenseKey: string, connectedAt: Date): void;
+  /** `helloSentAt`: on the agent's clock (ConnectedAgent). */
+  agentConnected(licenseKey: string, helloSentAt: Date): void;
   agentLeft(licenseKey: string): void;
   /** Rejects with AgentOfflineError when no instance holds the branch, AgentTimeoutError past `timeoutMs`. */
   dispatchElsewhere(
@@ -153,12 +160,13 @@ export class AgentHub {
   }
 
   /**
-   * Another instance accepted this branch's agent at `connectedAt`: an older connection here is
-   * closed (its jobs fail as with any dropped socket, and are retried with their keys).
+   * Another instance accepted this branch's agent, which said hello at `helloSentAt` by its own
+   * clock: an older connection here is closed (its jobs fail as with any dropped socket, and are
+   * retried with their keys).
    */
-  supersede(licenseKey: string, connectedAt: Date): void {
+  supersede(licenseKey: string, helloSentAt: Date): void {
     const agent = this.#agents.get(licenseKey);
-    if (!agent || agent.connectedAt >= connectedAt) return;
+    if (!agent || agent.helloSentAt >= helloSentAt) return;
     this.opts.log.info({ licenseKey, workerId: agent.workerId }, 'agent connected to another gateway; closing its old connection');
     agent.ws.close(CLOSE.replaced, 'replaced by a connection to another gateway');
   }
@@ -386,6 +394,7 @@ export class AgentHub {
         this.#greeting.delete(greeting);
         const { workerId, agentVersion, posVersion } = hello.data;
         const connectedAt = new Date();
+        const helloSentAt = hello.data.health ? new Date(hello.data.health.sentAt) : connectedAt;
         agent = {
           ws,
           licenseKey,
@@ -394,6 +403,7 @@ export class AgentHub {
           agentVersion,
           posVersion,
           connectedAt,
+          helloSentAt,
           lastSeen: Date.now(),
           roundTripMs: 0,
           pingSentAt: 0,
@@ -403,7 +413,7 @@ export class AgentHub {
         const previous = this.#agents.get(licenseKey);
         this.#agents.set(licenseKey, agent);
         if (previous) previous.ws.close(CLOSE.replaced, 'replaced by a newer connection');
-        this.#cluster?.agentConnected(licenseKey, connectedAt);
+        this.#cluster?.agentConnected(licenseKey, helloSentAt);
         ws.send(JSON.stringify({ type: 'welcome' }));
         const h = hello.data;
         const report = h.health ? { health: h.health, clockOffsetMs: clockOffsetMs(h.health.sentAt, connectedAt.getTime(), 0) } : null;

@@ -50,12 +50,13 @@ describe.skipIf(missing)(`job routing${missing ? ' (skipped: see the line above)
     await nats?.stop();
   });
 
-  /** An agent that says hello and then never answers a job. */
-  async function silentAgent(): Promise<WebSocket> {
+  /** An agent that says hello (`sentAt` by its own clock, when given) and then never answers a job. */
+  async function silentAgent(sentAt?: Date): Promise<WebSocket> {
     const ws = new WebSocket(new URL(AGENT_PATH, url.replace(/^http/, 'ws')), { headers: { authorization: `Bearer ${token}` } });
     sockets.push(ws);
     await new Promise((r) => ws.once('open', r));
-    ws.send(JSON.stringify({ type: 'hello', licenseKey: BRANCH, workerId: 'silent', agentVersion: '0', posVersion: null }));
+    const health = sentAt ? { health: { sentAt: sentAt.toISOString(), posDatabase: 'ok', jobsRunning: 0, lastError: null } } : {};
+    ws.send(JSON.stringify({ type: 'hello', licenseKey: BRANCH, workerId: 'silent', agentVersion: '0', posVersion: null, ...health }));
     await until(() => gateway.hub.agentFor(BRANCH) !== undefined);
     return ws;
   }
@@ -78,12 +79,29 @@ describe.skipIf(missing)(`job routing${missing ? ' (skipped: see the line above)
 
   it('keeps a connection newer than an announcement that arrives late', async () => {
     const ws = sockets.at(-1) ?? (await silentAgent());
-    peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'other', connectedAt: new Date(Date.now() - 60_000).toISOString() }));
+    peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'other', helloSentAt: new Date(Date.now() - 60_000).toISOString() }));
     await peer.flush();
     await new Promise((r) => setTimeout(r, 200));
     expect(ws.readyState).toBe(WebSocket.OPEN);
-    peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'other', connectedAt: new Date().toISOString() }));
+    peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'other', helloSentAt: new Date().toISOString() }));
     await until(() => ws.readyState === WebSocket.CLOSED, 2_000);
     expect(gateway.hub.agentFor(BRANCH)).toBeUndefined();
+  });
+
+  it("orders one agent's connections by the agent's clock, whatever the gateways' clocks say", async () => {
+    for (const socket of sockets) socket.terminate();
+    await until(() => gateway.hub.agentFor(BRANCH) === undefined);
+    // The branch server's clock runs ten minutes behind the gateways'.
+    const agentClock = Date.now() - 600_000;
+    const ws = await silentAgent(new Date(agentClock));
+    // An instance whose clock is ten minutes ahead of this one's announced the agent's earlier
+    // connection late: by any gateway's clock it is the newer; by the agent's it is the older.
+    peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'ahead', helloSentAt: new Date(agentClock - 5_000).toISOString() }));
+    await peer.flush();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(ws.readyState).toBe(WebSocket.OPEN);
+    // Its hello a second later by the agent's clock: the connection here is the older one.
+    peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'behind', helloSentAt: new Date(agentClock + 1_000).toISOString() }));
+    await until(() => ws.readyState === WebSocket.CLOSED, 2_000);
   });
 });

@@ -9,7 +9,8 @@ const ANNOUNCEMENTS = 'branch-agent.agents';
 
 interface Announcement {
   instanceId: string;
-  connectedAt: string;
+  /** The agent's hello, on the agent's own clock: the gateways' clocks may disagree by minutes. */
+  helloSentAt: string;
 }
 
 export class AgentTakeover {
@@ -20,26 +21,25 @@ export class AgentTakeover {
     private readonly instanceId: string,
     hub: AgentHub,
     /** Any instance accepted the branch's agent, this one included. */
-    onMoved: (licenseKey: string, connectedAt: Date) => void,
+    onMoved: (licenseKey: string) => void,
   ) {
     this.#subscription = nc.subscribe(`${ANNOUNCEMENTS}.*`, {
       callback: (error, msg) => {
         if (error) return;
         const licenseKey = msg.subject.slice(ANNOUNCEMENTS.length + 1);
         const announcement = msg.json<Announcement>();
-        const connectedAt = new Date(announcement.connectedAt);
-        onMoved(licenseKey, connectedAt);
-        // Compared by time, not by order of arrival: an announcement that arrives late must not
-        // close a connection made after it.
-        if (announcement.instanceId !== this.instanceId) hub.supersede(licenseKey, connectedAt);
+        onMoved(licenseKey);
+        // Compared by the agent's clock, not by order of arrival: an announcement that arrives
+        // late must not close a connection made after it.
+        if (announcement.instanceId !== this.instanceId) hub.supersede(licenseKey, new Date(announcement.helloSentAt));
       },
     });
   }
 
-  announce(licenseKey: string, connectedAt: Date): void {
+  announce(licenseKey: string, helloSentAt: Date): void {
     this.nc.publish(
       `${ANNOUNCEMENTS}.${licenseKey}`,
-      JSON.stringify({ instanceId: this.instanceId, connectedAt: connectedAt.toISOString() } satisfies Announcement),
+      JSON.stringify({ instanceId: this.instanceId, helloSentAt: helloSentAt.toISOString() } satisfies Announcement),
     );
   }
 

@@ -37,11 +37,11 @@ export async function joinCluster(opts: ClusterOptions, hub: AgentHub, store: Ga
   });
   log.info({ instanceId, server: nc.getServer() }, 'joined the gateway cluster');
   const routing = new JobRouting(nc, hub, log);
-  const takeover = new AgentTakeover(nc, instanceId, hub, (licenseKey, connectedAt) => routing.agentMoved(licenseKey, connectedAt));
+  const takeover = new AgentTakeover(nc, instanceId, hub, (licenseKey) => routing.agentMoved(licenseKey));
   hub.joinCluster({
-    agentConnected: (licenseKey, connectedAt) => {
+    agentConnected: (licenseKey, helloSentAt) => {
       routing.serve(licenseKey);
-      takeover.announce(licenseKey, connectedAt);
+      takeover.announce(licenseKey, helloSentAt);
     },
     agentLeft: (licenseKey) => routing.stopServing(licenseKey),
     dispatchElsewhere: (licenseKey, op, params, idempotency, timeoutMs) => routing.dispatch(licenseKey, op, params, idempotency, timeoutMs),

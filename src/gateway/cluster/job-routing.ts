@@ -23,6 +23,13 @@ type RoutedReply = { outcome: DispatchOutcome } | { failure: 'offline' | 'timeou
 /** Beyond the job's own timeout, which the serving instance enforces and answers. */
 const ROUTING_MARGIN_MS = 2_000;
 
+/**
+ * How long the news of an agent's new connection may take to reach this instance after the new
+ * holder starts taking the branch's jobs (it subscribes, then announces): far more than NATS
+ * needs, far less than a job's timeout.
+ */
+const MOVE_MARGIN_MS = 100;
+
 interface Waiting {
   startedAt: number;
   reject: (error: Error) => void;
@@ -77,10 +84,13 @@ export class JobRouting {
    * The branch's agent connected to some instance just now: jobs sent before that went to a
    * connection that has since been replaced (or to an instance that died) and will not be
    * answered; they fail now, as jobs on a dropped socket do, rather than at their timeout.
+   * "Before" by this instance's clock, on hearing of it: a job sent within MOVE_MARGIN_MS of
+   * the news may already have reached the new holder, and waits for its answer.
    */
-  agentMoved(licenseKey: string, connectedAt: Date): void {
+  agentMoved(licenseKey: string): void {
+    const before = Date.now() - MOVE_MARGIN_MS;
     for (const waiting of this.#waiting.get(licenseKey) ?? []) {
-      if (waiting.startedAt < connectedAt.getTime())
+      if (waiting.startedAt < before)
         waiting.reject(new AgentOfflineError(`The agent of branch ${licenseKey} moved to another gateway while running the job.`));
     }
   }
