@@ -11,15 +11,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import WebSocket from 'ws';
-import { startAgent } from '../src/agent/agent.js';
 import { freePort } from '../src/embedded-postgres/cluster.js';
 import { buildGateway, type Gateway } from '../src/gateway/app.js';
 import { newSecret } from '../src/gateway/secrets.js';
 import { GatewayStore } from '../src/gateway/store.js';
 import { AGENT_PATH, frameJson } from '../src/protocol/messages.js';
+import { spawnAgent } from './agent-process.js';
 import type { BenchContext } from './run.js';
 import { request } from './http-client.js';
 import { compare, time } from './measure.js';
+import { until } from '../test/support/until.js';
 
 const SIMULATED_AGENTS = 1_000;
 const RATE_PER_SECOND = 200;
@@ -55,9 +56,20 @@ export async function clusterBench({ cluster, posUrl }: BenchContext): Promise<s
     const licenseKey = 'CLUSTER000000001';
     const token = newSecret('agt');
     await store.upsertBranch(user, licenseKey, token, 'Cluster bench');
-    const agent = await startAgent({ licenseKey, gatewayUrl: holder, token, database: { dialect: 'postgres', url: cluster.url('pos_cluster') } }, log);
-    stops.push(() => agent.stop(0));
-    await until(() => gateways[0]!.hub.agentFor(licenseKey) !== undefined);
+    // Its own process, as at a branch (agent-process.ts): the gateways' work is what is compared.
+    const agent = spawnAgent({
+      licenseKey,
+      workerId: 'cluster-bench',
+      gatewayUrl: holder,
+      token,
+      database: { dialect: 'postgres', url: cluster.url('pos_cluster') },
+      health: { port: 0 },
+    });
+    stops.push(async () => {
+      agent.kill('SIGTERM');
+      await new Promise((r) => agent.once('exit', r));
+    });
+    await until(() => gateways[0]!.hub.agentFor(licenseKey) !== undefined, 30_000);
     const list = (base: string) => async () => {
       const res = await request(`${base}/productos/${licenseKey}?pageSize=50`, { headers: { 'x-api-key': 'cluster-key' } });
       if (res.status !== 200) throw new Error(`API answered ${res.status}: ${res.body}`);
@@ -136,13 +148,5 @@ async function connectWithRetry<T>(start: () => Promise<T>): Promise<T> {
       if (attempt >= 50) throw error;
       await new Promise((r) => setTimeout(r, 100));
     }
-  }
-}
-
-async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
