@@ -9,7 +9,8 @@ import path from 'node:path';
 
 export function spawnAgent(config: Record<string, unknown>): ChildProcess {
   const file = path.join(tmpdir(), `bench-agent-${process.pid}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({ agent: { log: { level: 'warn' }, ...config } }));
+  // A lock file of its own: the benchmarks run several agents on this machine at once.
+  writeFileSync(file, JSON.stringify({ agent: { log: { level: 'warn' }, lockFile: `${file}.lock`, ...config } }));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'run', '--config', file], { stdio: ['ignore', 'inherit', 'inherit'] });
   child.once('exit', (code) => {
     if (code !== 0 && code !== null) console.error(`bench agent exited with ${code}`);

@@ -66,6 +66,7 @@ export async function clusterBench({ cluster, posUrl }: BenchContext): Promise<s
       health: { port: 0 },
     });
     stops.push(async () => {
+      if (agent.exitCode !== null || agent.signalCode !== null) return;
       agent.kill('SIGTERM');
       await new Promise((r) => agent.once('exit', r));
     });

@@ -10,22 +10,21 @@
  * The release is built once and without the bundled runtime (the agents run on this test's
  * Node.js): install.test.ts covers the runtime, this file the fleet.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/embedded-postgres/cluster.js';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import { publishRelease, signTarball } from '../../src/gateway/fleet/release-files.js';
 import { GatewayStore } from '../../src/gateway/store.js';
+import { buildAgentRelease, stampRelease } from '../support/agent-release.js';
 import { newGatewayDatabase, newPosDatabase } from '../support/databases.js';
 import { until } from '../support/until.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BRANCHES = ['TEST0000000000F1', 'TEST0000000000F2', 'TEST0000000000F3', 'TEST0000000000F4'] as const;
 const API_KEY = 'fleet-upgrades-key';
 
@@ -120,20 +119,8 @@ describe('rollouts to four installed agents', () => {
 
   beforeAll(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'branch-agent-fleet-'));
-    const built = spawnSync('bash', ['scripts/make-release.sh', '--out', path.join(work, 'build'), '--no-typecheck', '--no-runtime', '--no-tarball'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 240_000,
-    });
-    expect(built.status, built.stderr + built.stdout).toBe(0);
-    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    for (const v of ['9.0.0', '9.0.1', '9.0.2']) {
-      const dir = path.join(work, 'releases', `branch-agent-${v}-linux`);
-      cpSync(path.join(work, 'build', `branch-agent-${version}-linux`), dir, { recursive: true, verbatimSymlinks: true });
-      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as object;
-      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...pkg, version: v }, null, 2));
-      releases.set(v, dir);
-    }
+    const built = buildAgentRelease(work);
+    for (const v of ['9.0.0', '9.0.1', '9.0.2']) releases.set(v, stampRelease(built.dir, path.join(work, 'releases', `branch-agent-${v}-linux`), v));
     const tarballOf = (v: string) => path.join(work, `branch-agent-${v}-linux.tar.gz`);
     for (const v of ['9.0.1', '9.0.2'])
       expect((await run('tar', ['-czf', tarballOf(v), '-C', path.join(work, 'releases'), `branch-agent-${v}-linux`])).code).toBe(0);

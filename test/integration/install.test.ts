@@ -8,10 +8,9 @@
  * that works, and to one that cannot start and is rolled back.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,10 +18,10 @@ import { freePort } from '../../src/embedded-postgres/cluster.js';
 import { buildGateway, type Gateway } from '../../src/gateway/app.js';
 import { publishRelease, signTarball } from '../../src/gateway/fleet/release-files.js';
 import { GatewayStore } from '../../src/gateway/store.js';
+import { buildAgentRelease, stampRelease } from '../support/agent-release.js';
 import { newGatewayDatabase, newPosDatabase } from '../support/databases.js';
 import { until } from '../support/until.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BRANCH = 'TEST000000000001';
 
 interface Run {
@@ -97,16 +96,10 @@ describe('a linux release installed with its own runtime only', () => {
       symlinkSync(found, path.join(bareBin, tool));
     }
 
-    const built = spawnSync('bash', ['scripts/make-release.sh', '--out', path.join(work, 'build'), '--no-typecheck'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 240_000,
-    });
-    expect(built.status, built.stderr + built.stdout).toBe(0);
-    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const { tarball, version } = buildAgentRelease(work, { withRuntime: true });
     const unpacked = path.join(work, 'unpacked');
     mkdirSync(unpacked);
-    expect((await run('tar', ['-xzf', path.join(work, 'build', `branch-agent-${version}-linux.tar.gz`), '-C', unpacked])).code).toBe(0);
+    expect((await run('tar', ['-xzf', tarball, '-C', unpacked])).code).toBe(0);
     const base = path.join(unpacked, `branch-agent-${version}-linux`);
     for (const f of ['runtime/node', 'runtime/runtime.json', 'runtime/LICENSE', 'dist/cli.js', 'sql/postgres/agent', 'service-install/install.sh'])
       expect(existsSync(path.join(base, f)), f).toBe(true);
@@ -114,10 +107,7 @@ describe('a linux release installed with its own runtime only', () => {
     expect(existsSync(path.join(base, 'node_modules/fastify')), 'fastify in the agent release').toBe(false);
 
     const makeRelease = (v: string) => {
-      const dir = path.join(work, 'releases', `branch-agent-${v}-linux`);
-      cpSync(base, dir, { recursive: true, verbatimSymlinks: true });
-      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
-      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...pkg, version: v }, null, 2));
+      const dir = stampRelease(base, path.join(work, 'releases', `branch-agent-${v}-linux`), v);
       releases.set(v, dir);
       return dir;
     };

@@ -14,7 +14,6 @@ import { generateKeyPairSync } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/embedded-postgres/cluster.js';
 import { layoutOf } from '../../src/agent/installer/layout.js';
@@ -29,10 +28,9 @@ import { winswService } from '../../src/agent/installer/winsw.js';
 import { renderUpgradeTaskXml } from '../../src/agent/installer/windows-upgrade-task.js';
 import { signTarball } from '../../src/gateway/fleet/release-files.js';
 import type { ReleaseManifest } from '../../src/protocol/releases.js';
+import { buildAgentRelease, stampRelease } from '../support/agent-release.js';
 import { newPosDatabase } from '../support/databases.js';
 import { until } from '../support/until.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Records every command; answers as the tools do when all goes well. */
 function recorder(answers: Record<string, number> = {}) {
@@ -230,10 +228,7 @@ describe('requests, carried out and refused for real', () => {
 
   /** A release folder of this build as `version`, packed as make-release.sh would, signed with `key`. */
   const pack = async (version: string, key: string, claims = version) => {
-    const dir = path.join(work, 'packing', `branch-agent-${version}-linux`);
-    cpSync(releaseDir, dir, { recursive: true, verbatimSymlinks: true });
-    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as object;
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...pkg, version }));
+    const dir = stampRelease(releaseDir, path.join(work, 'packing', `branch-agent-${version}-linux`), version);
     const file = path.join(downloads, `branch-agent-${claims}-linux.tar.gz`);
     expect(spawnSync('tar', ['-czf', file, '-C', path.dirname(dir), path.basename(dir)]).status).toBe(0);
     rmSync(dir, { recursive: true, force: true });
@@ -248,14 +243,7 @@ describe('requests, carried out and refused for real', () => {
     config = path.join(work, 'etc', 'config.json');
     downloads = path.join(work, 'etc', 'downloads');
     mkdirSync(downloads, { recursive: true });
-    const built = spawnSync('bash', ['scripts/make-release.sh', '--out', path.join(work, 'build'), '--no-typecheck', '--no-runtime', '--no-tarball'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 240_000,
-    });
-    expect(built.status, built.stderr + built.stdout).toBe(0);
-    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    releaseDir = path.join(work, 'build', `branch-agent-${version}-linux`);
+    releaseDir = buildAgentRelease(work).dir;
 
     const keys = generateKeyPairSync('ed25519');
     keyFile = path.join(work, 'etc', 'release.key');

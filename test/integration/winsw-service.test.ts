@@ -8,19 +8,17 @@
  * <workingdirectory> with its <env>, `stop` sends the interrupt WinSW's Ctrl+C becomes and waits
  * <stoptimeout>. So the definition is also shown to start a real agent that becomes healthy.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/embedded-postgres/cluster.js';
 import { AGENT_NODE_OPTIONS, type Exec } from '../../src/agent/installer/service-manager.js';
 import { rollback, upgrade, type InstallerOptions } from '../../src/agent/installer/upgrade.js';
 import { renderWinswXml } from '../../src/agent/installer/winsw.js';
+import { buildAgentRelease, stampRelease } from '../support/agent-release.js';
 import { newPosDatabase } from '../support/databases.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 interface XmlElement {
   tag: string;
@@ -215,20 +213,8 @@ describe('the installer driving WinSW', () => {
     work = mkdtempSync(path.join(tmpdir(), 'branch-agent-winsw-'));
     prefix = path.join(work, 'prefix');
     config = path.join(work, 'config', 'config.json');
-    const built = spawnSync('bash', ['scripts/make-release.sh', '--out', path.join(work, 'build'), '--no-typecheck', '--no-runtime', '--no-tarball'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    expect(built.status, built.stderr + built.stdout).toBe(0);
-    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    for (const v of ['9.1.0', '9.1.1', '9.1.2']) {
-      const dir = path.join(work, `branch-agent-${v}`);
-      cpSync(path.join(work, 'build', `branch-agent-${version}-linux`), dir, { recursive: true });
-      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as object;
-      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...pkg, version: v }));
-      releases.set(v, dir);
-    }
+    const built = buildAgentRelease(work);
+    for (const v of ['9.1.0', '9.1.1', '9.1.2']) releases.set(v, stampRelease(built.dir, path.join(work, `branch-agent-${v}`), v));
     const broken = releases.get('9.1.2')!;
     renameSync(path.join(broken, 'dist/cli.js'), path.join(broken, 'dist/cli-real.js'));
     writeFileSync(path.join(broken, 'dist/cli.js'), "if (process.argv[2] === 'run') process.exit(1);\nawait import('./cli-real.js');\n");
