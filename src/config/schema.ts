@@ -146,7 +146,14 @@ export const gatewayConfigSchema = z.object({
     .describe("whose X-Forwarded-For names the client address: true any proxy, false none, or the proxies' addresses/CIDRs"),
   log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info') }).default({ level: 'info' }),
   cluster: z
-    .object({ natsUrl: z.string().min(1).describe('the NATS server(s) the instances route jobs over, e.g. nats://10.0.0.5:4222 (NATS_URL)') })
+    .object({
+      natsUrl: z
+        .string()
+        .min(1)
+        .describe(
+          'the NATS server(s) the instances route jobs over, e.g. nats://10.0.0.5:4222, with credentials nats://TOKEN@10.0.0.5:4222 or nats://USER:PASSWORD@… (NATS_URL)',
+        ),
+    })
     .optional()
     .describe('cluster mode: several instances share one PostgreSQL store (databaseUrl) and route jobs to the instance holding the agent'),
 });

@@ -4,6 +4,7 @@
  * them, an instance killed with SIGKILL loses its agents to the other, and a rolling restart of
  * both loses no write a client retried; writes retried with their Idempotency-Key land once.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -62,7 +63,8 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
   };
 
   beforeAll(async () => {
-    [nats, databaseUrl] = await Promise.all([startNatsServer(), newGatewayDatabase()]);
+    // A NATS server that only its gateways may use: the token travels in NATS_URL as operators write it.
+    [nats, databaseUrl] = await Promise.all([startNatsServer({ token: randomBytes(16).toString('hex') }), newGatewayDatabase()]);
     store = new GatewayStore(databaseUrl);
     const user = await store.ensureUser('tester');
     await store.addApiKey(user, WRITER_KEY, 'writer', ['read', 'write', 'fleet']);

@@ -104,4 +104,21 @@ describe.skipIf(missing)(`job routing${missing ? ' (skipped: see the line above)
     peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'behind', helloSentAt: new Date(agentClock + 1_000).toISOString() }));
     await until(() => ws.readyState === WebSocket.CLOSED, 2_000);
   });
+
+  it('refuses to start with a token the NATS server does not take, and says so without it', async () => {
+    const guarded = await startNatsServer({ token: 'right-token' });
+    try {
+      const wrong = guarded.url.replace('right-token', 'wrong-token');
+      const error = await buildGateway({ store, log: pino({ level: 'silent' }), webhookKey: randomBytes(32), cluster: { natsUrl: wrong } }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(String(error?.message)).toMatch(/AUTHORIZATION/i);
+      expect(String(error?.message)).not.toContain('wrong-token');
+      const right = await buildGateway({ store, log: pino({ level: 'silent' }), webhookKey: randomBytes(32), cluster: { natsUrl: guarded.url } });
+      await right.app.close();
+    } finally {
+      await guarded.stop();
+    }
+  });
 });

@@ -21,14 +21,16 @@ export interface NatsServer {
   stop(): Promise<void>;
 }
 
-export async function startNatsServer(): Promise<NatsServer> {
+/** With `token`, clients must present it; `url` carries it as operators write NATS_URL. */
+export async function startNatsServer(opts: { token?: string } = {}): Promise<NatsServer> {
   const port = await freePort();
-  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const auth = opts.token ? ['--auth', opts.token] : [];
+  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), ...auth], { stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
   child.stderr.on('data', (d) => (output += d));
   await until(() => output.includes('Server is ready') || child.exitCode !== null, 10_000);
   if (child.exitCode !== null) throw new Error(`nats-server exited: ${output}`);
-  return { url: `nats://127.0.0.1:${port}`, stop: () => stopChild(child, 'SIGTERM') };
+  return { url: `nats://${opts.token ? `${opts.token}@` : ''}127.0.0.1:${port}`, stop: () => stopChild(child, 'SIGTERM') };
 }
 
 export interface GatewayInstance {

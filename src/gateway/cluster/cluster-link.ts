@@ -10,6 +10,7 @@ import type { AgentHub } from '../hub.js';
 import type { GatewayStore } from '../store.js';
 import { AgentTakeover } from './agent-takeover.js';
 import { JobRouting } from './job-routing.js';
+import { natsConnectOptions } from './nats-servers.js';
 
 export interface ClusterOptions {
   /** One URL or several, comma-separated, as NATS_URL takes them. */
@@ -29,7 +30,7 @@ export async function joinCluster(opts: ClusterOptions, hub: AgentHub, store: Ga
   // Tells this instance's announcements from the others', and names it in the NATS server's list.
   const instanceId = randomUUID();
   const nc = await connect({
-    servers: opts.natsUrl.split(',').map((s) => s.trim()),
+    ...natsConnectOptions(opts.natsUrl),
     name: `branch-agent gateway ${instanceId}`,
     // The link comes back by itself after a NATS restart; until then jobs for agents on other
     // instances fail (503 or 504), and the agents here keep working.
