@@ -24,14 +24,16 @@ export interface RunningService {
 
 /** The config's upgrade settings, paths resolved beside the config file. */
 async function upgradeSettings(config: AgentFileConfig, configPath: string): Promise<AgentConfig['upgrades']> {
-  const { publicKeyFile, downloadDir, healthTimeoutSeconds } = config.upgrades;
-  const { installerForThisAgent, installerRecord } = await import('./installer/remote-upgrade.js');
-  // The same resolution as the upgrade helper's (upgrade-request.ts): it looks for requests there.
-  const downloads = resolve(dirname(configPath), downloadDir ?? 'downloads');
+  const [{ installerForThisAgent, installerRecord }, { resolveUpgradeSettings }] = await Promise.all([
+    import('./installer/remote-upgrade.js'),
+    import('./installer/upgrade-request.js'),
+  ]);
+  // The upgrade helper resolves them the same way (upgrade-request.ts): it looks for requests there.
+  const { publicKeyFile, downloadDir, healthTimeoutSeconds } = resolveUpgradeSettings(config.upgrades, configPath);
   return {
-    publicKey: publicKeyFile ? await readFile(resolve(dirname(configPath), publicKeyFile), 'utf8') : undefined,
-    downloadDir: downloads,
-    installer: installerForThisAgent(resolve(configPath), downloads, healthTimeoutSeconds),
+    publicKey: publicKeyFile ? await readFile(publicKeyFile, 'utf8') : undefined,
+    downloadDir,
+    installer: installerForThisAgent(resolve(configPath), downloadDir, healthTimeoutSeconds),
     installerRecord,
   };
 }

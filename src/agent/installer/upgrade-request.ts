@@ -58,7 +58,14 @@ export function upgradeSettingsOf(configPath: string): UpgradeSettings {
     raw = undefined;
   }
   const parsed = agentConfigFields.shape.upgrades.safeParse(raw ?? {});
-  const upgrades = parsed.success ? parsed.data : { healthTimeoutSeconds: 60, downloadDir: undefined, publicKeyFile: undefined };
+  return resolveUpgradeSettings(parsed.success ? parsed.data : { healthTimeoutSeconds: 60 }, configPath);
+}
+
+/** The config's `upgrades` section with its paths resolved beside the config file. */
+export function resolveUpgradeSettings(
+  upgrades: { downloadDir?: string; publicKeyFile?: string; healthTimeoutSeconds: number },
+  configPath: string,
+): UpgradeSettings {
   const beside = (file: string) => path.resolve(path.dirname(configPath), file);
   return {
     downloadDir: beside(upgrades.downloadDir ?? 'downloads'),
