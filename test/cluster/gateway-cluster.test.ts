@@ -193,11 +193,13 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
       }
     }
     // The third agent is on the second instance: the write goes through the first one.
+    const before = await orderCount(BRANCHES[2]!);
     const created = await call(instances[0]!, 'POST', `/temp_ordenes/${BRANCHES[2]}`, { idempotencyKey: 'replay-1', body: order });
     expect(created.status).toBe(201);
     const replayed = await call(instances[1]!, 'POST', `/temp_ordenes/${BRANCHES[2]}`, { idempotencyKey: 'replay-1', body: order });
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(await replayed.json()).toEqual(await created.json());
+    expect(await orderCount(BRANCHES[2]!)).toBe(before + 1);
   });
 
   it("holds a key's rate limit whichever instance each request reaches", async () => {
@@ -293,6 +295,8 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
     expect(refused!.headers.get('retry-after')).toBe('1');
     expect(((await refused!.json()) as { code: string }).code).toBe('gateway_stopping');
     expect((await inFlight).status).toBe(200);
+    const lines = await terminal.db.selectFrom('tempcheqdet').select('idproducto').where('foliodet', '=', folio).execute();
+    expect(lines.map((l) => l.idproducto).sort()).toEqual(['1005', '3001']);
     await stopped;
     expect(holder.process.exitCode, holder.output()).toBe(0);
     await until(() => agent.connection.connected && agent.connection.gatewayUrl !== holder.url, 5_000);
