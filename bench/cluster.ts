@@ -7,11 +7,9 @@
  *   answering each job at once) on one instance, and the p99 of a small job at 200 requests/s
  *   spread over them.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import WebSocket from 'ws';
-import { freePort } from '../src/embedded-postgres/cluster.js';
 import { buildGateway, type Gateway } from '../src/gateway/app.js';
 import { newSecret } from '../src/gateway/secrets.js';
 import { GatewayStore } from '../src/gateway/store.js';
@@ -20,6 +18,7 @@ import { spawnAgent } from './agent-process.js';
 import type { BenchContext } from './run.js';
 import { request } from './http-client.js';
 import { compare, time } from './measure.js';
+import { natsServerMissing, startNatsServer } from '../test/support/gateway-cluster.js';
 import { until } from '../test/support/until.js';
 
 const SIMULATED_AGENTS = 1_000;
@@ -27,10 +26,9 @@ const RATE_PER_SECOND = 200;
 const LOAD_SECONDS = 10;
 
 export async function clusterBench({ cluster, posUrl }: BenchContext): Promise<string[]> {
-  if (spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).error)
-    return ['cluster hop ratio: skipped (nats-server is not on the PATH)', 'agents per instance: skipped (nats-server is not on the PATH)'];
-  const natsPort = await freePort();
-  const nats = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort)], { stdio: 'ignore' });
+  const missing = natsServerMissing();
+  if (missing) return [`cluster hop ratio: skipped (${missing})`, `agents per instance: skipped (${missing})`];
+  const nats = await startNatsServer();
   const log = pino({ level: 'warn' });
   await cluster.admin('CREATE DATABASE gateway_cluster');
   await cluster.admin(`CREATE DATABASE pos_cluster TEMPLATE ${new URL(posUrl).pathname.slice(1)}`);
@@ -42,12 +40,10 @@ export async function clusterBench({ cluster, posUrl }: BenchContext): Promise<s
     const user = await store.ensureUser('bench');
     await store.addApiKey(user, 'cluster-key', 'bench');
     const webhookKey = randomBytes(32);
-    const natsUrl = `nats://127.0.0.1:${natsPort}`;
+    const natsUrl = nats.url;
     const urls: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const gateway = await connectWithRetry(() =>
-        buildGateway({ store, log, webhookKey, cluster: { natsUrl }, rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } }),
-      );
+      const gateway = await buildGateway({ store, log, webhookKey, cluster: { natsUrl }, rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } });
       gateways.push(gateway);
       urls.push((await gateway.app.listen({ host: '127.0.0.1', port: 0 })).replace('[::1]', '127.0.0.1'));
     }
@@ -109,7 +105,7 @@ export async function clusterBench({ cluster, posUrl }: BenchContext): Promise<s
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     for (const gateway of gateways) await gateway.app.close();
     await store.close();
-    nats.kill('SIGTERM');
+    await nats.stop();
   }
 }
 
@@ -138,16 +134,4 @@ async function simulatedAgents(store: GatewayStore, user: number, url: string, s
     );
   }
   return branches;
-}
-
-/** nats-server takes a moment to listen after it starts. */
-async function connectWithRetry<T>(start: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await start();
-    } catch (error) {
-      if (attempt >= 50) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 }
