@@ -8,16 +8,15 @@
  * it runs the new version, rolled back if the attempt it recorded before handing over did not
  * leave it running.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { UpgradeMessage, UpgradeProgressMessage } from '../protocol/messages.js';
 import { verifyRelease, type ReleaseManifest } from '../protocol/releases.js';
 import type { MaintenanceWindow } from '../protocol/rollouts.js';
+import { copyHashed } from './hashed-copy.js';
 
 const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
 /** How long the agent an upgrade started waits for the installer to record that it finished. */
@@ -144,11 +143,8 @@ export class UpgradeRunner {
       signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS),
     });
     if (!response.ok || !response.body) throw new Error(`the gateway answered ${response.status} to the download of ${release.version}`);
-    const hash = createHash('sha256');
     const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
-    body.on('data', (chunk: Buffer) => hash.update(chunk));
-    await pipeline(body, createWriteStream(partial));
-    const actual = hash.digest('hex');
+    const actual = await copyHashed(body, partial, 0o644);
     if (actual !== release.sha256) {
       await rm(partial, { force: true });
       throw new Error(`the downloaded tarball's sha256 ${actual} is not the signed ${release.sha256}`);

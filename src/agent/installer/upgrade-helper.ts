@@ -10,11 +10,11 @@
  * tarball holds the signed version. A refusal is logged (also to <prefix>/logs/upgrade.log) and
  * recorded in last-upgrade.json, where the agent reads it and reports `failed`.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { appendFileSync, constants, createWriteStream, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, constants, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { copyHashed } from '../hashed-copy.js';
 import { upgradeRequest, requestFileOf, upgradeSettingsOf, type UpgradeSettings } from './upgrade-request.js';
 import { verifyRelease, type ReleaseManifest } from '../../protocol/releases.js';
 import { currentVersion, ensureDirs, layoutOf, type Layout } from './layout.js';
@@ -126,17 +126,14 @@ async function verifiedCopy(release: ReleaseManifest, tarball: string, settings:
 
   const copy = path.join(layout.state, `upgrade-${randomUUID()}.tar.gz`);
   mkdirSync(layout.state, { recursive: true });
-  const hash = createHash('sha256');
+  let actual: string;
   try {
     // O_NOFOLLOW: a symlink put in place after the check above is not followed.
-    const source = (await open(tarball, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))).createReadStream();
-    source.on('data', (chunk) => hash.update(chunk as Buffer));
-    await pipeline(source, createWriteStream(copy, { mode: 0o600 }));
+    actual = await copyHashed((await open(tarball, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))).createReadStream(), copy);
   } catch (error) {
     rmSync(copy, { force: true });
     throw new UpgradeRequestRefused(`cannot read ${tarball}: ${(error as Error).message}`);
   }
-  const actual = hash.digest('hex');
   if (actual !== release.sha256) {
     rmSync(copy, { force: true });
     throw new UpgradeRequestRefused(`the sha256 of ${tarball} is ${actual}, not the signed ${release.sha256}`);
