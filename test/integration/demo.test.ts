@@ -18,12 +18,19 @@ afterAll(async () => {
 });
 
 it("lists the demo's three branches online with their versions across its keys", async () => {
-  const listed = [];
-  for (const { key } of DEMO_KEYS) {
-    const res = await fetch(`${demo.stack.url}/sucursales`, { headers: { 'x-api-key': key } });
-    expect(res.status).toBe(200);
-    listed.push(...((await res.json()) as { data: Array<Record<string, unknown>> }).data);
-  }
+  const list = async () => {
+    const listed = [];
+    for (const { key } of DEMO_KEYS) {
+      const res = await fetch(`${demo.stack.url}/sucursales`, { headers: { 'x-api-key': key } });
+      expect(res.status).toBe(200);
+      listed.push(...((await res.json()) as { data: Array<Record<string, unknown>> }).data);
+    }
+    return listed;
+  };
+  // The gateway records an agent's hello in the store after it answers the agent: the demo's
+  // start waits for the connections, not for those writes.
+  await until(async () => (await list()).every((b) => b.online === true && b.posDatabase === 'ok'), 10_000, 100).catch(() => undefined);
+  const listed = await list();
   expect(listed.map((b) => b.licenseKey).sort()).toEqual(DEMO_BRANCHES.map((b) => b.licenseKey).sort());
   for (const branch of listed) {
     expect(branch).toMatchObject({ online: true, agentVersion: VERSION, nodeVersion: process.version, posDatabase: 'ok' });
