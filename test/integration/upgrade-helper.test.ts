@@ -161,7 +161,13 @@ describe('the upgrade helper on Windows', () => {
   it('install registers the task from a UTF-16 file; uninstall deletes it', async () => {
     const work = mkdtempSync(path.join(tmpdir(), 'branch-agent-task-'));
     try {
-      const local = { ...spec, prefix: path.join(work, 'prefix'), config: path.join(work, 'config.json'), downloadDir: path.join(work, 'downloads') };
+      const local = {
+        ...spec,
+        prefix: path.join(work, 'prefix'),
+        config: path.join(work, 'config.json'),
+        logDir: path.join(work, 'logs'),
+        downloadDir: path.join(work, 'downloads'),
+      };
       mkdirSync(path.join(work, 'winsw'));
       writeFileSync(path.join(work, 'winsw', 'winsw.exe'), 'WinSW');
       const { calls, exec } = recorder();
