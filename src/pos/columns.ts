@@ -5,7 +5,6 @@
  * without a default filled with a neutral value, free text cut to the column's width.
  */
 import { randomUUID } from 'node:crypto';
-import iconv from 'iconv-lite';
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Logger } from 'pino';
 import { introspection, type PosDialectName } from './sql-dialect.js';
@@ -36,12 +35,19 @@ const TEXT_TYPES = new Set(['varchar', 'nvarchar', 'char', 'nchar', 'character v
  */
 const CODE_PAGE_TYPES = new Set(['varchar', 'char', 'text', 'character varying', 'character']);
 
+/**
+ * What code page 1252 lacks, by UTF-16 unit (no u flag: a surrogate pair is two units): all but
+ * ASCII, Latin-1's printable half and the 27 characters 1252 puts in 0x80–0x9F.
+ */
 // eslint-disable-next-line no-control-regex -- the ASCII range is the point
-const ASCII = /^[\x00-\x7f]*$/;
+const NOT_IN_CODE_PAGE_1252 = /[^\x00-\x7f\xa0-\xff€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]/g;
 
-/** The text as a code page 1252 column keeps it: SQL Server stores '?' for what the code page lacks, one per UTF-16 unit. */
-function inCodePage(text: string): string {
-  return ASCII.test(text) ? text : iconv.decode(iconv.encode(text, 'win1252'), 'win1252');
+/**
+ * The text as a code page 1252 column keeps it: SQL Server stores '?' for what the code page
+ * lacks, one per UTF-16 unit. (No iconv-lite here: its tables would load with the agent.)
+ */
+export function inCodePage1252(text: string): string {
+  return text.replace(NOT_IN_CODE_PAGE_1252, '?');
 }
 
 function neutralValue(column: ColumnInfo): unknown {
@@ -142,7 +148,7 @@ export class InstalledSchema {
    */
   #cut(table: string, info: ColumnInfo, value: unknown): unknown {
     if (typeof value !== 'string' || info.maxLength === null) return value;
-    const text = CODE_PAGE_TYPES.has(info.dataType.toLowerCase()) ? inCodePage(value) : value;
+    const text = CODE_PAGE_TYPES.has(info.dataType.toLowerCase()) ? inCodePage1252(value) : value;
     if (info.maxLength < 0 || text.length <= info.maxLength) return text;
     const key = `${table}.${info.name}`;
     if (!this.#reportedCuts.has(key)) {

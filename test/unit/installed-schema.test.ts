@@ -1,5 +1,6 @@
+import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { InstalledSchema, type ColumnInfo } from '../../src/pos/columns.js';
+import { inCodePage1252, InstalledSchema, type ColumnInfo } from '../../src/pos/columns.js';
 
 const col = (name: string, more: Partial<ColumnInfo> = {}): ColumnInfo => ({
   name,
@@ -85,6 +86,13 @@ describe('text as the column stores it', () => {
 
   it("keeps code page 1252 text and writes '?' for what the code page lacks, as SQL Server stores it", () => {
     expect(schema.fitRow('tempcancela', { razon: 'Añejo €5', idmotivocancela: 'Café 😀 Ā' })).toEqual({ razon: 'Añejo €5', idmotivocancela: 'Café ?? ?' });
+  });
+
+  it('keeps exactly what iconv-lite round-trips through windows-1252, for every UTF-16 unit', () => {
+    // Not U+FFFD: iconv-lite's table gives it an unassigned byte, which decodes back to U+FFFD.
+    const units = Array.from({ length: 0xfffd }, (_, unit) => String.fromCharCode(unit)).join('') + '\ufffe\uffff';
+    expect(inCodePage1252(units)).toBe(iconv.decode(iconv.encode(units, 'win1252'), 'win1252'));
+    expect(inCodePage1252('x😀\ud800y\ufffd')).toBe('x???y?');
   });
 
   it('cuts to the width after the conversion, never inside a character', () => {
