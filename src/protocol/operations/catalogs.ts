@@ -25,15 +25,16 @@ export const productRecord = z.object({
 export const listProducts = defineOperation({
   name: 'products.list',
   write: false,
-  input: z.object({
-    ...paging(),
-    search,
-    idGrupo: z.string().max(5).optional(),
-    clasificacion: z.enum(['1', '2', '3']).transform(Number).or(clasificacion).optional().describe('1 = bebidas, 2 = alimentos, 3 = otros'),
-    visibleMenu: booleanQuery.optional(),
-    idEmpresa: z.string().max(15).optional(),
-  }),
-  output: pageResult(productRecord),
+  input: () =>
+    z.object({
+      ...paging(),
+      search,
+      idGrupo: z.string().max(5).optional(),
+      clasificacion: z.enum(['1', '2', '3']).transform(Number).or(clasificacion).optional().describe('1 = bebidas, 2 = alimentos, 3 = otros'),
+      visibleMenu: booleanQuery.optional(),
+      idEmpresa: z.string().max(15).optional(),
+    }),
+  output: () => pageResult(productRecord),
 });
 
 export const groupRecord = z.object({
@@ -45,8 +46,8 @@ export const groupRecord = z.object({
 export const listGroups = defineOperation({
   name: 'groups.list',
   write: false,
-  input: z.object({ ...paging(), search: search.describe('id, description or classification (1-3 or bebidas/alimentos/otros)') }),
-  output: pageResult(groupRecord),
+  input: () => z.object({ ...paging(), search: search.describe('id, description or classification (1-3 or bebidas/alimentos/otros)') }),
+  output: () => pageResult(groupRecord),
 });
 
 export const stationRecord = z.object({
@@ -60,8 +61,8 @@ export const stationRecord = z.object({
 export const listStations = defineOperation({
   name: 'stations.list',
   write: false,
-  input: z.object({ ...paging(), search }),
-  output: pageResult(stationRecord),
+  input: () => z.object({ ...paging(), search }),
+  output: () => pageResult(stationRecord),
 });
 
 export const waiterRecord = z.object({ idMesero: z.string(), nombre: z.string().nullable(), visible: z.boolean() });
@@ -69,8 +70,8 @@ export const waiterRecord = z.object({ idMesero: z.string(), nombre: z.string().
 export const listWaiters = defineOperation({
   name: 'waiters.list',
   write: false,
-  input: z.object({ search }),
-  output: listResult(waiterRecord),
+  input: () => z.object({ search }),
+  output: () => listResult(waiterRecord),
 });
 
 export const companyRecord = z.object({
@@ -83,8 +84,8 @@ export const companyRecord = z.object({
 export const listCompanies = defineOperation({
   name: 'companies.list',
   write: false,
-  input: z.object({}),
-  output: listResult(companyRecord),
+  input: () => z.object({}),
+  output: () => listResult(companyRecord),
 });
 
 export const paymentMethodRecord = z.object({
@@ -98,8 +99,8 @@ export const paymentMethodRecord = z.object({
 export const listPaymentMethods = defineOperation({
   name: 'paymentMethods.list',
   write: false,
-  input: z.object({ ...paging(), search }),
-  output: pageResult(paymentMethodRecord),
+  input: () => z.object({ ...paging(), search }),
+  output: () => pageResult(paymentMethodRecord),
 });
 
 export const discountTypeRecord = z.object({
@@ -112,6 +113,6 @@ export const discountTypeRecord = z.object({
 export const listDiscountTypes = defineOperation({
   name: 'discountTypes.list',
   write: false,
-  input: z.object({}),
-  output: listResult(discountTypeRecord),
+  input: () => z.object({}),
+  output: () => listResult(discountTypeRecord),
 });

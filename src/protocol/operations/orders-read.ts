@@ -85,22 +85,22 @@ const closedFilters = {
 export const listTempOrders = defineOperation({
   name: 'orders.listTemp',
   write: false,
-  input: z.object({ ...paging(), folio: folioFilter, search: tempSearch, facturado }),
-  output: pageResult(orderRecord).describe('accounts still in the temporary tables (open, or paid/cancelled before their shift closes), by folio'),
+  input: () => z.object({ ...paging(), folio: folioFilter, search: tempSearch, facturado }),
+  output: () => pageResult(orderRecord).describe('accounts still in the temporary tables (open, or paid/cancelled before their shift closes), by folio'),
 });
 
 export const listTempOrderLines = defineOperation({
   name: 'orders.listTempLines',
   write: false,
-  input: z.object({ ...paging(), folio: folioFilter, search: lineSearch }),
-  output: pageResult(lineRecord).describe('by folio, then movimiento'),
+  input: () => z.object({ ...paging(), folio: folioFilter, search: lineSearch }),
+  output: () => pageResult(lineRecord).describe('by folio, then movimiento'),
 });
 
 export const listClosedOrders = defineOperation({
   name: 'orders.listClosed',
   write: false,
-  input: z.object({ ...paging(), ...closedFilters }),
-  output: pageResult(orderRecord).describe('orders moved to the history tables by a shift close, by folio'),
+  input: () => z.object({ ...paging(), ...closedFilters }),
+  output: () => pageResult(orderRecord).describe('orders moved to the history tables by a shift close, by folio'),
 });
 
 export const MAX_SHIFT_IDS = 10_000;
@@ -108,22 +108,23 @@ export const MAX_SHIFT_IDS = 10_000;
 export const searchClosedOrdersByShifts = defineOperation({
   name: 'orders.searchClosedByShifts',
   write: false,
-  input: z.object({
-    ...paging(),
-    idTurnos: z
-      .array(z.number().int())
-      .max(MAX_SHIFT_IDS)
-      .describe(`shift numbers (turnos.idturno), up to ${MAX_SHIFT_IDS}; repeats are ignored; none gives an empty page`),
-    ...closedFilters,
-  }),
-  output: pageResult(orderRecord).describe('closed orders of those shifts, by idTurno, then folio'),
+  input: () =>
+    z.object({
+      ...paging(),
+      idTurnos: z
+        .array(z.number().int())
+        .max(MAX_SHIFT_IDS)
+        .describe(`shift numbers (turnos.idturno), up to ${MAX_SHIFT_IDS}; repeats are ignored; none gives an empty page`),
+      ...closedFilters,
+    }),
+  output: () => pageResult(orderRecord).describe('closed orders of those shifts, by idTurno, then folio'),
 });
 
 export const listClosedOrderLines = defineOperation({
   name: 'orders.listClosedLines',
   write: false,
-  input: z.object({ ...paging(), folio: folioFilter, search: lineSearch }),
-  output: pageResult(lineRecord).describe('by folio, then movimiento'),
+  input: () => z.object({ ...paging(), folio: folioFilter, search: lineSearch }),
+  output: () => pageResult(lineRecord).describe('by folio, then movimiento'),
 });
 
 export const dayOrderRecord = orderRecord.extend({
@@ -133,36 +134,39 @@ export const dayOrderRecord = orderRecord.extend({
 export const listDayOrders = defineOperation({
   name: 'orders.listDay',
   write: false,
-  input: z.object({
-    ...paging(),
-    search: tempSearch,
-    facturado,
-    dayStartHour: dayStartHour.describe(
-      `hour (0-23, default ${DEFAULT_DAY_START_HOUR}) at which the operational day starts: before it, now still belongs to the day that began yesterday`,
-    ),
-  }),
-  output: pageResult(dayOrderRecord)
-    .extend({
-      ventanaInicio: localDateTime.describe('start of the operational day applied (inclusive)'),
-      ventanaFin: localDateTime.describe('end of the operational day applied (exclusive)'),
-    })
-    .describe(
-      'the orders of the shifts the operational day started (turnos.apertura in the window), closed or still open: ' +
-        'closed ones from the history tables, then the paid and cancelled accounts of those shifts still in the temporary tables, ' +
-        'then accounts not yet in any shift (idturno 0: open, or a quick sale waiting for its close) opened (fecha) in the window; each part by folio. ' +
-        'A shift belongs to the one operational day it started in, so every sale is in exactly one day.',
-    ),
+  input: () =>
+    z.object({
+      ...paging(),
+      search: tempSearch,
+      facturado,
+      dayStartHour: dayStartHour.describe(
+        `hour (0-23, default ${DEFAULT_DAY_START_HOUR}) at which the operational day starts: before it, now still belongs to the day that began yesterday`,
+      ),
+    }),
+  output: () =>
+    pageResult(dayOrderRecord)
+      .extend({
+        ventanaInicio: localDateTime.describe('start of the operational day applied (inclusive)'),
+        ventanaFin: localDateTime.describe('end of the operational day applied (exclusive)'),
+      })
+      .describe(
+        'the orders of the shifts the operational day started (turnos.apertura in the window), closed or still open: ' +
+          'closed ones from the history tables, then the paid and cancelled accounts of those shifts still in the temporary tables, ' +
+          'then accounts not yet in any shift (idturno 0: open, or a quick sale waiting for its close) opened (fecha) in the window; each part by folio. ' +
+          'A shift belongs to the one operational day it started in, so every sale is in exactly one day.',
+      ),
 });
 
 export const listOpenOrders = defineOperation({
   name: 'orders.listOpen',
   write: false,
-  input: z.object({}),
-  output: listResult(orderRecord)
-    .extend({ turnosAbiertos: z.array(z.number().int()).describe('shifts open now (turnos without cierre)') })
-    .describe(
-      `every account of the current operational day (${DEFAULT_DAY_START_HOUR}:00 to ${DEFAULT_DAY_START_HOUR - 1}:59:59 of the next day) ` +
-        'still in the temporary tables and not cancelled, paid ones included, by folio: those paid in a shift the day started and still open, ' +
-        'and those no shift holds yet (idturno 0) opened in the day',
-    ),
+  input: () => z.object({}),
+  output: () =>
+    listResult(orderRecord)
+      .extend({ turnosAbiertos: z.array(z.number().int()).describe('shifts open now (turnos without cierre)') })
+      .describe(
+        `every account of the current operational day (${DEFAULT_DAY_START_HOUR}:00 to ${DEFAULT_DAY_START_HOUR - 1}:59:59 of the next day) ` +
+          'still in the temporary tables and not cancelled, paid ones included, by folio: those paid in a shift the day started and still open, ' +
+          'and those no shift holds yet (idturno 0) opened in the day',
+      ),
 });

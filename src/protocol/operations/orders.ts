@@ -76,51 +76,54 @@ const accountHeader = {
 export const createOrder = defineOperation({
   name: 'orders.create',
   write: true,
-  input: z.object({
-    ...accountHeader,
-    mesa: text(100).default(''),
-    idMesero: text(4).default(''),
-    tipoDeServicio: z
-      .union([z.literal(1), z.literal(2), z.literal(3)])
-      .default(1)
-      .describe('1 comedor (dine-in), 2 domicilio (delivery), 3 rápido (quick sale)'),
-    productos: linesInput.optional(),
-  }),
-  output: z.object({ folio: z.number().int(), orden: z.number().int(), movimientos: z.array(z.number().int()), totales }),
+  input: () =>
+    z.object({
+      ...accountHeader,
+      mesa: text(100).default(''),
+      idMesero: text(4).default(''),
+      tipoDeServicio: z
+        .union([z.literal(1), z.literal(2), z.literal(3)])
+        .default(1)
+        .describe('1 comedor (dine-in), 2 domicilio (delivery), 3 rápido (quick sale)'),
+      productos: linesInput.optional(),
+    }),
+  output: () => z.object({ folio: z.number().int(), orden: z.number().int(), movimientos: z.array(z.number().int()), totales }),
 });
 
 export const createClosedOrder = defineOperation({
   name: 'orders.createClosed',
   write: true,
-  input: z.object({
-    ...accountHeader,
-    mesa: text(100).default(''),
-    idFormaDePago: text(5).min(1),
-    productos: linesInput.optional().describe("an extension of the seed's body: without lines the sale is created empty, paid with a payment of 0"),
-  }),
-  output: z.object({ folio: z.number().int(), numcheque: z.number().int(), idTurno: z.number().int(), totales }),
+  input: () =>
+    z.object({
+      ...accountHeader,
+      mesa: text(100).default(''),
+      idFormaDePago: text(5).min(1),
+      productos: linesInput.optional().describe("an extension of the seed's body: without lines the sale is created empty, paid with a payment of 0"),
+    }),
+  output: () => z.object({ folio: z.number().int(), numcheque: z.number().int(), idTurno: z.number().int(), totales }),
 });
 
 export const addLines = defineOperation({
   name: 'orders.addLines',
   write: true,
-  input: z.object({ folio: folioParam, usuario, productos: linesInput }),
-  output: z.object({ folio: z.number().int(), itemsAgregados: z.number().int(), movimientos: z.array(z.number().int()), totales }),
+  input: () => z.object({ folio: folioParam, usuario, productos: linesInput }),
+  output: () => z.object({ folio: z.number().int(), itemsAgregados: z.number().int(), movimientos: z.array(z.number().int()), totales }),
 });
 
 export const cancelLines = defineOperation({
   name: 'orders.cancelLines',
   write: true,
-  input: z.object({
-    folio: folioParam,
-    productos: z
-      .array(z.object({ movimiento: z.number().int().min(1), idProducto: text(15).min(1) }))
-      .min(1)
-      .max(500),
-    razon: text(200).optional().describe('stored as "<razon> Mesa: <mesa>", or the reason alone for a sale without a table; cut to the column width'),
-    usuario,
-  }),
-  output: z.object({ folio: z.number().int(), itemsCancelados: z.number().int(), movimientos: z.array(z.number().int()), totales }),
+  input: () =>
+    z.object({
+      folio: folioParam,
+      productos: z
+        .array(z.object({ movimiento: z.number().int().min(1), idProducto: text(15).min(1) }))
+        .min(1)
+        .max(500),
+      razon: text(200).optional().describe('stored as "<razon> Mesa: <mesa>", or the reason alone for a sale without a table; cut to the column width'),
+      usuario,
+    }),
+  output: () => z.object({ folio: z.number().int(), itemsCancelados: z.number().int(), movimientos: z.array(z.number().int()), totales }),
 });
 
 const discountAmount = {
@@ -142,21 +145,22 @@ const discountMeta = {
 export const generalDiscount = defineOperation({
   name: 'orders.discount',
   write: true,
-  input: z.object({ folio: folioParam, ...discountAmount, ...discountMeta }).superRefine(percentAtMost100),
-  output: z.object({ folio: z.number().int(), itemsAfectados: z.number().int(), forzarDescuento: z.boolean(), totales }),
+  input: () => z.object({ folio: folioParam, ...discountAmount, ...discountMeta }).superRefine(percentAtMost100),
+  output: () => z.object({ folio: z.number().int(), itemsAfectados: z.number().int(), forzarDescuento: z.boolean(), totales }),
 });
 
 export const lineDiscount = defineOperation({
   name: 'orders.lineDiscount',
   write: true,
-  input: z.object({
-    folio: folioParam,
-    ...discountMeta,
-    productos: z
-      .array(z.object({ movimiento: z.number().int().min(1), idProducto: text(15).min(1), ...discountAmount }).superRefine(percentAtMost100))
-      .min(1)
-      .max(500)
-      .describe('valor is PER UNIT for importe'),
-  }),
-  output: z.object({ folio: z.number().int(), itemsAfectados: z.number().int(), forzarDescuento: z.boolean(), totales }),
+  input: () =>
+    z.object({
+      folio: folioParam,
+      ...discountMeta,
+      productos: z
+        .array(z.object({ movimiento: z.number().int().min(1), idProducto: text(15).min(1), ...discountAmount }).superRefine(percentAtMost100))
+        .min(1)
+        .max(500)
+        .describe('valor is PER UNIT for importe'),
+    }),
+  output: () => z.object({ folio: z.number().int(), itemsAfectados: z.number().int(), forzarDescuento: z.boolean(), totales }),
 });

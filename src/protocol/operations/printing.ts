@@ -77,22 +77,23 @@ export const printOrder = defineOperation({
   name: 'print.order',
   write: true,
   outsideEffect: true,
-  input: printOrderBody.extend({ printers }).superRefine((input, ctx) =>
-    everyPrinterResolved(
-      input.grupos.map((g) => g.printerId),
-      input.printers,
-      ctx,
+  input: () =>
+    printOrderBody.extend({ printers }).superRefine((input, ctx) =>
+      everyPrinterResolved(
+        input.grupos.map((g) => g.printerId),
+        input.printers,
+        ctx,
+      ),
     ),
-  ),
-  output: printOutput,
+  output: () => printOutput,
 });
 
 export const printTest = defineOperation({
   name: 'print.test',
   write: true,
   outsideEffect: true,
-  input: printTestBody.extend({ printers }).superRefine((input, ctx) => everyPrinterResolved([input.printerId], input.printers, ctx)),
-  output: printOutput,
+  input: () => printTestBody.extend({ printers }).superRefine((input, ctx) => everyPrinterResolved([input.printerId], input.printers, ctx)),
+  output: () => printOutput,
 });
 
 export type PrintOrderInput = z.output<typeof printOrder.input>;
