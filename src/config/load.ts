@@ -1,7 +1,7 @@
 /** Reads config.json, applies environment overrides, and explains every problem in one message. */
 import { readFileSync } from 'node:fs';
 
-import { configFileSchema, type ConfigFile } from './schema.js';
+import { configSchemas, type ConfigFile } from './schema.js';
 
 export class ConfigError extends Error {}
 
@@ -26,7 +26,7 @@ function applyEnvironment(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
 }
 
 export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): ConfigFile {
-  const parsed = configFileSchema.safeParse(applyEnvironment(structuredClone((raw ?? {}) as Record<string, unknown>), env));
+  const parsed = configSchemas().configFileSchema.safeParse(applyEnvironment(structuredClone((raw ?? {}) as Record<string, unknown>), env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  - ${i.path.join('.') || '(root)'}: ${i.message}`);
     throw new ConfigError(`The configuration is not valid:\n${lines.join('\n')}`);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { AGENT_PATH, CLOSE } from '../../src/protocol/messages.js';
 import { startAgent, type Agent } from '../../src/agent/agent.js';
-import { gatewayConfigSchema } from '../../src/config/schema.js';
+import { configSchemas } from '../../src/config/schema.js';
 import { clusterAt, freePort, runningClusterPort } from '../../src/embedded-postgres/cluster.js';
 import { runGateway } from '../../src/gateway/server.js';
 import type { PosDbConfig } from '../../src/pos/db.js';
@@ -40,7 +40,7 @@ beforeAll(async () => {
   const gateway = { host: '127.0.0.1', port, dataDir: storeDir };
   configFile = path.join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ gateway }));
-  [stopGateway, posDatabase] = await Promise.all([runGateway(gatewayConfigSchema.parse(gateway), log), newPosDatabase('branch')]);
+  [stopGateway, posDatabase] = await Promise.all([runGateway(configSchemas().gatewayConfigSchema.parse(gateway), log), newPosDatabase('branch')]);
   baseUrl = `http://127.0.0.1:${port}`;
 }, 120_000);
 
@@ -85,7 +85,7 @@ describe('branch-agent keys beside a running gateway', () => {
   });
 
   it('a second gateway on the same data refuses to start, and the first keeps running', async () => {
-    const second = gatewayConfigSchema.parse({ host: '127.0.0.1', port: await freePort(), dataDir: storeDir });
+    const second = configSchemas().gatewayConfigSchema.parse({ host: '127.0.0.1', port: await freePort(), dataDir: storeDir });
     await expect(runGateway(second, log)).rejects.toThrow(/already in use by another process/);
     expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
   });

@@ -8,7 +8,7 @@ import { WebSocketServer } from 'ws';
 import { GatewayConnection } from '../../src/agent/connection.js';
 import { runService, type RunningService } from '../../src/agent/service.js';
 import { AlreadyRunningError } from '../../src/agent/single-instance.js';
-import { agentConfigSchema } from '../../src/config/schema.js';
+import { configSchemas } from '../../src/config/schema.js';
 import { freePort } from '../../src/embedded-postgres/cluster.js';
 import { frameJson } from '../../src/protocol/messages.js';
 import { newPosDatabase } from '../support/databases.js';
@@ -31,7 +31,7 @@ afterEach(async () => {
 
 async function config(overrides: Record<string, unknown> = {}) {
   const deadGateway = await freePort();
-  return agentConfigSchema.parse({
+  return configSchemas().agentConfigSchema.parse({
     licenseKey: 'TEST000000000001',
     gatewayUrl: `http://127.0.0.1:${deadGateway}`,
     token: 'agt_x',

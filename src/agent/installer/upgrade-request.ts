@@ -14,7 +14,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { agentConfigFields } from '../../config/schema.js';
+import { configSchemas } from '../../config/schema.js';
 import { releaseManifest, type ReleaseManifest } from '../../protocol/releases.js';
 import type { Installer } from '../upgrades.js';
 import type { Layout } from './layout.js';
@@ -57,7 +57,7 @@ export function upgradeSettingsOf(configPath: string): UpgradeSettings {
   } catch {
     raw = undefined;
   }
-  const parsed = agentConfigFields.shape.upgrades.safeParse(raw ?? {});
+  const parsed = configSchemas().agentConfigFields.shape.upgrades.safeParse(raw ?? {});
   return resolveUpgradeSettings(parsed.success ? parsed.data : { healthTimeoutSeconds: 60 }, configPath);
 }
 
