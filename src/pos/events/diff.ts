@@ -43,7 +43,9 @@ export function diffAccounts(before: ReadonlyMap<string, AccountState>, now: Rea
   for (const [key, was] of before) {
     if (!now.has(key)) changes.push({ key, folio: was.folio, opened: was.opened, types: ['orden.cerrada'] });
   }
-  return changes.sort((a, b) => a.folio - b.folio || a.opened.localeCompare(b.opened));
+  // By code unit: `opened` is ISO text (openedText), and localeCompare would load ICU's collation
+  // data into the agent (3 MB resident) on the first two changes to one folio.
+  return changes.sort((a, b) => a.folio - b.folio || (a.opened < b.opened ? -1 : a.opened > b.opened ? 1 : 0));
 }
 
 export interface ShiftChange {
