@@ -82,8 +82,12 @@ async function measure(
     }
     return { connected, served: await readIdle(agent.pid!) };
   } finally {
-    agent.kill('SIGTERM');
-    await new Promise((r) => agent.once('exit', r));
+    // An agent that died early (a bad flag, a taken lock) has no exit left to wait for.
+    if (agent.exitCode === null && agent.signalCode === null) {
+      const exited = new Promise((r) => agent.once('exit', r));
+      agent.kill('SIGTERM');
+      await exited;
+    }
   }
 }
 
