@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AGENT_NODE_OPTIONS } from '../src/agent/installer/service-manager.js';
 import { waitForAgents } from '../src/demo/stack.js';
+import { stopAgent } from './agent-process.js';
 import { request } from './http-client.js';
 import type { BenchContext } from './run.js';
 
@@ -82,12 +83,7 @@ async function measure(
     }
     return { connected, served: await readIdle(agent.pid!) };
   } finally {
-    // An agent that died early (a bad flag, a taken lock) has no exit left to wait for.
-    if (agent.exitCode === null && agent.signalCode === null) {
-      const exited = new Promise((r) => agent.once('exit', r));
-      agent.kill('SIGTERM');
-      await exited;
-    }
+    await stopAgent(agent);
   }
 }
 

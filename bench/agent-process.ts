@@ -17,3 +17,11 @@ export function spawnAgent(config: Record<string, unknown>): ChildProcess {
   });
   return child;
 }
+
+/** Stops an agent started here and waits for it to exit; one that died early has nothing left to wait for. */
+export async function stopAgent(agent: ChildProcess): Promise<void> {
+  if (agent.exitCode !== null || agent.signalCode !== null) return;
+  const exited = new Promise((r) => agent.once('exit', r));
+  agent.kill('SIGTERM');
+  await exited;
+}

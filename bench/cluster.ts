@@ -14,7 +14,7 @@ import { buildGateway, type Gateway } from '../src/gateway/app.js';
 import { newSecret } from '../src/gateway/secrets.js';
 import { GatewayStore } from '../src/gateway/store.js';
 import { AGENT_PATH, frameJson } from '../src/protocol/messages.js';
-import { spawnAgent } from './agent-process.js';
+import { spawnAgent, stopAgent } from './agent-process.js';
 import type { BenchContext } from './run.js';
 import { request } from './http-client.js';
 import { compare, time } from './measure.js';
@@ -61,11 +61,7 @@ export async function clusterBench({ cluster, posUrl }: BenchContext): Promise<s
       database: { dialect: 'postgres', url: cluster.url('pos_cluster') },
       health: { port: 0 },
     });
-    stops.push(async () => {
-      if (agent.exitCode !== null || agent.signalCode !== null) return;
-      agent.kill('SIGTERM');
-      await new Promise((r) => agent.once('exit', r));
-    });
+    stops.push(() => stopAgent(agent));
     await until(() => gateways[0]!.hub.agentFor(licenseKey) !== undefined, 30_000);
     const list = (base: string) => async () => {
       const res = await request(`${base}/productos/${licenseKey}?pageSize=50`, { headers: { 'x-api-key': 'cluster-key' } });

@@ -8,7 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedCluster } from '../src/embedded-pos
 import { createPosDatabase } from '../src/demo/pos-database.js';
 import { startStack, waitForAgents, type Stack } from '../src/demo/stack.js';
 import { openPos, type PosRuntime } from '../src/pos/runtime.js';
-import { spawnAgent } from './agent-process.js';
+import { spawnAgent, stopAgent } from './agent-process.js';
 import { addCatalogue } from './catalogue.js';
 import { addLinesBench } from './add-lines.js';
 import { agentMemoryBench } from './agent-memory.js';
@@ -83,7 +83,7 @@ try {
       release.remove();
     }
   } finally {
-    agent.kill('SIGTERM');
+    await stopAgent(agent);
     await pos.close();
     await stack.stop();
   }
