@@ -57,8 +57,9 @@ export function upgradeSettingsOf(configPath: string): UpgradeSettings {
   } catch {
     raw = undefined;
   }
-  const parsed = configSchemas().agentConfigFields.shape.upgrades.safeParse(raw ?? {});
-  return resolveUpgradeSettings(parsed.success ? parsed.data : { healthTimeoutSeconds: 60 }, configPath);
+  const upgrades = configSchemas().agentConfigFields.shape.upgrades;
+  const parsed = upgrades.safeParse(raw ?? {});
+  return resolveUpgradeSettings(parsed.success ? parsed.data : upgrades.parse(undefined), configPath);
 }
 
 /** The config's `upgrades` section with its paths resolved beside the config file. */
