@@ -10,6 +10,7 @@ it('lifts a token or a user and password out of the URLs', () => {
   });
   expect(natsConnectOptions('tls://gw:p%40ss@nats.internal:4222')).toEqual({ servers: ['tls://nats.internal:4222'], user: 'gw', pass: 'p@ss' });
   expect(natsConnectOptions('10.0.0.5:4222')).toEqual({ servers: ['nats://10.0.0.5:4222'] });
+  expect(natsConnectOptions('nats://a%0Ab:c%0Ad@h1:4222')).toEqual({ servers: ['nats://h1:4222'], user: 'a\nb', pass: 'c\nd' });
 });
 
 it('refuses servers that name different credentials', () => {

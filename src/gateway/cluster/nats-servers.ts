@@ -7,19 +7,22 @@
 import type { ConnectionOptions } from 'nats';
 
 export function natsConnectOptions(natsUrl: string): Pick<ConnectionOptions, 'servers' | 'token' | 'user' | 'pass'> {
-  const credentials = new Set<string>();
+  // By their JSON: the same credentials written in several URLs count once.
+  const credentials = new Map<string, { user: string; pass: string }>();
   const servers = natsUrl
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
     .map((server) => {
       const url = new URL(server.includes('://') ? server : `nats://${server}`);
-      if (url.username) credentials.add(`${decodeURIComponent(url.username)}\n${url.password ? decodeURIComponent(url.password) : ''}`);
+      if (url.username) {
+        const named = { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) };
+        credentials.set(JSON.stringify(named), named);
+      }
       return `${url.protocol}//${url.host}`;
     });
   if (credentials.size > 1) throw new Error('NATS_URL names different credentials for its servers: a cluster has one');
-  const [only] = credentials;
+  const [only] = credentials.values();
   if (only === undefined) return { servers };
-  const [user, pass] = only.split('\n') as [string, string];
-  return pass ? { servers, user, pass } : { servers, token: user };
+  return only.pass ? { servers, user: only.user, pass: only.pass } : { servers, token: only.user };
 }
