@@ -26,9 +26,13 @@ function mapOf(fileUrl: string): SourceMap | null {
   return map;
 }
 
-/** The source's path from the project's root (`src/agent/runner.ts`), not the build machine's. */
+/**
+ * The source's path from the project's root (`src/agent/runner.ts`, `node_modules/pg/lib/…`),
+ * not the build machine's. A package's own `src/` stays under its node_modules folder.
+ */
 function projectPath(source: string): string {
-  const at = Math.max(source.lastIndexOf('/src/'), source.lastIndexOf('/node_modules/'));
+  const packaged = source.lastIndexOf('/node_modules/');
+  const at = packaged >= 0 ? packaged : source.lastIndexOf('/src/');
   return at >= 0 ? source.slice(at + 1) : source;
 }
 
