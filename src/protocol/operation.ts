@@ -34,7 +34,7 @@ export function defineOperation<I extends z.ZodType, O extends z.ZodType>(spec: 
   return {
     name: spec.name,
     write: spec.write,
-    ...(spec.outsideEffect === undefined ? {} : { outsideEffect: spec.outsideEffect }),
+    outsideEffect: spec.outsideEffect,
     get input() {
       return (input ??= spec.input());
     },
