@@ -63,11 +63,14 @@ describe.skipIf(missing)(`job routing${missing ? ' (skipped: see the line above)
 
   it('fails a routed job at once when the agent connects elsewhere, not at its timeout', async () => {
     // Another instance holds the branch and goes silent, as one that was killed does.
-    const deadHolder = peer.subscribe(`branch-agent.jobs.${BRANCH}`, { callback: () => undefined });
+    let routed = false;
+    const deadHolder = peer.subscribe(`branch-agent.jobs.${BRANCH}`, { callback: () => (routed = true) });
     await peer.flush();
     const startedAt = Date.now();
     const answer = fetch(`${url}/productos/${BRANCH}?pageSize=1`, { headers: { 'x-api-key': API_KEY } });
-    await new Promise((r) => setTimeout(r, 200));
+    // Sent to the dead holder, and longer ago than the margin a job just sent is given (job-routing.ts).
+    await until(() => routed);
+    await new Promise((r) => setTimeout(r, 300));
     deadHolder.unsubscribe();
     // The agent comes back on this instance.
     await silentAgent();
