@@ -484,13 +484,19 @@ describe('cancel lines', () => {
     expect(more.status).toBe(200);
   });
 
-  it('cuts a long reason to the column width', async () => {
-    const folio = await openOrder([tacos], { mesa: 'T2' });
-    const razon = 'x'.repeat(200);
-    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon });
-    expect(res.status).toBe(200);
-    const [row] = await db.selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
-    expect(row!.razon).toBe('x'.repeat(100));
+  it('cuts a long reason, never the table after it, to the width of tempcancela.razon (seed rule 1)', async () => {
+    const stored = async (mesa: string, razon: string) => {
+      const folio = await openOrder([tacos], { mesa });
+      const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon });
+      expect(res.status).toBe(200);
+      const [row] = await db.selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
+      return row!.razon;
+    };
+    const razon = `${'x'.repeat(150)}${'y'.repeat(50)}`;
+    // 100 characters: the first 91 of the reason, then " Mesa: T2".
+    expect(await stored('T2', razon)).toBe(`${'x'.repeat(91)} Mesa: T2`);
+    expect(await stored('6', 'x'.repeat(101))).toBe(`${'x'.repeat(92)} Mesa: 6`);
+    expect(await stored('', razon)).toBe('x'.repeat(100));
   });
 
   it('rejects the whole request when one line does not exist, changing nothing', async () => {
@@ -636,9 +642,27 @@ describe('general discount', () => {
       { branch: STRICT_BRANCH },
     );
     expect(typed.status).toBe(200);
-    expect(typed.body.forzarDescuento).toBe(true);
+    // forzarDescuento is parametros3.forzardescuento (off here), not the forced discount type.
+    expect(typed.body.forzarDescuento).toBe(false);
     const removed = await write(`/temp_ordenes/{lk}/${strictFolio}/descuento`, { modo: 'porcentaje', valor: 0 }, { branch: STRICT_BRANCH });
     expect(removed.status).toBe(200);
+  });
+
+  it('answers forzarDescuento as parametros3.forzardescuento is, and never blocks on it (seed)', async () => {
+    await db.updateTable('parametros3').set({ forzardescuento: true }).execute();
+    try {
+      const general = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 });
+      expect(general.status).toBe(200);
+      expect(general.body.forzarDescuento).toBe(true);
+      const perLine = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, {
+        productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 10 }],
+      });
+      expect(perLine.status).toBe(200);
+      expect(perLine.body.forzarDescuento).toBe(true);
+      expect(await header(folio)).toMatchObject({ descuento: '5.0000', idtipodescuento: '' });
+    } finally {
+      await db.updateTable('parametros3').set({ forzardescuento: false }).execute();
+    }
   });
 });
 

@@ -185,16 +185,19 @@ export const listDayOrders = implement(ops.listDayOrders, async (ctx, input) => 
 });
 
 /**
- * The seed's open orders of the current shift: the current operational day's accounts still in
- * the temporary tables (as the operational-day list takes them), not cancelled, paid ones
- * included, leaving out any a closed shift left behind.
+ * The seed's open orders of the current shift: "all active (not cancelled) accounts of the
+ * current operational day". An account is of the day when it was opened in the day (`fecha`),
+ * whichever shift holds it, so the sales of a shift left open overnight are listed; or when a
+ * shift the day started holds it (opened at 05:50, paid at 06:10). Not cancelled, paid ones
+ * included, still in the temporary tables, and not left behind by a shift that has closed.
  */
 export const listOpenOrders = implement(ops.listOpenOrders, async (ctx) => {
   const day = operationalDay(ctx.now, DEFAULT_DAY_START_HOUR);
-  const q = dayTempOrders(ctx, day, whereFlag(headers(ctx, TEMP_TABLES), 'h.cancelado', false)).where((eb) =>
-    eb.not(eb.exists(eb.selectFrom('turnos as tu').select('tu.idturno').whereRef('tu.idturno', '=', 'h.idturno').where('tu.cierre', 'is not', null))),
-  );
+  const q = whereFlag(headers(ctx, TEMP_TABLES), 'h.cancelado', false)
+    .where((eb) => eb.or([eb.and([eb('h.fecha', '>=', day.start), eb('h.fecha', '<', day.end)]), eb('h.idturno', 'in', shiftsOf(ctx, day))]))
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('turnos as tu').select('tu.idturno').whereRef('tu.idturno', '=', 'h.idturno').where('tu.cierre', 'is not', null))),
+    );
   const data = await ordersOf(ctx, TEMP_TABLES, await q.orderBy('h.folio').execute());
-  const shifts = await ctx.db.selectFrom('turnos').select('idturno').where('cierre', 'is', null).orderBy('idturno').execute();
-  return { totalResults: data.length, data, turnosAbiertos: shifts.map((s) => Number(s.idturno)) };
+  return { totalResults: data.length, data };
 });
