@@ -139,6 +139,9 @@ describe('the schemas against the server', () => {
   it('answers what it describes: lists, writes and problems', async () => {
     const list = await stack.api('GET', `/productos/${BRANCH}?page=1&pageSize=5`);
     expectDescribed(list, responseSchema('GET', '/productos/{licenseKey}', '200'));
+    // Terminals, areas and tables, each as its own kind of record; an open shift without cierre.
+    expectDescribed(await stack.api('GET', `/estaciones/${BRANCH}?pageSize=100`), responseSchema('GET', '/estaciones/{licenseKey}', '200'));
+    expectDescribed(await stack.api('GET', `/turnos/${BRANCH}`), responseSchema('GET', '/turnos/{licenseKey}', '200'));
 
     const sale = {
       estacion: 'CAJA1',

@@ -7,7 +7,7 @@ import { likeContains } from '../sql-dialect.js';
 import { implement } from '../operation.js';
 import { operationalDay, type OperationalDay } from '../operational-day.js';
 import { selectPage } from '../paging.js';
-import { querySegment, selectPageAcross } from '../segmented-paging.js';
+import { mappedSegment, querySegment, selectPageAcross } from '../segmented-paging.js';
 import { localIso } from '../values.js';
 import { CLOSED_TABLES, HEADER_COLUMNS, linesQuery, lineToApi, ordersOf, TEMP_TABLES, type HeaderRow, type OrderTables } from './order-records.js';
 
@@ -161,10 +161,7 @@ export const listDayOrders = implement(ops.listDayOrders, async (ctx, input) => 
   const day = operationalDay(ctx.now, input.dayStartHour);
   const closed = orderFilters(headers(ctx, CLOSED_TABLES), input, 'withMesa').where('h.idturno', 'in', shiftsOf(ctx, day)).orderBy('h.folio');
   const temp = dayTempOrders(ctx, day, orderFilters(headers(ctx, TEMP_TABLES), input, 'withMesa')).orderBy('h.folio');
-  const from = (q: HeaderQuery, origen: 'cerrada' | 'temporal') => {
-    const s = querySegment(q);
-    return { count: s.count, read: async (offset: number, fetch: number) => (await s.read(offset, fetch)).map((row) => ({ row, origen })) };
-  };
+  const from = (q: HeaderQuery, origen: 'cerrada' | 'temporal') => mappedSegment(q, (row) => ({ row, origen }));
   const page = await selectPageAcross([from(closed, 'cerrada'), from(temp, 'temporal')], input);
   const closedOrders = await ordersOf(
     ctx,
