@@ -43,6 +43,8 @@ const WRITES = [
   'POST /turnos_apertura/{licenseKey}',
   'POST /turnos_cierre/{licenseKey}',
 ];
+/** Gateway-local writes: they take the key too, and answer no job. */
+const GATEWAY_WRITES = ['POST /sucursales/actualizaciones'];
 const PRINTS = ['POST /print/{licenseKey}/orden', 'POST /print/{licenseKey}/prueba'];
 const name = (o: { method: string; path: string }) => `${o.method} ${o.path}`;
 const operation = (method: string, path: string) => doc.paths[path]![method.toLowerCase()]!;
@@ -61,11 +63,11 @@ it('names every operation, each once', () => {
   expect(new Set(ids).size).toBe(ids.length);
 });
 
-it('declares Idempotency-Key: required on the nine writes, optional on the two prints, absent elsewhere', () => {
+it('declares Idempotency-Key: required on the nine writes and the rollout, optional on the two prints, absent elsewhere', () => {
   const keyOf = (o: { op: Operation }) => o.op.parameters?.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
   for (const o of operations) {
     const key = keyOf(o);
-    if (WRITES.includes(name(o))) expect(key, name(o)).toMatchObject({ required: true, schema: { type: 'string', maxLength: 255 } });
+    if ([...WRITES, ...GATEWAY_WRITES].includes(name(o))) expect(key, name(o)).toMatchObject({ required: true, schema: { type: 'string', maxLength: 255 } });
     else if (PRINTS.includes(name(o))) expect(key?.required, name(o)).toBe(false);
     else expect(key, name(o)).toBeUndefined();
   }
