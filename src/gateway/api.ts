@@ -107,10 +107,10 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
       },
       handler: async (request, reply) => {
         const path = request.params;
-        const licenseKey = String(path.licenseKey);
+        const { licenseKey: inBody, ...payload } = (def.from === 'query' ? request.query : request.body) as Record<string, unknown>;
+        const licenseKey = String(def.licenseKeyIn === 'body' ? inBody : path.licenseKey);
         const key = def.op.write ? idempotencyKeyOf(request) : undefined;
         await authorizeBranch(request, licenseKey);
-        const payload = (def.from === 'query' ? request.query : request.body) as Record<string, unknown>;
         let params: Record<string, unknown> = { ...payload, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, path[k]])) };
         // Fastify validated the payload; with path parameters merged in, the whole input is checked once more.
         if (def.pathInput?.length) {

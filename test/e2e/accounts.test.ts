@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { SR10 } from '../support/schema-variant.js';
-import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
+import { BRANCH, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -68,6 +68,20 @@ const sinCebolla = { movimiento: 2, idProducto: '9001', cantidad: 1, modificador
 const refresco = { movimiento: 3, idProducto: '1005', cantidad: 3 };
 
 describe('create an open order', () => {
+  it("takes the seed's exact path, POST /temp_ordenes, with the branch's licenseKey in the body", async () => {
+    const res = await write('/temp_ordenes', { ...base, licenseKey: STRICT_BRANCH, productos: [tacos] });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ jobId: expect.any(String), folio: expect.any(Number), movimientos: [1] });
+    expect(await header(res.body.folio, strictDb)).toMatchObject({ estacion: 'CAJA1', total: '178.0000' });
+
+    const missing = await write('/temp_ordenes', base);
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.licenseKey']);
+    const foreign = await write('/temp_ordenes', { ...base, licenseKey: OTHER_USERS_BRANCH });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.code).toBe('branch_forbidden');
+  });
+
   it('writes the header, the lines with modifiers, the kitchen queue and the table', async () => {
     const before = await db.selectFrom('folios').select('ultimaorden').where('serie', '=', 'A').executeTakeFirstOrThrow();
     const res = await write('/temp_ordenes/{lk}', { ...base, mesa: '3', idMesero: '01', productos: [tacos, sinCebolla, refresco] });

@@ -35,6 +35,7 @@ afterAll(async () => {
 const WRITES = [
   'PUT /productos/{licenseKey}/{idProducto}',
   'POST /temp_ordenes/{licenseKey}',
+  'POST /temp_ordenes',
   'POST /ordenes/{licenseKey}',
   'POST /temp_ordenes/{licenseKey}/{folio}/descuento',
   'POST /temp_ordenes/{licenseKey}/{folio}/descuento_productos',
