@@ -74,9 +74,11 @@ describe('create an open order', () => {
     expect(res.body).toMatchObject({ jobId: expect.any(String), folio: expect.any(Number), movimientos: [1] });
     expect(await header(res.body.folio, strictDb)).toMatchObject({ estacion: 'CAJA1', total: '178.0000' });
 
-    const missing = await write('/temp_ordenes', base);
-    expect(missing.status).toBe(400);
-    expect(missing.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.licenseKey']);
+    for (const licenseKey of [undefined, 'SHORT']) {
+      const refused = await write('/temp_ordenes', { ...base, licenseKey });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.licenseKey']);
+    }
     const foreign = await write('/temp_ordenes', { ...base, licenseKey: OTHER_USERS_BRANCH });
     expect(foreign.status).toBe(403);
     expect(foreign.body.code).toBe('branch_forbidden');
@@ -414,6 +416,22 @@ describe('the open-account rule', () => {
     }
     expect(await counts()).toEqual(before);
   });
+
+  it('422 user_not_found for a usuario not in the users catalog, on both discounts, add and cancel, and nothing changes (seed errors)', async () => {
+    const folio = await openOrder([tacos]);
+    const before = await counts();
+    for (const [path, body] of [
+      [`/temp_ordenes/{lk}/${folio}/productos`, { productos: [refresco].map((p) => ({ ...p, movimiento: 1 })) }],
+      [`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }] }],
+      [`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 }],
+      [`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 5 }] }],
+    ] as const) {
+      const res = await write(path, { ...body, usuario: 'NADIE' });
+      expect(res.status, path).toBe(422);
+      expect(res.body.code).toBe('user_not_found');
+    }
+    expect(await counts()).toEqual(before);
+  });
 });
 
 describe('cancel lines', () => {
@@ -476,8 +494,9 @@ describe('cancel lines', () => {
       razon: 'ERROR DE CAPTURA',
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const cancelled = await db.selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
-    expect(cancelled.map((c) => c.razon)).toEqual(['ERROR DE CAPTURA']);
+    const cancelled = await db.selectFrom('tempcancela').select(['razon', 'idmotivocancela']).where('foliocheque', '=', folio).execute();
+    // A suggested reason is only text: no key of the reason catalogue goes with it (seed).
+    expect(cancelled.map((c) => [c.razon, c.idmotivocancela])).toEqual([['ERROR DE CAPTURA', '']]);
   });
 
   it('cancelling every line leaves the account open and empty with zero totals, not cancelled (seed rule 10)', async () => {

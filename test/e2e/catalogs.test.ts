@@ -296,6 +296,14 @@ describe('other catalogues', () => {
       { idTipoDescuento: 'LIB', descripcion: 'Libre', descuento: 0, maximoActivado: false },
     ]);
   });
+
+  it('non-paginated lists carry only workerId, dispatchedAt, totalResults and the records; discount types also jobId (seed)', async () => {
+    const keys = async (path: string) => Object.keys((await stack.api('GET', `${path}/${BRANCH}`)).body).sort();
+    const envelope = ['data', 'dispatchedAt', 'totalResults', 'workerId'];
+    expect(await keys('/meseros')).toEqual(envelope);
+    expect(await keys('/empresas')).toEqual(envelope);
+    expect(await keys('/tipos_descuento')).toEqual(['jobId', ...envelope].sort());
+  });
 });
 
 describe('authentication and scoping', () => {
