@@ -117,8 +117,12 @@ describe('list shifts', () => {
     expect(exact.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([2]);
     const closedOnly = await stack.api('GET', `/turnos/${BRANCH}?cierreStart=2000-01-01`);
     expect(closedOnly.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([1]);
-    const byCashier = await stack.api('GET', `/turnos/${BRANCH}?search=caja2`);
-    expect(byCashier.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([3]);
+    const byStation = await stack.api('GET', `/turnos/${BRANCH}?search=caja2`);
+    expect(byStation.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([3]);
+    const byNumber = await stack.api('GET', `/turnos/${BRANCH}?search=3`);
+    expect(byNumber.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([3]);
+    const byCashier = await stack.api('GET', `/turnos/${BRANCH}?search=cajero`);
+    expect(byCashier.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([3, 2, 1]);
     const bad = await stack.api('GET', `/turnos/${BRANCH}?aperturaStart=yesterday`);
     expect(bad.status).toBe(400);
   });
