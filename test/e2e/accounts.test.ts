@@ -338,6 +338,7 @@ describe('create a closed order', () => {
 describe('add lines', () => {
   it('continues the numbering, keeps modifiers after their base and returns numbers in the order sent', async () => {
     const folio = await openOrder([tacos, { ...refresco, movimiento: 2 }]);
+    const before = await counts();
     const res = await write(`/temp_ordenes/{lk}/${folio}/productos`, {
       productos: [
         { movimiento: 1, idProducto: '3005', cantidad: 1 },
@@ -357,6 +358,9 @@ describe('add lines', () => {
       [5, '1101', false],
     ]);
     expect((await header(folio)).total).toBe('666.7000');
+    // Seed rule 5: only the temporary account; no sale (no payment, no check number) and no print.
+    expect(await header(folio)).toMatchObject({ pagado: false, impreso: false, impresiones: 0, numcheque: 0 });
+    expect(await counts()).toMatchObject({ tempcheques: before.tempcheques, tempchequespagos: before.tempchequespagos, folios: before.folios });
   });
 
   it('keeps the general discount and applies it to the new subtotal', async () => {

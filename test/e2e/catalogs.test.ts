@@ -229,6 +229,7 @@ describe('other catalogues', () => {
     // The demo's own open accounts hold tables 1 and 2.
     const demoHolder = async (mesa: string) =>
       Number((await db.selectFrom('tempcheques').select('folio').where('mesa', '=', mesa).where('pagado', '=', false).executeTakeFirstOrThrow()).folio);
+    expect(byId('1')).toMatchObject({ ocupada: true, folio: await demoHolder('1') });
     expect(byId('2')).toMatchObject({ ocupada: true, folio: await demoHolder('2') });
 
     // Paging and search run across the three kinds.

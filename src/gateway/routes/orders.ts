@@ -23,7 +23,7 @@ export const orderRoutes = [
     url: '/temp_ordenes',
     licenseKeyIn: 'body',
     op: ops.createOrder,
-    summary: 'Create an open order (the seed\'s exact path; licenseKey in the body)',
+    summary: "Create an open order (the seed's exact path; licenseKey in the body)",
     tag,
     from: 'body',
     envelope: 'result',

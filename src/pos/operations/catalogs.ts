@@ -145,7 +145,15 @@ export const listStations = implement(ops.listStations, async (ctx, input) => {
       mappedSegment(areas, (r) => ({ tipo: 'area', idEstacion: r.idarearestaurant, descripcion: text(r.descripcion), tipoDeServicio: int(r.idtiposervicio) })),
       mappedSegment(tables, (r) => {
         const folio = int(r.folio);
-        return { tipo: 'mesa', idEstacion: r.idmesa, descripcion: null, idArea: text(r.idarearestaurant), personas: int(r.personas), ocupada: folio !== null, folio };
+        return {
+          tipo: 'mesa',
+          idEstacion: r.idmesa,
+          descripcion: null,
+          idArea: text(r.idarearestaurant),
+          personas: int(r.personas),
+          ocupada: folio !== null,
+          folio,
+        };
       }),
     ],
     input,

@@ -136,9 +136,7 @@ function percentAtMost100(d: { modo: string; valor: number }, ctx: z.RefinementC
   if (d.modo === 'porcentaje' && d.valor > 100) ctx.addIssue({ code: 'custom', path: ['valor'], message: 'a percentage is at most 100' });
 }
 
-const forzarDescuento = z
-  .boolean()
-  .describe("the branch's forced-discount setting (parametros3.forzardescuento), as it is; the API never blocks on it");
+const forzarDescuento = z.boolean().describe("the branch's forced-discount setting (parametros3.forzardescuento), as it is; the API never blocks on it");
 
 const discountMeta = {
   comentario: text(60).optional(),
