@@ -389,6 +389,16 @@ describe('add lines', () => {
   });
 });
 
+/** One request of each write on an open account (add, cancel, both discounts) for an account holding tacos. */
+function changesOf(folio: number): Array<[string, Record<string, unknown>]> {
+  return [
+    [`/temp_ordenes/{lk}/${folio}/productos`, { productos: [refresco].map((p) => ({ ...p, movimiento: 1 })) }],
+    [`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }] }],
+    [`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 }],
+    [`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 5 }] }],
+  ];
+}
+
 describe('the open-account rule', () => {
   it('a printed account that SR reopened takes changes again', async () => {
     const folio = await openOrder([tacos]);
@@ -407,12 +417,7 @@ describe('the open-account rule', () => {
     const folio = await openOrder([tacos]);
     await db.updateTable('tempcheques').set(state).where('folio', '=', folio).execute();
     const before = await counts();
-    for (const [path, body] of [
-      [`/temp_ordenes/{lk}/${folio}/productos`, { productos: [refresco].map((p) => ({ ...p, movimiento: 1 })) }],
-      [`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }] }],
-      [`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 }],
-      [`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 5 }] }],
-    ] as const) {
+    for (const [path, body] of changesOf(folio)) {
       const res = await write(path, body);
       expect(res.status).toBe(409);
       expect(res.body).toMatchObject({ code: 'account_not_open', state: which });
@@ -424,12 +429,7 @@ describe('the open-account rule', () => {
   it('422 user_not_found for a usuario not in the users catalog, on both discounts, add and cancel, and nothing changes (seed errors)', async () => {
     const folio = await openOrder([tacos]);
     const before = await counts();
-    for (const [path, body] of [
-      [`/temp_ordenes/{lk}/${folio}/productos`, { productos: [refresco].map((p) => ({ ...p, movimiento: 1 })) }],
-      [`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }] }],
-      [`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 }],
-      [`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 5 }] }],
-    ] as const) {
+    for (const [path, body] of changesOf(folio)) {
       const res = await write(path, { ...body, usuario: 'NADIE' });
       expect(res.status, path).toBe(422);
       expect(res.body.code).toBe('user_not_found');
