@@ -110,7 +110,7 @@ program
 program
   .command('print-preview')
   .description('render a sample ticket (or a print-order JSON file) to a PNG and print its text, without a printer')
-  .option('-w, --width <mm>', 'paper width of a thermal printer: 58 or 80', '80')
+  .option('-w, --width <mm>', 'paper width of a thermal printer: 48 to 112 (58 and 80 are usual)', '80')
   .option('-k, --kind <kind>', 'thermal (ESC/POS) or label (TSPL)', 'thermal')
   .option('-s, --sample <name>', 'kitchen or test', 'kitchen')
   .option('-t, --ticket <file>', 'a JSON print-order body (POST /print/{licenseKey}/orden) instead of a sample')

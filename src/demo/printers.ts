@@ -23,7 +23,7 @@ export interface DemoPrinter {
   /** The printer's id in the registry (what POST /print/{licenseKey}/prueba takes). */
   id: string;
   displayName: string;
-  widthMm: 58 | 80;
+  widthMm: number;
   printer: VirtualPrinter;
   textUrl: string;
   pngUrl: string;

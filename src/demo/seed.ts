@@ -51,7 +51,8 @@ export async function seedBranch(db: PosDb, schema: InstalledSchema, seed: Branc
     },
   ]);
   await insert('parametros2', [{ tipomanejoturno: 1, criteriodescargarecetas: 1 }]);
-  await insert('parametros3', [{ turnoxmesero: false }]);
+  // forzardescuento off: the discounts answer it as forzarDescuento and never block on it.
+  await insert('parametros3', [{ turnoxmesero: false, forzardescuento: false }]);
   await insert('areasrestaurant', [
     { idarearestaurant: '01', descripcion: 'Comedor', idtiposervicio: 1, Estatus: true },
     { idarearestaurant: '02', descripcion: 'Domicilio', idtiposervicio: 2, Estatus: true },

@@ -7,8 +7,8 @@ import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { JobMessage } from '../protocol/messages.js';
-import { claimOrReplay, fingerprint, idempotencyHeaders, idempotencyKeyOf, isReplayable, settleKey } from './idempotency.js';
-import { ApiError, jobErrorToApiError, problemBody, validationProblem } from './problems.js';
+import { answerOnce, idempotencyHeaders, idempotencyKeyOf, type KeyedWrites } from './idempotency.js';
+import { ApiError, jobErrorToApiError, validationProblem } from './problems.js';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
 import { authenticate } from './authentication.js';
 import type { FailedAuthLimit } from './failed-auth-throttle.js';
@@ -84,7 +84,9 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
   await printerRoutes(app, { store, hub });
   await eventFeedRoutes(app, { store, signals: opts.events.signals });
   await webhookRoutes(app, { store, webhookKey: opts.events.webhookKey, policy: opts.events.policy, timeoutMs: opts.events.timeoutMs });
-  await fleetRoutes(app, { store, rollouts: opts.rollouts });
+  // A claim is taken over once it is older than twice a job's timeout: its request has surely ended.
+  const keyed: KeyedWrites = { store, retentionMs: opts.idempotencyRetentionMs, staleAfterMs: opts.jobTimeoutMs * 2 };
+  await fleetRoutes(app, { store, rollouts: opts.rollouts, keyed });
 
   const typed = app.withTypeProvider<ZodTypeProvider>();
   for (const def of apiRoutes) {
@@ -105,10 +107,10 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
       },
       handler: async (request, reply) => {
         const path = request.params;
-        const licenseKey = String(path.licenseKey);
+        const { licenseKey: inBody, ...payload } = (def.from === 'query' ? request.query : request.body) as Record<string, unknown>;
+        const licenseKey = String(def.licenseKeyIn === 'body' ? inBody : path.licenseKey);
         const key = def.op.write ? idempotencyKeyOf(request) : undefined;
         await authorizeBranch(request, licenseKey);
-        const payload = (def.from === 'query' ? request.query : request.body) as Record<string, unknown>;
         let params: Record<string, unknown> = { ...payload, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, path[k]])) };
         // Fastify validated the payload; with path parameters merged in, the whole input is checked once more.
         if (def.pathInput?.length) {
@@ -126,30 +128,10 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
             .send(body.xml);
         }
 
-        const print = fingerprint(request);
-        const replay = await claimOrReplay(store, request, key, print, opts.idempotencyRetentionMs, opts.jobTimeoutMs * 2);
-        if (replay)
-          return reply
-            .code(replay.status)
-            .header('idempotent-replayed', 'true')
-            .type(replay.status >= 400 ? 'application/problem+json' : 'application/json')
-            .send(replay.body);
-        const idempotency = { scope: `user:${request.userId}`, key, fingerprint: print };
-        let body: unknown;
-        try {
-          body = await dispatch(def, licenseKey, params, idempotency);
-        } catch (error) {
-          const problem = error instanceof ApiError && isReplayable(error.status, error.code) ? error : undefined;
-          const kept = problem && {
-            status: problem.status,
-            body: problemBody(request, problem.status, problem.code, problem.message, problem.extra),
-            jobId: problem.extra.jobId as string | undefined,
-          };
-          await settleKey(store, request.log, request.userId, key, kept);
-          throw error;
-        }
-        await settleKey(store, request.log, request.userId, key, { status: def.status ?? 200, body, jobId: (body as { jobId?: string }).jobId });
-        return reply.code(def.status ?? 200).send(body);
+        return answerOnce(keyed, request, reply, key, async (print) => {
+          const body = await dispatch(def, licenseKey, params, { scope: `user:${request.userId}`, key, fingerprint: print });
+          return { status: def.status ?? 200, body, jobId: (body as { jobId?: string }).jobId };
+        });
       },
     });
   }

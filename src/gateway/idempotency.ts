@@ -4,9 +4,9 @@
  * Finished outcomes (2xx and business 4xx) are replayed; a key still running is a 409; the same
  * key with another request is a 422. The agent's half commits the key with the write itself.
  */
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ApiError } from './problems.js';
+import { ApiError, problemBody } from './problems.js';
 import { sha256 } from './secrets.js';
 import type { GatewayStore } from './store.js';
 
@@ -120,4 +120,49 @@ export async function settleKey(store: GatewayStore, log: FastifyBaseLogger, use
   } catch (error) {
     log.error({ err: error, userId, jobId: outcome?.jobId }, 'could not release an Idempotency-Key; it is taken over once its claim is stale');
   }
+}
+
+/** Where keys are kept and for how long: a claim older than `staleAfterMs` is taken over. */
+export interface KeyedWrites {
+  store: GatewayStore;
+  retentionMs: number;
+  staleAfterMs: number;
+}
+
+/**
+ * Runs a write that sent an Idempotency-Key once: claims the key (or answers from its record),
+ * runs `write` with the request's fingerprint, keeps what it answered for replay (a business
+ * problem too) and sends it.
+ */
+export async function answerOnce(
+  keyed: KeyedWrites,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: string,
+  write: (print: string) => Promise<Outcome>,
+): Promise<FastifyReply> {
+  const print = fingerprint(request);
+  const replay = await claimOrReplay(keyed.store, request, key, print, keyed.retentionMs, keyed.staleAfterMs);
+  if (replay) {
+    return reply
+      .code(replay.status)
+      .header('idempotent-replayed', 'true')
+      .type(replay.status >= 400 ? 'application/problem+json' : 'application/json')
+      .send(replay.body);
+  }
+  let outcome: Outcome;
+  try {
+    outcome = await write(print);
+  } catch (error) {
+    const problem = error instanceof ApiError && isReplayable(error.status, error.code) ? error : undefined;
+    const kept = problem && {
+      status: problem.status,
+      body: problemBody(request, problem.status, problem.code, problem.message, problem.extra),
+      jobId: problem.extra.jobId as string | undefined,
+    };
+    await settleKey(keyed.store, request.log, request.userId, key, kept);
+    throw error;
+  }
+  await settleKey(keyed.store, request.log, request.userId, key, outcome);
+  return reply.code(outcome.status).send(outcome.body);
 }

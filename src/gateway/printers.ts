@@ -9,7 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   branchParams,
   branchPrinterList,
-  PAPER_WIDTHS_MM,
+  PAPER_WIDTH_MM,
   printerCreate,
   printerIdParams,
   printerList,
@@ -18,6 +18,8 @@ import {
   printerUpdate,
   type PrinterRecord,
   type StoredPrinter,
+  WIDTH_REQUIRED,
+  withThermalLabelDefaults,
 } from '../protocol/printers.js';
 import type { AgentHub } from './hub.js';
 import { problemResponses } from './openapi.js';
@@ -33,19 +35,24 @@ const tags = ['Printers'];
 const security = [{ apiKey: [] }];
 
 /**
- * The width rule of printerCreate (checkWidthRule: a thermal printer needs widthMm, 58 or 80)
+ * The width rule of printerCreate (checkWidthRule: a thermal printer needs widthMm)
  * is a refinement, which JSON Schema cannot see; stated here so the description tells it too.
  */
 const documentedPrinterCreate = printerCreate.meta({
   oneOf: [
-    { properties: { kind: { type: 'string', enum: ['thermal'] }, widthMm: { type: 'integer', enum: [...PAPER_WIDTHS_MM] } }, required: ['kind', 'widthMm'] },
+    {
+      properties: { kind: { type: 'string', enum: ['thermal'] }, widthMm: { type: 'integer', minimum: PAPER_WIDTH_MM.min, maximum: PAPER_WIDTH_MM.max } },
+      required: ['kind', 'widthMm'],
+    },
     { properties: { kind: { type: 'string', enum: ['label'] } }, required: ['kind'] },
   ],
 });
 
 /** On a change the rule is checked on the printer as it would become. */
 const documentedPrinterUpdate = printerUpdate.meta({
-  description: 'The fields sent replace the stored ones. A change that would leave a thermal printer without widthMm (58 or 80) is refused (400).',
+  description:
+    'The fields sent replace the stored ones. A change that would leave a thermal printer without widthMm is refused (400). ' +
+    'A thermal printer keeps its label fields at their defaults, whatever is sent.',
 });
 
 function printerNotFound(id: string): ApiError {
@@ -100,7 +107,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
     },
     async (request, reply) => {
       await authorizeBranch(request.userId, request.body.licenseKey);
-      const printer = await store.printers.create(request.userId, request.body);
+      const printer = await store.printers.create(request.userId, withThermalLabelDefaults(request.body));
       return reply.code(201).send(toRecord(printer));
     },
   );
@@ -145,9 +152,9 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
           }
           const merged = { ...current, ...changes };
           if (merged.kind === 'thermal' && merged.widthMm === null) {
-            throw validationProblem([{ path: ['widthMm'], message: 'is required for thermal printers (58 or 80)' }]);
+            throw validationProblem([{ path: ['widthMm'], message: WIDTH_REQUIRED }]);
           }
-          return changes;
+          return withThermalLabelDefaults(changes, merged.kind);
         });
         if (!updated) throw printerNotFound(request.params.id);
         return toRecord(updated);

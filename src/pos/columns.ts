@@ -50,6 +50,13 @@ export function inCodePage1252(text: string): string {
   return text.replace(NOT_IN_CODE_PAGE_1252, '?');
 }
 
+/** The first `width` characters of `text`, never cutting a surrogate pair in two. */
+export function cutToWidth(text: string, width: number): string {
+  if (text.length <= width) return text;
+  const end = /[\ud800-\udbff]/.test(text[width - 1] ?? '') ? width - 1 : width;
+  return text.slice(0, Math.max(0, end));
+}
+
 function neutralValue(column: ColumnInfo): unknown {
   const type = column.dataType.toLowerCase();
   if (TEXT_TYPES.has(type)) return '';
@@ -155,8 +162,7 @@ export class InstalledSchema {
       this.#reportedCuts.add(key);
       this.#log?.info({ column: key, width: info.maxLength, length: text.length }, 'text cut to the column width');
     }
-    const end = /[\ud800-\udbff]/.test(text[info.maxLength - 1] ?? '') ? info.maxLength - 1 : info.maxLength;
-    return text.slice(0, end);
+    return cutToWidth(text, info.maxLength);
   }
 }
 

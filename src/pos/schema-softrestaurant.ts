@@ -1820,6 +1820,7 @@ export interface Parametros2 {
 
 export interface Parametros3 {
   turnoxmesero: boolean;
+  forzardescuento: boolean;
 }
 
 export interface SoftRestaurantTables {

@@ -22,6 +22,12 @@ export function querySegment<DB, TB extends keyof DB, O>(query: SelectQueryBuild
   };
 }
 
+/** A segment whose rows are mapped as they are read. */
+export function mappedSegment<DB, TB extends keyof DB, O, T>(query: SelectQueryBuilder<DB, TB, O>, map: (row: O) => T): Segment<T> {
+  const segment = querySegment(query);
+  return { count: segment.count, read: async (offset, fetch) => (await segment.read(offset, fetch)).map(map) };
+}
+
 /**
  * A page of the concatenation of several segments (closed orders then temporary ones; the closed
  * orders of one chunk of shifts after another). Every segment is counted, then only those the

@@ -13,6 +13,11 @@ export interface BranchSettings {
   forbidCloseWithOpenAccounts: boolean;
   /** parametros.forzartipodescuento: a discount needs a discount type. */
   forceDiscountType: boolean;
+  /**
+   * parametros3.forzardescuento, SR 11's forced-discount setting: the discounts answer it as
+   * `forzarDescuento`, as it is, and never block on it (seed).
+   */
+  forceDiscount: boolean;
   /** configuracion.nodescargarinventario: a shift close leaves stock alone. */
   noInventoryDeduction: boolean;
   /** parametros3.turnoxmesero: each waiter sells on a shift of their own rather than the station's. */
@@ -34,15 +39,23 @@ async function read(ctx: SettingsContext): Promise<BranchSettings> {
       .$if(schema.has('configuracion', 'nodescargarinventario'), (q) => q.select('nodescargarinventario'))
       .executeTakeFirst(),
     db.selectFrom('parametros').select('forzartipodescuento').executeTakeFirst(),
-    schema.has('parametros3', 'turnoxmesero') ? db.selectFrom('parametros3').select('turnoxmesero').executeTakeFirst() : undefined,
+    readParametros3(ctx),
   ]);
   return {
     forceCancelReason: flag(config?.forzarmotivocancela),
     forbidCloseWithOpenAccounts: flag(config?.nopermitircerrarturnocuentasabiertas),
     forceDiscountType: flag(params?.forzartipodescuento),
+    forceDiscount: flag(params3?.forzardescuento),
     noInventoryDeduction: flag((config as { nodescargarinventario?: boolean | null } | undefined)?.nodescargarinventario),
     shiftPerWaiter: flag(params3?.turnoxmesero),
   };
+}
+
+/** The parametros3 columns the installation has, or nothing when it has none of them. */
+async function readParametros3(ctx: SettingsContext): Promise<{ turnoxmesero?: boolean; forzardescuento?: boolean } | undefined> {
+  const columns = (['turnoxmesero', 'forzardescuento'] as const).filter((c) => ctx.schema.has('parametros3', c));
+  if (columns.length === 0) return undefined;
+  return ctx.db.selectFrom('parametros3').select(columns).executeTakeFirst();
 }
 
 /**

@@ -18,7 +18,7 @@ import { renderLabels, renderTestLabel } from './tspl.js';
 export const printerQueue = new PrinterQueue();
 
 /** The ESC/POS width of a thermal printer; the registry never stores one without it. */
-function widthOf(t: PrinterTargetParams): 58 | 80 {
+function widthOf(t: PrinterTargetParams): number {
   if (t.widthMm === null) throw new Error(`thermal printer ${t.printerIp}:${t.printerPort} has no widthMm`);
   return t.widthMm;
 }

@@ -8,10 +8,28 @@ import type { KitchenTicket, KitchenTicketLine, TestTicket } from './ticket.js';
 import { formatTicketDate } from './ticket-date.js';
 import { wrapText, wrapWithPrefix } from './wrap.js';
 
-export const COLUMNS_BY_WIDTH = { 58: 32, 80: 48 } as const;
+/** Thermal heads print 8 dots per mm (203 dpi); Font A is 12 dots wide. */
+const DOTS_PER_MM = 8;
+const FONT_A_DOTS = 12;
+
+/**
+ * The dots a head prints across paper `widthMm` wide: the paper less the margins it leaves
+ * unprinted, 5 mm a side below 80 mm and 4 mm a side from 80 mm. That gives the usual heads: 58
+ * mm paper 384 dots, 80 mm 576 dots, 112 mm 832 dots (the 2-, 3- and 4-inch heads).
+ */
+export function printableDots(widthMm: number): number {
+  const margin = widthMm < 80 ? 10 : 8;
+  return (widthMm - margin) * DOTS_PER_MM;
+}
+
+/** Font A characters per printed line: 32 on 58 mm paper, 48 on 80 mm, 69 on 112 mm. */
+export function columnsFor(widthMm: number): number {
+  return Math.floor(printableDots(widthMm) / FONT_A_DOTS);
+}
 
 export interface EscposOptions {
-  widthMm: 58 | 80;
+  /** Paper width in mm. */
+  widthMm: number;
   /** Printer model name; picks the code-page command (see code-pages.ts). */
   model?: string;
   /** IANA zone for the printed date; defaults to the process's zone (the branch's). */
@@ -45,7 +63,7 @@ class TicketWriter {
   ) {}
 
   static async open(options: EscposOptions): Promise<TicketWriter> {
-    const columns = COLUMNS_BY_WIDTH[options.widthMm];
+    const columns = columnsFor(options.widthMm);
     const capability: Capability = {
       profile: 'epson',
       brand: 'ESC/POS',

@@ -7,13 +7,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { printGroup, printOrderBody } from '../protocol/operations/printing.js';
-import { LABEL_DEFAULTS, PAPER_WIDTHS_MM, printerId, printerKind, type PrinterTargetParams } from '../protocol/printers.js';
+import { LABEL_DEFAULTS, printerId, printerKind, widthMm, type PrinterTargetParams } from '../protocol/printers.js';
 import { kitchenTicketOf, renderKitchenJob, renderTestJob } from './dispatch.js';
 import { renderPreviewPng } from './preview.js';
 import { toReceivedJob, type JobKind } from './received-job.js';
 
 export interface PrintPreviewOptions {
-  /** Paper width of a thermal printer: 58 or 80 (default 80). Ignored for labels. */
+  /** Paper width of a thermal printer, 48 to 112 mm (default 80). Ignored for labels. */
   widthMm?: number | string;
   /** 'thermal' (ESC/POS, default) or 'label' (TSPL, 50 × 25 mm labels). */
   kind?: string;
@@ -84,9 +84,9 @@ function readOrder(file: string): z.output<typeof previewOrder> {
 function previewTarget(opts: PrintPreviewOptions): PrinterTargetParams {
   const kind = printerKind.safeParse(opts.kind ?? 'thermal');
   if (!kind.success) throw new Error(`kind must be thermal or label, not ${String(opts.kind)}`);
-  const width = Number(opts.widthMm ?? 80);
-  if (!PAPER_WIDTHS_MM.includes(width as 58 | 80)) throw new Error(`widthMm must be 58 or 80, not ${String(opts.widthMm)}`);
-  return { printerIp: 'preview', printerPort: 9100, displayName: 'Vista previa', kind: kind.data, widthMm: width as 58 | 80, ...LABEL_DEFAULTS };
+  const width = widthMm.safeParse(Number(opts.widthMm ?? 80));
+  if (!width.success) throw new Error(`widthMm ${width.error.issues[0]!.message}, not ${String(opts.widthMm)}`);
+  return { printerIp: 'preview', printerPort: 9100, displayName: 'Vista previa', kind: kind.data, widthMm: width.data, ...LABEL_DEFAULTS };
 }
 
 export async function runPrintPreview(opts: PrintPreviewOptions): Promise<PrintPreview> {

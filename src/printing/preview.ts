@@ -73,7 +73,9 @@ function lineHeight(line: PrintedLine): number {
 /** A receipt: the ticket's paper width, a red dashed line and a gap wherever it was cut. */
 function renderReceipt(items: PrintedItem[]): Buffer {
   const lines = items.filter((item): item is PrintedLine => item.kind === 'line');
-  const columns = lines.some((line) => lineWidth(line) > NARROW_COLUMNS) ? WIDE_COLUMNS : NARROW_COLUMNS;
+  // 58 or 80 mm paper as the lines suggest, or wider paper when a line is wider still (112 mm: 69 columns).
+  const widest = Math.max(0, ...lines.map(lineWidth));
+  const columns = widest <= NARROW_COLUMNS ? NARROW_COLUMNS : Math.max(WIDE_COLUMNS, widest);
   const paperWidth = columns * CELL_WIDTH + 2 * MARGIN;
   const placed: Array<{ line: PrintedLine; x: number; y: number }> = [];
   const cuts: number[] = [];

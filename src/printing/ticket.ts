@@ -40,7 +40,7 @@ export interface PrinterTarget extends LabelSettings {
   printerPort: number;
   kind: 'thermal' | 'label';
   /** Required for thermal printers; ignored for label printers. */
-  widthMm?: 58 | 80;
+  widthMm?: number;
   /** Only used to pick the code-page command; unknown or absent means generic Epson-compatible. */
   model?: string;
 }

@@ -8,7 +8,11 @@ import { z } from 'zod';
 import { licenseKey } from './common.js';
 
 export const PRINTER_KINDS = ['thermal', 'label'] as const;
-export const PAPER_WIDTHS_MM = [58, 80] as const;
+/**
+ * Thermal paper widths the registry takes, in whole millimetres: the seed's "typically 58 or 80",
+ * and the rolls between and around them (76 mm, 112 mm).
+ */
+export const PAPER_WIDTH_MM = { min: 48, max: 112 } as const;
 export const DEFAULT_PRINTER_PORT = 9100;
 
 /** Defaults of the label fields (also returned, and ignored, for thermal printers). */
@@ -47,7 +51,13 @@ export const printerIp = z
   .describe('IPv4/IPv6 address or host name of the printer on the branch LAN');
 export const printerPort = z.number().int().min(1, 'must be 1..65535').max(65535, 'must be 1..65535');
 export const printerKind = z.enum(PRINTER_KINDS, { error: 'must be "thermal" or "label"' });
-export const widthMm = z.literal(PAPER_WIDTHS_MM, { error: 'must be 58 or 80' }).describe('paper width; required for thermal printers');
+const widthMessage = `must be a whole number of millimetres, ${PAPER_WIDTH_MM.min} to ${PAPER_WIDTH_MM.max}`;
+export const widthMm = z
+  .number({ error: widthMessage })
+  .int(widthMessage)
+  .min(PAPER_WIDTH_MM.min, widthMessage)
+  .max(PAPER_WIDTH_MM.max, widthMessage)
+  .describe(`paper width in mm, ${PAPER_WIDTH_MM.min} to ${PAPER_WIDTH_MM.max} (typically 58 or 80); required for thermal printers`);
 
 /** At most 2 decimals, as the store keeps them (numeric(6,2)). */
 const millimetres = (min: number, max: number) =>
@@ -79,11 +89,22 @@ const editableFields = {
 
 type WidthRule = { kind?: string; widthMm?: number | null };
 
-/** API.md: widthMm (58 or 80) is required for thermal printers. */
+export const WIDTH_REQUIRED = `is required for thermal printers (${PAPER_WIDTH_MM.min} to ${PAPER_WIDTH_MM.max})`;
+
+/** The seed: widthMm is required for thermal printers. */
 export function checkWidthRule(printer: WidthRule, ctx: z.core.$RefinementCtx, path: PropertyKey[] = ['widthMm']): void {
   if (printer.kind === 'thermal' && (printer.widthMm === undefined || printer.widthMm === null)) {
-    ctx.addIssue({ code: 'custom', path, message: 'is required for thermal printers (58 or 80)' });
+    ctx.addIssue({ code: 'custom', path, message: WIDTH_REQUIRED });
   }
+}
+
+/**
+ * The seed: the label fields of a thermal printer "are returned with default values and ignored
+ * when printing". What a client sent for them is not kept, so the printer turned into a label
+ * printer later starts from the defaults too.
+ */
+export function withThermalLabelDefaults<T extends { kind?: string }>(printer: T, kind = printer.kind): T {
+  return kind === 'thermal' ? { ...printer, ...LABEL_DEFAULTS } : printer;
 }
 
 /** POST /print/printers */
@@ -186,7 +207,7 @@ export function toPrinterTarget(p: StoredPrinter): PrinterTargetParams {
     printerPort: p.printerPort,
     displayName: p.displayName,
     kind: p.kind,
-    widthMm: p.widthMm as 58 | 80 | null,
+    widthMm: p.widthMm,
     labelWidthMm: p.labelWidthMm,
     labelHeightMm: p.labelHeightMm,
     labelGapMm: p.labelGapMm,

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { SR10 } from '../support/schema-variant.js';
-import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
+import { BRANCH, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -68,6 +68,22 @@ const sinCebolla = { movimiento: 2, idProducto: '9001', cantidad: 1, modificador
 const refresco = { movimiento: 3, idProducto: '1005', cantidad: 3 };
 
 describe('create an open order', () => {
+  it("takes the seed's exact path, POST /temp_ordenes, with the branch's licenseKey in the body", async () => {
+    const res = await write('/temp_ordenes', { ...base, licenseKey: STRICT_BRANCH, productos: [tacos] });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ jobId: expect.any(String), folio: expect.any(Number), movimientos: [1] });
+    expect(await header(res.body.folio, strictDb)).toMatchObject({ estacion: 'CAJA1', total: '178.0000' });
+
+    for (const licenseKey of [undefined, 'SHORT']) {
+      const refused = await write('/temp_ordenes', { ...base, licenseKey });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.licenseKey']);
+    }
+    const foreign = await write('/temp_ordenes', { ...base, licenseKey: OTHER_USERS_BRANCH });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.code).toBe('branch_forbidden');
+  });
+
   it('writes the header, the lines with modifiers, the kitchen queue and the table', async () => {
     const before = await db.selectFrom('folios').select('ultimaorden').where('serie', '=', 'A').executeTakeFirstOrThrow();
     const res = await write('/temp_ordenes/{lk}', { ...base, mesa: '3', idMesero: '01', productos: [tacos, sinCebolla, refresco] });
@@ -322,6 +338,7 @@ describe('create a closed order', () => {
 describe('add lines', () => {
   it('continues the numbering, keeps modifiers after their base and returns numbers in the order sent', async () => {
     const folio = await openOrder([tacos, { ...refresco, movimiento: 2 }]);
+    const before = await counts();
     const res = await write(`/temp_ordenes/{lk}/${folio}/productos`, {
       productos: [
         { movimiento: 1, idProducto: '3005', cantidad: 1 },
@@ -341,6 +358,9 @@ describe('add lines', () => {
       [5, '1101', false],
     ]);
     expect((await header(folio)).total).toBe('666.7000');
+    // Seed rule 5: only the temporary account; no sale (no payment, no check number) and no print.
+    expect(await header(folio)).toMatchObject({ pagado: false, impreso: false, impresiones: 0, numcheque: 0 });
+    expect(await counts()).toMatchObject({ tempcheques: before.tempcheques, tempchequespagos: before.tempchequespagos, folios: before.folios });
   });
 
   it('keeps the general discount and applies it to the new subtotal', async () => {
@@ -369,6 +389,16 @@ describe('add lines', () => {
   });
 });
 
+/** One request of each write on an open account (add, cancel, both discounts) for an account holding tacos. */
+function changesOf(folio: number): Array<[string, Record<string, unknown>]> {
+  return [
+    [`/temp_ordenes/{lk}/${folio}/productos`, { productos: [refresco].map((p) => ({ ...p, movimiento: 1 })) }],
+    [`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }] }],
+    [`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 }],
+    [`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 5 }] }],
+  ];
+}
+
 describe('the open-account rule', () => {
   it('a printed account that SR reopened takes changes again', async () => {
     const folio = await openOrder([tacos]);
@@ -387,16 +417,22 @@ describe('the open-account rule', () => {
     const folio = await openOrder([tacos]);
     await db.updateTable('tempcheques').set(state).where('folio', '=', folio).execute();
     const before = await counts();
-    for (const [path, body] of [
-      [`/temp_ordenes/{lk}/${folio}/productos`, { productos: [refresco].map((p) => ({ ...p, movimiento: 1 })) }],
-      [`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }] }],
-      [`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 }],
-      [`/temp_ordenes/{lk}/${folio}/descuento_productos`, { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 5 }] }],
-    ] as const) {
+    for (const [path, body] of changesOf(folio)) {
       const res = await write(path, body);
       expect(res.status).toBe(409);
       expect(res.body).toMatchObject({ code: 'account_not_open', state: which });
       expect(res.body.detail).toMatch(new RegExp(`${which === 'in_use' ? 'in use' : which === 'paid' ? 'paid' : which}`));
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  it('422 user_not_found for a usuario not in the users catalog, on both discounts, add and cancel, and nothing changes (seed errors)', async () => {
+    const folio = await openOrder([tacos]);
+    const before = await counts();
+    for (const [path, body] of changesOf(folio)) {
+      const res = await write(path, { ...body, usuario: 'NADIE' });
+      expect(res.status, path).toBe(422);
+      expect(res.body.code).toBe('user_not_found');
     }
     expect(await counts()).toEqual(before);
   });
@@ -462,8 +498,9 @@ describe('cancel lines', () => {
       razon: 'ERROR DE CAPTURA',
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const cancelled = await db.selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
-    expect(cancelled.map((c) => c.razon)).toEqual(['ERROR DE CAPTURA']);
+    const cancelled = await db.selectFrom('tempcancela').select(['razon', 'idmotivocancela']).where('foliocheque', '=', folio).execute();
+    // A suggested reason is only text: no key of the reason catalogue goes with it (seed).
+    expect(cancelled.map((c) => [c.razon, c.idmotivocancela])).toEqual([['ERROR DE CAPTURA', '']]);
   });
 
   it('cancelling every line leaves the account open and empty with zero totals, not cancelled (seed rule 10)', async () => {
@@ -484,13 +521,19 @@ describe('cancel lines', () => {
     expect(more.status).toBe(200);
   });
 
-  it('cuts a long reason to the column width', async () => {
-    const folio = await openOrder([tacos], { mesa: 'T2' });
-    const razon = 'x'.repeat(200);
-    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon });
-    expect(res.status).toBe(200);
-    const [row] = await db.selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
-    expect(row!.razon).toBe('x'.repeat(100));
+  it('cuts a long reason, never the table after it, to the width of tempcancela.razon (seed rule 1)', async () => {
+    const stored = async (mesa: string, razon: string) => {
+      const folio = await openOrder([tacos], { mesa });
+      const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon });
+      expect(res.status).toBe(200);
+      const [row] = await db.selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
+      return row!.razon;
+    };
+    const razon = `${'x'.repeat(150)}${'y'.repeat(50)}`;
+    // 100 characters: the first 91 of the reason, then " Mesa: T2".
+    expect(await stored('T2', razon)).toBe(`${'x'.repeat(91)} Mesa: T2`);
+    expect(await stored('6', 'x'.repeat(101))).toBe(`${'x'.repeat(92)} Mesa: 6`);
+    expect(await stored('', razon)).toBe('x'.repeat(100));
   });
 
   it('rejects the whole request when one line does not exist, changing nothing', async () => {
@@ -636,9 +679,27 @@ describe('general discount', () => {
       { branch: STRICT_BRANCH },
     );
     expect(typed.status).toBe(200);
-    expect(typed.body.forzarDescuento).toBe(true);
+    // forzarDescuento is parametros3.forzardescuento (off here), not the forced discount type.
+    expect(typed.body.forzarDescuento).toBe(false);
     const removed = await write(`/temp_ordenes/{lk}/${strictFolio}/descuento`, { modo: 'porcentaje', valor: 0 }, { branch: STRICT_BRANCH });
     expect(removed.status).toBe(200);
+  });
+
+  it('answers forzarDescuento as parametros3.forzardescuento is, and never blocks on it (seed)', async () => {
+    await db.updateTable('parametros3').set({ forzardescuento: true }).execute();
+    try {
+      const general = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 });
+      expect(general.status).toBe(200);
+      expect(general.body.forzarDescuento).toBe(true);
+      const perLine = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, {
+        productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 10 }],
+      });
+      expect(perLine.status).toBe(200);
+      expect(perLine.body.forzarDescuento).toBe(true);
+      expect(await header(folio)).toMatchObject({ descuento: '5.0000', idtipodescuento: '' });
+    } finally {
+      await db.updateTable('parametros3').set({ forzardescuento: false }).execute();
+    }
   });
 });
 

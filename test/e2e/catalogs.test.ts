@@ -1,4 +1,5 @@
 /** Catalogue reads through the whole path: HTTP → gateway → WebSocket → agent → PostgreSQL. */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PRODUCTS } from '../../src/demo/menu.js';
 import { SR10 } from '../support/schema-variant.js';
@@ -61,6 +62,8 @@ afterAll(async () => {
 });
 
 const productCount = DEMO_PRODUCTS.length + 3;
+/** The demo's three terminals, three areas and eight tables. */
+const STATION_COUNT = 14;
 
 describe('GET /productos', () => {
   it('returns the paginated envelope with every product field', async () => {
@@ -197,10 +200,57 @@ describe('other catalogues', () => {
 
   it('lists stations with paging and search', async () => {
     const res = await stack.api('GET', `/estaciones/${BRANCH}?pageSize=1&page=2`);
-    expect(res.body).toMatchObject({ page: 2, pageSize: 1, totalResults: 3, totalPages: 3, hasNextPage: true });
-    expect(res.body.data).toEqual([{ idEstacion: 'CAJA2', descripcion: 'Caja terraza', serie: 'B', seriefolio: 'B', ip: '127.0.0.1' }]);
+    expect(res.body).toMatchObject({ page: 2, pageSize: 1, totalResults: STATION_COUNT, totalPages: STATION_COUNT, hasNextPage: true });
+    expect(res.body.data).toEqual([{ tipo: 'terminal', idEstacion: 'CAJA2', descripcion: 'Caja terraza', serie: 'B', seriefolio: 'B', ip: '127.0.0.1' }]);
     const search = await stack.api('GET', `/estaciones/${BRANCH}?search=principal`);
     expect(search.body.data.map((s: { idEstacion: string }) => s.idEstacion)).toEqual(['CAJA1']);
+  });
+
+  it('lists terminals, areas and tables, a table with its area and the account that holds it (seed: "Stations are tables, areas and terminals")', async () => {
+    const db = stack.pos.get(BRANCH)!.db;
+    const opened = await stack.api('POST', `/temp_ordenes/${BRANCH}`, {
+      body: { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 2, mesa: '6', idMesero: '01' },
+      headers: { 'idempotency-key': randomUUID() },
+    });
+    expect(opened.status, opened.text).toBe(201);
+    const all = await stack.api('GET', `/estaciones/${BRANCH}?pageSize=100`);
+    expect(all.status).toBe(200);
+    expect(all.body.jobId).toMatch(/^[0-9a-f-]{36}$/);
+    const ids = all.body.data.map((s: { tipo: string; idEstacion: string }) => `${s.tipo}:${s.idEstacion}`);
+    expect(ids).toEqual([
+      ...['CAJA1', 'CAJA2', 'TERM1'].map((id) => `terminal:${id}`),
+      ...['01', '02', '03'].map((id) => `area:${id}`),
+      ...['1', '2', '3', '4', '5', '6', 'T1', 'T2'].map((id) => `mesa:${id}`),
+    ]);
+    const byId = (id: string) => all.body.data.find((s: { idEstacion: string }) => s.idEstacion === id);
+    expect(byId('01')).toEqual({ tipo: 'area', idEstacion: '01', descripcion: 'Comedor', tipoDeServicio: 1 });
+    expect(byId('3')).toEqual({ tipo: 'mesa', idEstacion: '3', descripcion: null, idArea: '01', personas: 4, ocupada: false, folio: null });
+    expect(byId('6')).toEqual({ tipo: 'mesa', idEstacion: '6', descripcion: null, idArea: '01', personas: 4, ocupada: true, folio: opened.body.folio });
+    // The demo's own open accounts hold tables 1 and 2.
+    const demoHolder = async (mesa: string) =>
+      Number((await db.selectFrom('tempcheques').select('folio').where('mesa', '=', mesa).where('pagado', '=', false).executeTakeFirstOrThrow()).folio);
+    expect(byId('1')).toMatchObject({ ocupada: true, folio: await demoHolder('1') });
+    expect(byId('2')).toMatchObject({ ocupada: true, folio: await demoHolder('2') });
+
+    // Paging and search run across the three kinds.
+    const page2 = await stack.api('GET', `/estaciones/${BRANCH}?pageSize=4&page=2`);
+    expect(page2.body).toMatchObject({ page: 2, pageSize: 4, totalResults: STATION_COUNT, totalPages: 4, hasNextPage: true });
+    expect(page2.body.data.map((s: { idEstacion: string }) => s.idEstacion)).toEqual(['02', '03', '1', '2']);
+    const ones = await stack.api('GET', `/estaciones/${BRANCH}?search=1`);
+    expect(ones.body.data.map((s: { tipo: string; idEstacion: string }) => `${s.tipo}:${s.idEstacion}`)).toEqual([
+      'terminal:CAJA1',
+      'terminal:TERM1',
+      'area:01',
+      'mesa:1',
+      'mesa:T1',
+    ]);
+    const dining = await stack.api('GET', `/estaciones/${BRANCH}?search=COMEDOR`);
+    expect(dining.body.data.map((s: { idEstacion: string }) => s.idEstacion)).toEqual(['01']);
+
+    // Paid, the account no longer holds the table.
+    await db.updateTable('tempcheques').set({ pagado: true }).where('folio', '=', opened.body.folio).execute();
+    const freed = await stack.api('GET', `/estaciones/${BRANCH}?search=6`);
+    expect(freed.body.data).toEqual([expect.objectContaining({ idEstacion: '6', ocupada: false, folio: null })]);
   });
 
   it('lists waiters without paging and without jobId', async () => {
@@ -246,6 +296,14 @@ describe('other catalogues', () => {
       { idTipoDescuento: 'EMP', descripcion: 'Empleado', descuento: 10, maximoActivado: !SR10 },
       { idTipoDescuento: 'LIB', descripcion: 'Libre', descuento: 0, maximoActivado: false },
     ]);
+  });
+
+  it('non-paginated lists carry only workerId, dispatchedAt, totalResults and the records; discount types also jobId (seed)', async () => {
+    const keys = async (path: string) => Object.keys((await stack.api('GET', `${path}/${BRANCH}`)).body).sort();
+    const envelope = ['data', 'dispatchedAt', 'totalResults', 'workerId'];
+    expect(await keys('/meseros')).toEqual(envelope);
+    expect(await keys('/empresas')).toEqual(envelope);
+    expect(await keys('/tipos_descuento')).toEqual(['jobId', ...envelope].sort());
   });
 });
 
@@ -302,7 +360,7 @@ describe('agent availability', () => {
     await waitUntil(() => [BRANCH, STRICT_BRANCH, OTHER_USERS_BRANCH].every((k) => stack.gateway.hub.agentFor(k)));
     const res = await stack.api('GET', `/estaciones/${BRANCH}`);
     expect(res.status).toBe(200);
-    expect(res.body.totalResults).toBe(3);
+    expect(res.body.totalResults).toBe(STATION_COUNT);
   });
 });
 

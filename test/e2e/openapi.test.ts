@@ -35,6 +35,7 @@ afterAll(async () => {
 const WRITES = [
   'PUT /productos/{licenseKey}/{idProducto}',
   'POST /temp_ordenes/{licenseKey}',
+  'POST /temp_ordenes',
   'POST /ordenes/{licenseKey}',
   'POST /temp_ordenes/{licenseKey}/{folio}/descuento',
   'POST /temp_ordenes/{licenseKey}/{folio}/descuento_productos',
@@ -43,6 +44,8 @@ const WRITES = [
   'POST /turnos_apertura/{licenseKey}',
   'POST /turnos_cierre/{licenseKey}',
 ];
+/** Gateway-local writes: they take the key too, and answer no job. */
+const GATEWAY_WRITES = ['POST /sucursales/actualizaciones'];
 const PRINTS = ['POST /print/{licenseKey}/orden', 'POST /print/{licenseKey}/prueba'];
 const name = (o: { method: string; path: string }) => `${o.method} ${o.path}`;
 const operation = (method: string, path: string) => doc.paths[path]![method.toLowerCase()]!;
@@ -61,11 +64,11 @@ it('names every operation, each once', () => {
   expect(new Set(ids).size).toBe(ids.length);
 });
 
-it('declares Idempotency-Key: required on the nine writes, optional on the two prints, absent elsewhere', () => {
+it('declares Idempotency-Key: required on the nine writes and the rollout, optional on the two prints, absent elsewhere', () => {
   const keyOf = (o: { op: Operation }) => o.op.parameters?.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
   for (const o of operations) {
     const key = keyOf(o);
-    if (WRITES.includes(name(o))) expect(key, name(o)).toMatchObject({ required: true, schema: { type: 'string', maxLength: 255 } });
+    if ([...WRITES, ...GATEWAY_WRITES].includes(name(o))) expect(key, name(o)).toMatchObject({ required: true, schema: { type: 'string', maxLength: 255 } });
     else if (PRINTS.includes(name(o))) expect(key?.required, name(o)).toBe(false);
     else expect(key, name(o)).toBeUndefined();
   }
@@ -139,6 +142,9 @@ describe('the schemas against the server', () => {
   it('answers what it describes: lists, writes and problems', async () => {
     const list = await stack.api('GET', `/productos/${BRANCH}?page=1&pageSize=5`);
     expectDescribed(list, responseSchema('GET', '/productos/{licenseKey}', '200'));
+    // Terminals, areas and tables, each as its own kind of record; an open shift without cierre.
+    expectDescribed(await stack.api('GET', `/estaciones/${BRANCH}?pageSize=100`), responseSchema('GET', '/estaciones/{licenseKey}', '200'));
+    expectDescribed(await stack.api('GET', `/turnos/${BRANCH}`), responseSchema('GET', '/turnos/{licenseKey}', '200'));
 
     const sale = {
       estacion: 'CAJA1',

@@ -57,6 +57,11 @@ beforeAll(async () => {
   });
   // Open since 02:00, a table from the night before that no shift holds.
   O.leftover = await f.tempOrder({ fecha: at(-240), lines: [{ idproducto: '1001' }] });
+  // TERM2's shift, opened at 01:00 (the day before) and left open overnight: its sales of the night are the day before's, today's are today's.
+  await f.shift({ idturno: 69, apertura: at(-300), estacion: 'TERM2' });
+  const paidIn69 = { estacion: 'TERM2', idturno: 69, pagado: true, impreso: true, pagos: [{ idformadepago: 'EFE' }] };
+  O.overnightNight = await f.tempOrder({ ...paidIn69, numcheque: 905, fecha: at(-200), cierre: at(-190), lines: [{ idproducto: '1002' }] });
+  O.overnightToday = await f.tempOrder({ ...paidIn69, numcheque: 906, fecha: at(110), cierre: at(115), lines: [{ idproducto: '1003' }] });
 });
 
 afterAll(async () => {
@@ -94,8 +99,13 @@ describe('GET /temp_ordenes/{licenseKey}/abiertas', () => {
   it("lists the day's accounts not cancelled, paid ones included", async () => {
     const res = await get(`/temp_ordenes/${BRANCH}/abiertas`);
     expect(res.status).toBe(200);
-    expect(folios(res)).toEqual(of('paid', 'open', 'quick'));
-    expect(res.body.turnosAbiertos).toEqual([72]);
-    expect(res.body.data.map((o: { pagado: boolean }) => o.pagado)).toEqual([true, false, true]);
+    expect(folios(res)).toEqual(of('paid', 'open', 'quick', 'overnightToday'));
+    expect(res.body.data.map((o: { pagado: boolean }) => o.pagado)).toEqual([true, false, true, true]);
+  });
+
+  it("lists today's sales of a shift left open overnight, not the night's (seed: accounts of the current operational day)", async () => {
+    const listed = folios(await get(`/temp_ordenes/${BRANCH}/abiertas`));
+    expect(listed).toContain(O.overnightToday!.folio);
+    expect(listed).not.toContain(O.overnightNight!.folio);
   });
 });

@@ -95,6 +95,31 @@ describe('POST /print/printers', () => {
     }
   });
 
+  it('takes the widths thermal paper comes in, 48 to 112 mm (seed: "typically 58 or 80")', async () => {
+    for (const widthMm of [48, 57, 58, 76, 80, 82, 112]) {
+      const printer = await register({ ...thermal, displayName: `Papel ${widthMm}`, widthMm });
+      expect(printer.widthMm).toBe(widthMm);
+      expect((await stack.api('GET', `/print/printers/${printer.id}`)).body.widthMm).toBe(widthMm);
+    }
+  });
+
+  it('answers a thermal printer with the label fields at their defaults, whatever was sent (seed)', async () => {
+    const sent = { labelWidthMm: 80, labelHeightMm: 40, labelGapMm: 3, labelDpi: 300, labelDensity: 12, labelSpeed: 6 };
+    const printer = await register({ ...thermal, displayName: 'Con etiqueta', ...sent });
+    const defaults = { labelWidthMm: 50, labelHeightMm: 25, labelGapMm: 2, labelDpi: 203, labelDensity: 8, labelSpeed: 4 };
+    expect(printer).toMatchObject(defaults);
+    const changed = await stack.api('PATCH', `/print/printers/${printer.id}`, { body: sent });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject(defaults);
+    // A label printer keeps its own; turned thermal, it answers the defaults, and they stay when it turns back.
+    const label = await register({ licenseKey: BRANCH, printerIp: '10.0.0.8', displayName: 'Etiquetas propias', kind: 'label', ...sent });
+    expect(label).toMatchObject(sent);
+    const nowThermal = await stack.api('PATCH', `/print/printers/${label.id}`, { body: { kind: 'thermal', widthMm: 58 } });
+    expect(nowThermal.body).toMatchObject({ kind: 'thermal', ...defaults });
+    const labelAgain = await stack.api('PATCH', `/print/printers/${label.id}`, { body: { kind: 'label' } });
+    expect(labelAgain.body).toMatchObject({ kind: 'label', ...defaults });
+  });
+
   it('refuses a thermal printer without widthMm, naming the field', async () => {
     const res = await stack.api('POST', '/print/printers', { body: { ...thermal, widthMm: undefined } });
     expect(res.status).toBe(400);
@@ -104,7 +129,9 @@ describe('POST /print/printers', () => {
   });
 
   it.each([
-    ['a widthMm other than 58 or 80', { widthMm: 60 }, 'body.widthMm'],
+    ['paper narrower than 48 mm', { widthMm: 47 }, 'body.widthMm'],
+    ['paper wider than 112 mm', { widthMm: 113 }, 'body.widthMm'],
+    ['a width in fractions of a millimetre', { widthMm: 79.5 }, 'body.widthMm'],
     ['an IP that is not one', { printerIp: '192.168.1.300' }, 'body.printerIp'],
     ['an address with a scheme', { printerIp: 'http://printer' }, 'body.printerIp'],
     ['an empty address', { printerIp: '' }, 'body.printerIp'],
@@ -218,7 +245,7 @@ describe('PATCH and PUT /print/printers/{id}', () => {
 
   it('validates the fields sent', async () => {
     const printer = await register({ ...thermal, displayName: 'Validada' });
-    for (const body of [{ printerPort: 70000 }, { printerIp: '1.2.3' }, { widthMm: 72 }, { kind: 'inkjet' }]) {
+    for (const body of [{ printerPort: 70000 }, { printerIp: '1.2.3' }, { widthMm: 120 }, { kind: 'inkjet' }]) {
       const res = await stack.api('PATCH', `/print/printers/${printer.id}`, { body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
@@ -300,7 +327,9 @@ describe('OpenAPI', () => {
     const create = paths['/print/printers'].post;
     const body = create.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(expect.arrayContaining(['licenseKey', 'printerIp', 'displayName', 'kind']));
-    expect(body.properties.widthMm.anyOf ?? [body.properties.widthMm]).toEqual(expect.arrayContaining([expect.objectContaining({ enum: [58, 80] })]));
+    expect(body.properties.widthMm.anyOf ?? [body.properties.widthMm]).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'integer', minimum: 48, maximum: 112 })]),
+    );
     expect(create.responses['201'].content['application/json'].schema.properties).toHaveProperty('workerId');
     expect(paths['/print/printers/{id}'].patch).toBeDefined();
     const order = paths['/print/{licenseKey}/orden'].post.requestBody.content['application/json'].schema;

@@ -39,7 +39,7 @@ async function virtualPrinter(opts: VirtualPrinterOptions = {}): Promise<Virtual
 
 async function registerAt(
   port: number,
-  opts: { kind?: 'thermal' | 'label'; widthMm?: 58 | 80; displayName?: string; licenseKey?: string; key?: string } = {},
+  opts: { kind?: 'thermal' | 'label'; widthMm?: number; displayName?: string; licenseKey?: string; key?: string } = {},
 ): Promise<string> {
   const kind = opts.kind ?? 'thermal';
   const res = await stack.api('POST', '/print/printers', {
@@ -148,6 +148,19 @@ describe('POST /print/{licenseKey}/prueba', () => {
     expect(lines((await printer.waitForJob()).text)).toEqual(
       expect.arrayContaining(['PRUEBA DE BARRA', 'Sólo una prueba, ¡ignórela!', 'Impresora: Barra fría', 'Columnas: 32']),
     );
+  });
+
+  it.each([
+    [76, 44],
+    [112, 69],
+  ])('prints on %i mm paper at its width: %i characters per line', async (widthMm, columns) => {
+    const printer = await virtualPrinter();
+    const printerId = await registerAt(printer.port, { widthMm });
+    const res = await print('prueba', { printerId, message: 'x'.repeat(200) });
+    expect(res.status, res.text).toBe(200);
+    const printed = lines((await printer.waitForJob()).text);
+    expect(printed).toContain(`Columnas: ${columns}`);
+    expect(Math.max(...printed.map((l) => l.length))).toBe(columns);
   });
 
   it('prints a test label on a label printer (TSPL)', async () => {

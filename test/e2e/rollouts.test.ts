@@ -4,7 +4,7 @@
  * The installer's hand-over itself, and these cases again on installed agents, run with real
  * processes in test/integration/install.test.ts and fleet-upgrades.test.ts.
  */
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,7 +74,7 @@ interface Rollout {
 }
 
 async function start(body: Record<string, unknown>, expected = 201): Promise<Rollout & Record<string, unknown>> {
-  const res = await stack.api('POST', '/sucursales/actualizaciones', { body });
+  const res = await stack.api('POST', '/sucursales/actualizaciones', { body, headers: { 'idempotency-key': randomUUID() } });
   expect(res.status, res.text).toBe(expected);
   return res.body as Rollout & Record<string, unknown>;
 }
@@ -99,6 +99,32 @@ describe('starting a rollout', () => {
     expect((await start({ version: '9.0.0', licenseKeys: [BRANCH], porcentaje: 50 }, 400)).code).toBe('validation_failed');
     expect((await start({ version: '9.0.0', ventana: { desde: '02:00', hasta: '02:00' } }, 400)).code).toBe('validation_failed');
     expect(await stack.store.db.selectFrom('gw_rollouts').selectAll().execute()).toEqual([]);
+  });
+
+  it('is a write: it takes an Idempotency-Key, and a retry answers the same rollout without starting another (seed)', async () => {
+    const body = { version: '9.0.0', licenseKeys: [OFFLINE[1]] };
+    const post = (headers: Record<string, string>, sent: unknown = body) => stack.api('POST', '/sucursales/actualizaciones', { body: sent, headers });
+    const rollouts = async () => (await stack.store.db.selectFrom('gw_rollouts').select('id').execute()).map((r) => r.id);
+
+    const missing = await post({});
+    expect(missing.status).toBe(400);
+    expect(missing.body.code).toBe('idempotency_key_missing');
+    expect(await rollouts()).toEqual([]);
+
+    const key = randomUUID();
+    const first = await post({ 'idempotency-key': key });
+    expect(first.status, first.text).toBe(201);
+    const again = await post({ 'idempotency-key': key });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await rollouts()).toEqual([first.body.id]);
+
+    const reused = await post({ 'idempotency-key': key }, { ...body, version: '9.0.2' });
+    expect(reused.status).toBe(422);
+    expect(reused.body.code).toBe('idempotency_key_reused');
+    expect(await rollouts()).toEqual([first.body.id]);
+    await stack.store.db.deleteFrom('gw_rollouts').execute();
   });
 
   it('picks a share of the branches, rounded up: 50 % of four is two', async () => {

@@ -100,18 +100,29 @@ describe('open a shift', () => {
 });
 
 describe('list shifts', () => {
+  it('leaves cierre out of an open shift, not null (seed: "absent for open shifts")', async () => {
+    const all = await stack.api('GET', `/turnos/${BRANCH}`);
+    const byId = new Map(all.body.data.map((s: { idTurno: number }) => [s.idTurno, s]));
+    expect(byId.get(2)).not.toHaveProperty('cierre');
+    expect(byId.get(1)).toHaveProperty('cierre', expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/));
+  });
+
   it('lists newest first with the station series, and filters by dates inclusively', async () => {
     const all = await stack.api('GET', `/turnos/${BRANCH}`);
     expect(all.status).toBe(200);
     expect(all.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([3, 2, 1]);
-    expect(all.body.data[1]).toMatchObject({ idTurno: 2, estacion: 'CAJA1', idEmpresa: company, serie: 'A', cierre: null, fondo: 1500, cajero: 'CAJERO' });
+    expect(all.body.data[1]).toMatchObject({ idTurno: 2, estacion: 'CAJA1', idEmpresa: company, serie: 'A', fondo: 1500, cajero: 'CAJERO' });
     const apertura = all.body.data[1].apertura as string;
     const exact = await stack.api('GET', `/turnos/${BRANCH}?aperturaStart=${encodeURIComponent(apertura)}&aperturaEnd=${encodeURIComponent(apertura)}`);
     expect(exact.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([2]);
     const closedOnly = await stack.api('GET', `/turnos/${BRANCH}?cierreStart=2000-01-01`);
     expect(closedOnly.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([1]);
-    const byCashier = await stack.api('GET', `/turnos/${BRANCH}?search=caja2`);
-    expect(byCashier.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([3]);
+    const byStation = await stack.api('GET', `/turnos/${BRANCH}?search=caja2`);
+    expect(byStation.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([3]);
+    const byNumber = await stack.api('GET', `/turnos/${BRANCH}?search=3`);
+    expect(byNumber.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([3]);
+    const byCashier = await stack.api('GET', `/turnos/${BRANCH}?search=cajero`);
+    expect(byCashier.body.data.map((s: { idTurno: number }) => s.idTurno)).toEqual([3, 2, 1]);
     const bad = await stack.api('GET', `/turnos/${BRANCH}?aperturaStart=yesterday`);
     expect(bad.status).toBe(400);
   });

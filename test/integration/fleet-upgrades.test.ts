@@ -11,7 +11,7 @@
  * Node.js): install.test.ts covers the runtime, this file the fleet.
  */
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -89,7 +89,7 @@ describe('rollouts to four installed agents', () => {
   const api = async <T>(method: string, url: string, body?: unknown) => {
     const res = await fetch(`${gatewayUrl}${url}`, {
       method,
-      headers: { 'x-api-key': API_KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { 'x-api-key': API_KEY, ...(body ? { 'content-type': 'application/json', 'idempotency-key': randomUUID() } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, body: (await res.json()) as T };

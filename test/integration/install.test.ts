@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/embedded-postgres/cluster.js';
@@ -248,7 +248,7 @@ describe('a linux release installed with its own runtime only', () => {
   const api = async (method: string, url: string, body?: unknown) => {
     const res = await fetch(`${gatewayUrl}${url}`, {
       method,
-      headers: { 'x-api-key': FLEET_KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { 'x-api-key': FLEET_KEY, ...(body ? { 'content-type': 'application/json', 'idempotency-key': randomUUID() } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, body: (await res.json()) as RolloutBody };

@@ -1868,7 +1868,8 @@ CREATE TABLE [dbo].[parametros2] (
 GO
 
 CREATE TABLE [dbo].[parametros3] (
-  [turnoxmesero] bit NOT NULL
+  [turnoxmesero] bit NOT NULL,
+  [forzardescuento] bit NOT NULL
 );
 GO
 

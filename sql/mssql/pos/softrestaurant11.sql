@@ -1895,7 +1895,8 @@ CREATE TABLE [dbo].[parametros2] (
 GO
 
 CREATE TABLE [dbo].[parametros3] (
-  [turnoxmesero] bit NOT NULL
+  [turnoxmesero] bit NOT NULL,
+  [forzardescuento] bit NOT NULL
 );
 GO
 

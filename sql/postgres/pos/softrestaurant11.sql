@@ -1839,7 +1839,8 @@ CREATE TABLE "parametros2" (
 );
 
 CREATE TABLE "parametros3" (
-  "turnoxmesero" boolean NOT NULL
+  "turnoxmesero" boolean NOT NULL,
+  "forzardescuento" boolean NOT NULL
 );
 
 CREATE INDEX "ix_tempcheqdet_foliodet_movimiento" ON "tempcheqdet" ("foliodet", "movimiento");

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { branchDetail, branchParams, fleetListQuery, fleetPage } from '../../protocol/fleet.js';
 import { rolloutCreate, rolloutParams, rolloutRecord } from '../../protocol/rollouts.js';
+import { answerOnce, idempotencyHeaders, idempotencyKeyOf, type KeyedWrites } from '../idempotency.js';
 import { problemResponses } from '../openapi.js';
 import { ApiError } from '../problems.js';
 import type { GatewayStore } from '../store.js';
@@ -15,7 +16,14 @@ import { RolloutConflictError } from './rollout-store.js';
 const tags = ['Fleet'];
 const security = [{ apiKey: [] }];
 
-export async function fleetRoutes(app: FastifyInstance, { store, rollouts }: { store: GatewayStore; rollouts: RolloutDriver }): Promise<void> {
+export interface FleetRoutesOptions {
+  store: GatewayStore;
+  rollouts: RolloutDriver;
+  /** Starting a rollout is a write: it takes an Idempotency-Key like every other. */
+  keyed: KeyedWrites;
+}
+
+export async function fleetRoutes(app: FastifyInstance, { store, rollouts, keyed }: FleetRoutesOptions): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
   typed.get(
@@ -65,31 +73,33 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts }: { s
           'Each agent upgrades itself through its installer when no job runs and, with `ventana`, inside that daily window in branch time; one that cannot start the new version is rolled back to the old. The rollout pauses when more than `maxFallasPorcentaje` of its branches failed or rolled back.',
         tags,
         security,
+        headers: idempotencyHeaders('required'),
         body: rolloutCreate,
         response: { 201: rolloutRecord, ...problemResponses },
       },
     },
-    async (request, reply) => {
-      const { userId, body } = request;
-      const mine = await store.branchesOfUser(userId);
-      const chosen = body.licenseKeys ?? mine;
-      const foreign = chosen.filter((k) => !mine.includes(k));
-      if (foreign.length > 0) throw new ApiError('branch_forbidden', `This API key may not use branch ${foreign.join(', ')}.`, { licenseKeys: foreign });
-      if ((await store.releases.platforms(body.version)).length === 0) {
-        throw new ApiError('release_not_found', `Release ${body.version} is not published: branch-agent releases add <tarball> publishes it.`, {
-          version: body.version,
-        });
-      }
-      let rollout;
-      try {
-        rollout = await store.rollouts.create(userId, body, chosen);
-      } catch (error) {
-        if (error instanceof RolloutConflictError) throw new ApiError('rollout_conflict', error.message);
-        throw error;
-      }
-      await rollouts.started(rollout.branches.map((b) => b.licenseKey));
-      return reply.code(201).send((await store.rollouts.get(userId, rollout.id)) ?? rollout);
-    },
+    async (request, reply) =>
+      answerOnce(keyed, request, reply, idempotencyKeyOf(request)!, async () => {
+        const { userId, body } = request;
+        const mine = await store.branchesOfUser(userId);
+        const chosen = body.licenseKeys ?? mine;
+        const foreign = chosen.filter((k) => !mine.includes(k));
+        if (foreign.length > 0) throw new ApiError('branch_forbidden', `This API key may not use branch ${foreign.join(', ')}.`, { licenseKeys: foreign });
+        if ((await store.releases.platforms(body.version)).length === 0) {
+          throw new ApiError('release_not_found', `Release ${body.version} is not published: branch-agent releases add <tarball> publishes it.`, {
+            version: body.version,
+          });
+        }
+        let rollout;
+        try {
+          rollout = await store.rollouts.create(userId, body, chosen);
+        } catch (error) {
+          if (error instanceof RolloutConflictError) throw new ApiError('rollout_conflict', error.message);
+          throw error;
+        }
+        await rollouts.started(rollout.branches.map((b) => b.licenseKey));
+        return { status: 201, body: (await store.rollouts.get(userId, rollout.id)) ?? rollout };
+      }),
   );
 
   typed.get(

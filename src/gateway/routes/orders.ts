@@ -16,6 +16,20 @@ export const orderRoutes = [
     jobId: true,
     status: 201,
   }),
+  // The seed gives this path exactly, without the branch: it comes in the body.
+  route({
+    operationId: 'createOrderLicenseKeyInBody',
+    method: 'POST',
+    url: '/temp_ordenes',
+    licenseKeyIn: 'body',
+    op: ops.createOrder,
+    summary: "Create an open order (the seed's exact path; licenseKey in the body)",
+    tag,
+    from: 'body',
+    envelope: 'result',
+    jobId: true,
+    status: 201,
+  }),
   route({
     operationId: 'createClosedOrder',
     method: 'POST',

@@ -10,8 +10,10 @@ export interface RouteDef {
   /** The operation's name in OpenAPI, which generated clients name their methods after. */
   operationId: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH';
-  /** Fastify path, always with `:licenseKey`. */
+  /** Fastify path, with `:licenseKey` unless the body carries it. */
   url: string;
+  /** Where the branch's licenseKey comes from: the path (default) or the JSON body. */
+  licenseKeyIn?: 'path' | 'body';
   op: OperationDef;
   summary: string;
   tag: string;
@@ -52,7 +54,7 @@ function inputObject(def: RouteDef): z.ZodObject {
 
 export function pathSchema(def: RouteDef): z.ZodObject {
   const shape = inputObject(def).shape;
-  return z.object({ licenseKey, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, shape[k]!])) });
+  return z.object({ ...(def.licenseKeyIn === 'body' ? {} : { licenseKey }), ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, shape[k]!])) });
 }
 
 /**
@@ -60,6 +62,7 @@ export function pathSchema(def: RouteDef): z.ZodObject {
  * itself unless path parameters complete it (then the merged input is checked again whole).
  */
 export function payloadSchema(def: RouteDef): z.ZodType {
+  if (def.licenseKeyIn === 'body') return inputObject(def).extend({ licenseKey });
   if (!def.pathInput?.length) return def.op.input;
   const shape = { ...inputObject(def).shape };
   for (const key of def.pathInput) delete shape[key];

@@ -7,6 +7,7 @@ import { PosError } from '../../protocol/errors.js';
 import * as ops from '../../protocol/operations/orders.js';
 import { logEvent, SERVICE_NAMES } from '../audit.js';
 import { insertRows } from '../bulk-insert.js';
+import { cutToWidth } from '../columns.js';
 import type { PosContext } from '../context.js';
 import { implement } from '../operation.js';
 import { readSettings } from '../settings.js';
@@ -24,6 +25,19 @@ function linesToCancel(lines: readonly StoredLine[], requested: ReadonlyArray<{ 
   });
 }
 
+/**
+ * The seed's "<reason> Mesa: <mesa>", and for a sale without a table the reason alone. The seed
+ * takes 200 characters where `tempcancela.razon` holds 100: what is cut is the reason, never the
+ * table that follows it.
+ */
+function storedReason(ctx: Pick<PosContext, 'schema'>, razon: string, mesa: string): string {
+  if (mesa.trim() === '') return razon;
+  const suffix = ` Mesa: ${mesa}`;
+  const width = ctx.schema.column('tempcancela', 'razon')?.maxLength ?? -1;
+  const kept = width < 0 ? razon : cutToWidth(razon, width - suffix.length);
+  return `${kept}${suffix}`.trim();
+}
+
 export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
   const account = await lockOpenAccount(ctx, input.folio);
   const settings = await readSettings(ctx);
@@ -37,8 +51,7 @@ export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
   const gone = cancelled.map((l) => l.movimiento);
 
   await ctx.db.deleteFrom('tempcheqdet').where('foliodet', '=', account.folio).where('movimiento', 'in', gone).execute();
-  // The seed: "<reason> Mesa: <mesa>", and for a sale without a table the reason alone.
-  const reason = account.mesa.trim() === '' ? razon : `${razon} Mesa: ${account.mesa}`.trim();
+  const reason = storedReason(ctx, razon, account.mesa);
   await insertRows(
     ctx.db,
     'tempcancela',

@@ -1,9 +1,12 @@
 /** Catalogue reads. Each function is one operation of protocol/operations/catalogs.ts. */
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { z } from 'zod';
 import * as ops from '../../protocol/operations/catalogs.js';
 import { likeContains } from '../sql-dialect.js';
 import { implement } from '../operation.js';
 import { selectPage } from '../paging.js';
+import { mappedSegment, selectPageAcross } from '../segmented-paging.js';
+import { accountsHoldingTable } from '../tables.js';
 import type { PosContext } from '../context.js';
 import type { PosDatabase } from '../schema.js';
 import { amount, flag, int, text } from '../values.js';
@@ -101,19 +104,60 @@ export const listGroups = implement(ops.listGroups, async (ctx, input) => {
   }));
 });
 
+type StationRecord = z.output<typeof ops.stationRecord>;
+
+/**
+ * The seed's stations: terminals, areas and tables, one page across the three. A table is taken
+ * while an open account holds it (tables.ts); `folio` names that account.
+ */
 export const listStations = implement(ops.listStations, async (ctx, input) => {
-  let query = ctx.db.selectFrom('estaciones').select(['idestacion', 'descripcion', 'serie', 'seriefolio', 'ip']).orderBy('idestacion');
-  const { search } = input;
-  if (search) {
-    query = query.where((eb) => eb.or([likeContains(eb.ref('idestacion'), search), likeContains(eb.ref('descripcion'), search)]));
-  }
-  return selectPage(query, input, (r) => ({
-    idEstacion: r.idestacion,
-    descripcion: text(r.descripcion),
-    serie: text(r.serie),
-    seriefolio: text(r.seriefolio),
-    ip: text(r.ip),
-  }));
+  const search = input.search ?? '';
+  const terminals = ctx.db
+    .selectFrom('estaciones')
+    .select(['idestacion', 'descripcion', 'serie', 'seriefolio', 'ip'])
+    .$if(search !== '', (q) => q.where((eb) => eb.or([likeContains(eb.ref('idestacion'), search), likeContains(eb.ref('descripcion'), search)])))
+    .orderBy('idestacion');
+  const areas = ctx.db
+    .selectFrom('areasrestaurant')
+    .select(['idarearestaurant', 'descripcion', 'idtiposervicio'])
+    .$if(search !== '', (q) => q.where((eb) => eb.or([likeContains(eb.ref('idarearestaurant'), search), likeContains(eb.ref('descripcion'), search)])))
+    .orderBy('idarearestaurant');
+  const tables = ctx.db
+    .selectFrom('mesas as m')
+    .select(['m.idmesa', 'm.idarearestaurant', 'm.personas'])
+    .select(() =>
+      accountsHoldingTable(ctx, sql.ref('m.idmesa'))
+        .select((eb) => eb.fn.min('tc.folio').as('folio'))
+        .as('folio'),
+    )
+    .$if(search !== '', (q) => q.where((eb) => likeContains(eb.ref('m.idmesa'), search)))
+    .orderBy('m.idmesa');
+  return selectPageAcross<StationRecord>(
+    [
+      mappedSegment(terminals, (r) => ({
+        tipo: 'terminal',
+        idEstacion: r.idestacion,
+        descripcion: text(r.descripcion),
+        serie: text(r.serie),
+        seriefolio: text(r.seriefolio),
+        ip: text(r.ip),
+      })),
+      mappedSegment(areas, (r) => ({ tipo: 'area', idEstacion: r.idarearestaurant, descripcion: text(r.descripcion), tipoDeServicio: int(r.idtiposervicio) })),
+      mappedSegment(tables, (r) => {
+        const folio = int(r.folio);
+        return {
+          tipo: 'mesa',
+          idEstacion: r.idmesa,
+          descripcion: null,
+          idArea: text(r.idarearestaurant),
+          personas: int(r.personas),
+          ocupada: folio !== null,
+          folio,
+        };
+      }),
+    ],
+    input,
+  );
 });
 
 export const listWaiters = implement(ops.listWaiters, async (ctx, input) => {

@@ -84,7 +84,7 @@ export const generalDiscount = implement(ops.generalDiscount, async (ctx, input)
     .where('folio', '=', account.folio)
     .execute();
   const totales = await saveTotals(ctx, account.folio, lines, g.toFixed(4));
-  return { folio: account.folio, itemsAfectados: 0, forzarDescuento: settings.forceDiscountType, totales };
+  return { folio: account.folio, itemsAfectados: 0, forzarDescuento: settings.forceDiscount, totales };
 });
 
 export const lineDiscount = implement(ops.lineDiscount, async (ctx, input) => {
@@ -137,5 +137,5 @@ export const lineDiscount = implement(ops.lineDiscount, async (ctx, input) => {
     idempresa: account.idempresa,
     seriefolio: account.seriefolio,
   });
-  return { folio: account.folio, itemsAfectados: changed.size, forzarDescuento: settings.forceDiscountType, totales };
+  return { folio: account.folio, itemsAfectados: changed.size, forzarDescuento: settings.forceDiscount, totales };
 });

@@ -7,7 +7,7 @@ import { likeContains } from '../sql-dialect.js';
 import { implement } from '../operation.js';
 import { operationalDay, type OperationalDay } from '../operational-day.js';
 import { selectPage } from '../paging.js';
-import { querySegment, selectPageAcross } from '../segmented-paging.js';
+import { mappedSegment, querySegment, selectPageAcross } from '../segmented-paging.js';
 import { localIso } from '../values.js';
 import { CLOSED_TABLES, HEADER_COLUMNS, linesQuery, lineToApi, ordersOf, TEMP_TABLES, type HeaderRow, type OrderTables } from './order-records.js';
 
@@ -161,10 +161,7 @@ export const listDayOrders = implement(ops.listDayOrders, async (ctx, input) => 
   const day = operationalDay(ctx.now, input.dayStartHour);
   const closed = orderFilters(headers(ctx, CLOSED_TABLES), input, 'withMesa').where('h.idturno', 'in', shiftsOf(ctx, day)).orderBy('h.folio');
   const temp = dayTempOrders(ctx, day, orderFilters(headers(ctx, TEMP_TABLES), input, 'withMesa')).orderBy('h.folio');
-  const from = (q: HeaderQuery, origen: 'cerrada' | 'temporal') => {
-    const s = querySegment(q);
-    return { count: s.count, read: async (offset: number, fetch: number) => (await s.read(offset, fetch)).map((row) => ({ row, origen })) };
-  };
+  const from = (q: HeaderQuery, origen: 'cerrada' | 'temporal') => mappedSegment(q, (row) => ({ row, origen }));
   const page = await selectPageAcross([from(closed, 'cerrada'), from(temp, 'temporal')], input);
   const closedOrders = await ordersOf(
     ctx,
@@ -185,16 +182,19 @@ export const listDayOrders = implement(ops.listDayOrders, async (ctx, input) => 
 });
 
 /**
- * The seed's open orders of the current shift: the current operational day's accounts still in
- * the temporary tables (as the operational-day list takes them), not cancelled, paid ones
- * included, leaving out any a closed shift left behind.
+ * The seed's open orders of the current shift: "all active (not cancelled) accounts of the
+ * current operational day". An account is of the day when it was opened in the day (`fecha`),
+ * whichever shift holds it, so the sales of a shift left open overnight are listed; or when a
+ * shift the day started holds it (opened at 05:50, paid at 06:10). Not cancelled, paid ones
+ * included, still in the temporary tables, and not left behind by a shift that has closed.
  */
 export const listOpenOrders = implement(ops.listOpenOrders, async (ctx) => {
   const day = operationalDay(ctx.now, DEFAULT_DAY_START_HOUR);
-  const q = dayTempOrders(ctx, day, whereFlag(headers(ctx, TEMP_TABLES), 'h.cancelado', false)).where((eb) =>
-    eb.not(eb.exists(eb.selectFrom('turnos as tu').select('tu.idturno').whereRef('tu.idturno', '=', 'h.idturno').where('tu.cierre', 'is not', null))),
-  );
+  const q = whereFlag(headers(ctx, TEMP_TABLES), 'h.cancelado', false)
+    .where((eb) => eb.or([eb.and([eb('h.fecha', '>=', day.start), eb('h.fecha', '<', day.end)]), eb('h.idturno', 'in', shiftsOf(ctx, day))]))
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('turnos as tu').select('tu.idturno').whereRef('tu.idturno', '=', 'h.idturno').where('tu.cierre', 'is not', null))),
+    );
   const data = await ordersOf(ctx, TEMP_TABLES, await q.orderBy('h.folio').execute());
-  const shifts = await ctx.db.selectFrom('turnos').select('idturno').where('cierre', 'is', null).orderBy('idturno').execute();
-  return { totalResults: data.length, data, turnosAbiertos: shifts.map((s) => Number(s.idturno)) };
+  return { totalResults: data.length, data };
 });

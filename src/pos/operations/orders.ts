@@ -4,12 +4,14 @@
  * (358-365) and paying it (514-561).
  */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { PosError } from '../../protocol/errors.js';
 import * as ops from '../../protocol/operations/orders.js';
 import type { PosContext } from '../context.js';
 import { nextNumcheque, nextOrden } from '../counters.js';
 import { implement } from '../operation.js';
 import { openShiftFor, requireStation, type Station } from '../stations.js';
+import { accountsHoldingTable, DINE_IN } from '../tables.js';
 import { computeTotals, Dec, totalsToApi, totalsToHeaderColumns } from '../totals.js';
 import { dec, int, text } from '../values.js';
 import { accountLines, lockOpenAccount, requireCompany, requireUser, requireWaiter, saveTotals } from './account.js';
@@ -19,7 +21,6 @@ import { insertLines, priceLines } from './new-lines.js';
 /** `formasdepago.tipo` → the header column that accumulates it. */
 const PAYMENT_BUCKET = { 1: 'efectivo', 2: 'tarjeta', 3: 'vales', 4: 'otros' } as const;
 
-const DINE_IN = 1;
 const QUICK_SALE = 3;
 
 interface NewAccount {
@@ -114,14 +115,7 @@ async function areaOf(ctx: PosContext, station: Station, tipoDeServicio: number,
  */
 async function refuseOccupiedTable(ctx: PosContext, mesa: string): Promise<void> {
   await ctx.db.selectFrom('mesas').select('idmesa').where('idmesa', '=', mesa).forUpdate().execute();
-  const open = await ctx.db
-    .selectFrom('tempcheques')
-    .select('folio')
-    .where('tipodeservicio', '=', DINE_IN)
-    .where((eb) => eb(eb.fn('upper', ['mesa']), '=', mesa.toUpperCase()))
-    .where((eb) => eb.or([eb('pagado', '=', false), eb('pagado', 'is', null)]))
-    .where((eb) => eb.or([eb('cancelado', '=', false), eb('cancelado', 'is', null)]))
-    .executeTakeFirst();
+  const open = await accountsHoldingTable(ctx, sql.val(mesa)).select('tc.folio').executeTakeFirst();
   if (open) throw new PosError('table_occupied', `Table ${mesa} already has an open account (folio ${open.folio}).`, { mesa, folio: Number(open.folio) });
 }
 

@@ -46,7 +46,8 @@ export function shiftToApi(r: ShiftRow) {
     idEmpresa: text(r.idempresa),
     serie: text(r.serie),
     apertura: localIso(r.apertura),
-    cierre: localIso(r.cierre),
+    // The seed: "absent for open shifts".
+    ...(r.cierre === null ? {} : { cierre: localIso(r.cierre)! }),
     fondo: amount(r.fondo),
     cajero: text(r.cajero),
     idMesero: text(r.idmesero),

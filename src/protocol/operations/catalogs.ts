@@ -50,19 +50,42 @@ export const listGroups = defineOperation({
   output: () => pageResult(groupRecord),
 });
 
-export const stationRecord = z.object({
-  idEstacion: z.string(),
+/** The seed: "Stations are tables, areas and terminals." */
+export const STATION_KINDS = ['terminal', 'area', 'mesa'] as const;
+
+const stationFields = {
+  idEstacion: z.string().describe('estaciones.idestacion, areasrestaurant.idarearestaurant or mesas.idmesa'),
   descripcion: z.string().nullable(),
-  serie: z.string().nullable(),
-  seriefolio: z.string().nullable(),
-  ip: z.string().nullable(),
-});
+};
+
+export const stationRecord = z.discriminatedUnion('tipo', [
+  z.object({
+    tipo: z.literal('terminal'),
+    ...stationFields,
+    serie: z.string().nullable(),
+    seriefolio: z.string().nullable(),
+    ip: z.string().nullable(),
+  }),
+  z.object({
+    tipo: z.literal('area'),
+    ...stationFields,
+    tipoDeServicio: z.number().int().nullable().describe('1 dine-in, 2 delivery, 3 quick sale'),
+  }),
+  z.object({
+    tipo: z.literal('mesa'),
+    ...stationFields,
+    idArea: z.string().nullable().describe("the table's restaurant area (an idEstacion of tipo area)"),
+    personas: z.number().int().nullable().describe('seats'),
+    ocupada: z.boolean().describe('an open account holds the table'),
+    folio: z.number().int().nullable().describe('that account, or null'),
+  }),
+]);
 
 export const listStations = defineOperation({
   name: 'stations.list',
   write: false,
-  input: () => z.object({ ...paging(), search }),
-  output: () => pageResult(stationRecord),
+  input: () => z.object({ ...paging(), search: search.describe('id or description, of terminals, areas and tables alike') }),
+  output: () => pageResult(stationRecord).describe('terminals, then areas, then tables, each by id'),
 });
 
 export const waiterRecord = z.object({ idMesero: z.string(), nombre: z.string().nullable(), visible: z.boolean() });

@@ -162,11 +162,9 @@ export const listOpenOrders = defineOperation({
   write: false,
   input: () => z.object({}),
   output: () =>
-    listResult(orderRecord)
-      .extend({ turnosAbiertos: z.array(z.number().int()).describe('shifts open now (turnos without cierre)') })
-      .describe(
-        `every account of the current operational day (${DEFAULT_DAY_START_HOUR}:00 to ${DEFAULT_DAY_START_HOUR - 1}:59:59 of the next day) ` +
-          'still in the temporary tables and not cancelled, paid ones included, by folio: those paid in a shift the day started and still open, ' +
-          'and those no shift holds yet (idturno 0) opened in the day',
-      ),
+    listResult(orderRecord).describe(
+      `every account of the current operational day (${DEFAULT_DAY_START_HOUR}:00 to ${DEFAULT_DAY_START_HOUR - 1}:59:59 of the next day) ` +
+        'still in the temporary tables and not cancelled, paid ones included, by folio: those opened in the day, whichever open shift holds them, ' +
+        'and those held by a shift the day started; never one of a shift that has closed',
+    ),
 });

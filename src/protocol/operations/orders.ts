@@ -136,6 +136,8 @@ function percentAtMost100(d: { modo: string; valor: number }, ctx: z.RefinementC
   if (d.modo === 'porcentaje' && d.valor > 100) ctx.addIssue({ code: 'custom', path: ['valor'], message: 'a percentage is at most 100' });
 }
 
+const forzarDescuento = z.boolean().describe("the branch's forced-discount setting (parametros3.forzardescuento), as it is; the API never blocks on it");
+
 const discountMeta = {
   comentario: text(60).optional(),
   idTipoDescuento: text(5).optional(),
@@ -146,7 +148,7 @@ export const generalDiscount = defineOperation({
   name: 'orders.discount',
   write: true,
   input: () => z.object({ folio: folioParam, ...discountAmount, ...discountMeta }).superRefine(percentAtMost100),
-  output: () => z.object({ folio: z.number().int(), itemsAfectados: z.number().int(), forzarDescuento: z.boolean(), totales }),
+  output: () => z.object({ folio: z.number().int(), itemsAfectados: z.number().int(), forzarDescuento, totales }),
 });
 
 export const lineDiscount = defineOperation({
@@ -162,5 +164,5 @@ export const lineDiscount = defineOperation({
         .max(500)
         .describe('valor is PER UNIT for importe'),
     }),
-  output: () => z.object({ folio: z.number().int(), itemsAfectados: z.number().int(), forzarDescuento: z.boolean(), totales }),
+  output: () => z.object({ folio: z.number().int(), itemsAfectados: z.number().int(), forzarDescuento, totales }),
 });

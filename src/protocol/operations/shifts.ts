@@ -15,7 +15,7 @@ export const shiftRecord = z.object({
   idEmpresa: z.string().nullable(),
   serie: z.string().nullable().describe("the station's folio series"),
   apertura: z.string().nullable(),
-  cierre: z.string().nullable(),
+  cierre: z.string().optional().describe('absent while the shift is open'),
   fondo: z.number(),
   cajero: z.string().nullable(),
   idMesero: z.string().nullable(),

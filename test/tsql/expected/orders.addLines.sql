@@ -15,7 +15,7 @@ select "idproducto", "idmonitor", "minutosalerta", "minutospreparacion" from "pr
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
 select "forzarmotivocancela", "nopermitircerrarturnocuentasabiertas", "nodescargarinventario" from "configuracion";
 select "forzartipodescuento" from "parametros";
-select "turnoxmesero" from "parametros3";
+select "turnoxmesero", "forzardescuento" from "parametros3";
 select "idturno" from "turnos" where "idestacion" = @1 and "idempresa" = @2 and "idmesero" = @3 and "cierre" is null and "apertura" is not null order by "idturno" desc;
 insert into "productosenproduccion" ("idproducto", "folio", "idmonitor", "movimiento", "cantidad", "comentario", "tiempo", "hora", "modificador", "estadomonitor", "idproductocompuesto", "productocompuestoprincipal", "minutospreparacion", "minutosalerta", "idturno_cierre", "prioridad", "separador", "recall") values (@1, @2, @3, @4, @5, @6, @7, @8, @9, @10, @11, @12, @13, @14, @15, @16, @17, @18), (@19, @20, @21, @22, @23, @24, @25, @26, @27, @28, @29, @30, @31, @32, @33, @34, @35, @36);
 select count(*) as "n" from "registro_dispositivos";

@@ -6,7 +6,7 @@ select "idformadepago", "tipo", "tipodecambio" from "formasdepago" where "idform
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
 select "forzarmotivocancela", "nopermitircerrarturnocuentasabiertas", "nodescargarinventario" from "configuracion";
 select "forzartipodescuento" from "parametros";
-select "turnoxmesero" from "parametros3";
+select "turnoxmesero", "forzardescuento" from "parametros3";
 select "idturno" from "turnos" where "idestacion" = @1 and "idempresa" = @2 and "idmesero" = @3 and "cierre" is null and "apertura" is not null order by "idturno" desc;
 select "p"."idproducto", "p"."descripcion", "d"."precio", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."bloqueado", "g"."clasificacion" from "productos" as "p" inner join "productosdetalle" as "d" on "d"."idproducto" = "p"."idproducto" and "d"."idempresa" = @1 left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "p"."idproducto" in (@2, @3, @4);
 select "idproducto", "idmodificador", "precio", "idempresa" from "modificadores" where "idproducto" in (@1) and "idmodificador" in (@2) and ("idempresa" = @3 or "idempresa" is null);

@@ -7,7 +7,7 @@ select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarea
 select "idmesero" from "meseros" where "idmesero" = @1;
 select "forzarmotivocancela", "nopermitircerrarturnocuentasabiertas", "nodescargarinventario" from "configuracion";
 select "forzartipodescuento" from "parametros";
-select "turnoxmesero" from "parametros3";
+select "turnoxmesero", "forzardescuento" from "parametros3";
 select "ultimoturno" from "parametros" with (tablockx);
 update "parametros" set "ultimoturno" = @1;
 select "idturno" from "turnos" where "idestacion" = @1 and "idempresa" = @2 and "idmesero" = @3 and "cierre" is null and "apertura" is not null order by "idturno" desc;

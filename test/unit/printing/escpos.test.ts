@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { cp858PageFor } from '../../../src/printing/code-pages.js';
 import { encodeCp858 } from '../../../src/printing/cp858.js';
 import { decodeEscpos, escposText, type PrintedLine } from '../../../src/printing/escpos-decode.js';
-import { COLUMNS_BY_WIDTH, CUT_COMMAND, renderKitchenTicket, renderTestTicket } from '../../../src/printing/escpos.js';
+import { columnsFor, CUT_COMMAND, renderKitchenTicket, renderTestTicket } from '../../../src/printing/escpos.js';
 import { TIME_ZONE, kitchenTicket, reprintTicket, testTicket } from './fixtures.js';
 import { expectGolden } from './golden.js';
 
@@ -51,7 +51,11 @@ describe('ESC/POS kitchen ticket', () => {
     expect(text).toContain('Folio: A-1024');
   });
 
-  it.each([58, 80] as const)('never prints past the %i mm column count', async (widthMm) => {
+  it('takes the characters per line from the printable dots: 58 mm 32, 76 mm 44, 80 mm 48, 112 mm 69', () => {
+    expect([48, 58, 76, 80, 112].map(columnsFor)).toEqual([25, 32, 44, 48, 69]);
+  });
+
+  it.each([48, 58, 76, 80, 112])('never prints past the %i mm column count', async (widthMm) => {
     const longWord = 'Supercalifragilisticoespialidoso'.repeat(3);
     const ticket = {
       ...reprintTicket,
@@ -59,7 +63,7 @@ describe('ESC/POS kitchen ticket', () => {
       lines: [...kitchenTicket.lines, { cantidad: 1.5, descripcion: longWord, modificadores: [longWord], comentario: `muy ${longWord}` }],
       orderNote: `nota\n${longWord}`,
     };
-    const columns = COLUMNS_BY_WIDTH[widthMm];
+    const columns = columnsFor(widthMm);
     const lines = printedLines(await renderKitchenTicket(ticket, { widthMm, timeZone: TIME_ZONE }));
     expect(lines.some((line) => line.text.length === columns)).toBe(true);
     for (const line of lines) {
