@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { branchDetail, branchParams, fleetListQuery, fleetPage } from '../../protocol/fleet.js';
-import { rolloutCreate, rolloutParams, rolloutRecord } from '../../protocol/rollouts.js';
+import { rolloutCreate, rolloutListQuery, rolloutPage, rolloutParams, rolloutRecord } from '../../protocol/rollouts.js';
 import { problemResponses } from '../openapi.js';
 import { ApiError } from '../problems.js';
 import type { GatewayStore } from '../store.js';
@@ -14,6 +14,8 @@ import { RolloutConflictError } from './rollout-store.js';
 
 const tags = ['Fleet'];
 const security = [{ apiKey: [] }];
+
+const notFound = (id: string) => new ApiError('rollout_not_found', `No rollout ${id} was started with this API key's user.`);
 
 export async function fleetRoutes(app: FastifyInstance, { store, rollouts }: { store: GatewayStore; rollouts: RolloutDriver }): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
@@ -25,6 +27,7 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts }: { s
       schema: {
         operationId: 'listBranchAgents',
         summary: "List my branches' agents: connected or not, versions, health",
+        description: 'Offline branches first, then by license key; each with its jobs of the last 24 hours, whole and hour by hour.',
         tags,
         security,
         querystring: fleetListQuery,
@@ -93,6 +96,50 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts }: { s
   );
 
   typed.get(
+    '/sucursales/actualizaciones',
+    {
+      config: { scope: 'fleet' },
+      schema: {
+        operationId: 'listRollouts',
+        summary: 'List my rollouts, newest first, with their branches counted by state',
+        tags,
+        security,
+        querystring: rolloutListQuery,
+        response: { 200: rolloutPage, ...problemResponses },
+      },
+    },
+    async (request) => store.rollouts.list(request.userId, request.query),
+  );
+
+  typed.post(
+    '/sucursales/actualizaciones/:id/pausa',
+    {
+      config: { scope: 'fleet' },
+      schema: {
+        operationId: 'pauseRollout',
+        summary: 'Pause a rollout: no more branches are told of it',
+        description:
+          'As a rollout past its `maxFallasPorcentaje` pauses itself. Agents already told carry on with their upgrade; the branches not yet reached are free for a new rollout. Pausing a paused rollout changes nothing; one that ended is a 409 `rollout_conflict`.',
+        tags,
+        security,
+        params: rolloutParams,
+        response: { 200: rolloutRecord, ...problemResponses },
+      },
+    },
+    async (request) => {
+      let rollout;
+      try {
+        rollout = await store.rollouts.pause(request.userId, request.params.id);
+      } catch (error) {
+        if (error instanceof RolloutConflictError) throw new ApiError('rollout_conflict', error.message);
+        throw error;
+      }
+      if (!rollout) throw notFound(request.params.id);
+      return rollout;
+    },
+  );
+
+  typed.get(
     '/sucursales/actualizaciones/:id',
     {
       config: { scope: 'fleet' },
@@ -107,7 +154,7 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts }: { s
     },
     async (request) => {
       const rollout = await store.rollouts.get(request.userId, request.params.id);
-      if (!rollout) throw new ApiError('rollout_not_found', `No rollout ${request.params.id} was started with this API key's user.`);
+      if (!rollout) throw notFound(request.params.id);
       return rollout;
     },
   );
