@@ -100,44 +100,50 @@ function Day({ branch: b, now }: { branch: BranchDetail; now: number }) {
           <dd>{formatCount(day.disconnections)}</dd>
         </div>
       </dl>
-      <h3>{t.branch.hourly}</h3>
-      <Sparkline hourly={day.hourly} now={now} width={480} height={64} />
-      <h3>{t.branch.operations}</h3>
-      {day.operations.length === 0 ? (
+      {day.jobs === 0 ? (
         <p class="empty">{t.branch.noJobs}</p>
       ) : (
-        <table class="compact">
-          <thead>
-            <tr>
-              <th scope="col">{t.branch.operation}</th>
-              <th scope="col" class="num">
-                {t.branch.jobs}
-              </th>
-              <th scope="col" class="num">
-                {t.branch.failures}
-              </th>
-              <th scope="col" class="num">
-                p50
-              </th>
-              <th scope="col" class="num">
-                p99
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {day.operations.map((o) => (
-              <tr key={o.op}>
-                <th scope="row" class="mono">
-                  {o.op}
+        <>
+          <h3>{t.branch.hourly}</h3>
+          <Sparkline hourly={day.hourly} now={now} width={480} height={64} />
+          <p class="axis muted">
+            <span>{t.branch.dayAgo}</span>
+            <span>{t.branch.now}</span>
+          </p>
+          <h3>{t.branch.operations}</h3>
+          <table class="compact">
+            <thead>
+              <tr>
+                <th scope="col">{t.branch.operation}</th>
+                <th scope="col" class="num">
+                  {t.branch.jobs}
                 </th>
-                <td class="num">{formatCount(o.jobs)}</td>
-                <td class={o.failures > 0 ? 'num failures' : 'num'}>{formatCount(o.failures)}</td>
-                <td class="num">{formatMs(o.p50Ms)}</td>
-                <td class="num">{formatMs(o.p99Ms)}</td>
+                <th scope="col" class="num">
+                  {t.branch.failures}
+                </th>
+                <th scope="col" class="num">
+                  p50
+                </th>
+                <th scope="col" class="num">
+                  p99
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {day.operations.map((o) => (
+                <tr key={o.op}>
+                  <th scope="row" class="mono">
+                    {o.op}
+                  </th>
+                  <td class="num">{formatCount(o.jobs)}</td>
+                  <td class={o.failures > 0 ? 'num failures' : 'num'}>{formatCount(o.failures)}</td>
+                  <td class="num">{formatMs(o.p50Ms)}</td>
+                  <td class="num">{formatMs(o.p99Ms)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
       )}
     </section>
   );

@@ -14,6 +14,7 @@ import { RolloutsView } from './rollouts.js';
 import { formText } from './parts.js';
 import { SessionContext } from './session.js';
 import './style.css';
+import './tables.css';
 
 function App() {
   const [key, setKey] = useState(savedKey);

@@ -47,7 +47,7 @@ export function RolloutView({ id }: { id: string }) {
           <dl class="facts">
             <dt>{t.rollouts.created}</dt>
             <dd>{formatDateTime(r.createdAt)}</dd>
-            <dt>{t.rollouts.window}</dt>
+            <dt>{t.rollouts.windowLabel}</dt>
             <dd>{windowText(r)}</dd>
             <dt>{t.rollouts.threshold}</dt>
             <dd>{r.maxFallasPorcentaje} %</dd>

@@ -40,7 +40,7 @@ export function RolloutsView() {
                 <th scope="col">{t.rollouts.version}</th>
                 <th scope="col">{t.rollouts.state}</th>
                 <th scope="col">{t.rollouts.progress}</th>
-                <th scope="col">{t.rollouts.window}</th>
+                <th scope="col">{t.rollouts.windowLabel}</th>
                 <th scope="col">{t.rollouts.threshold}</th>
               </tr>
             </thead>
@@ -58,7 +58,7 @@ export function RolloutsView() {
                     <StateBar counts={r.counts} />
                     <StateCounts counts={r.counts} />
                   </td>
-                  <td data-label={t.rollouts.window}>{windowText(r)}</td>
+                  <td data-label={t.rollouts.windowLabel}>{windowText(r)}</td>
                   <td data-label={t.rollouts.threshold}>{r.maxFallasPorcentaje} %</td>
                 </tr>
               ))}
@@ -108,9 +108,9 @@ function StartRollout() {
   };
 
   return (
-    <section aria-labelledby="start">
-      <h2 id="start">{t.rollouts.start}</h2>
-      <form class="start-rollout" method="post" onSubmit={(e) => void submit(e)}>
+    <details class="start">
+      <summary>{t.rollouts.start}</summary>
+      <form class="start-rollout" method="post" aria-label={t.rollouts.start} onSubmit={(e) => void submit(e)}>
         <label>
           {t.rollouts.version}
           <input name="version" required maxLength={50} placeholder={t.rollouts.versionPlaceholder} autoComplete="off" spellcheck={false} />
@@ -131,26 +131,22 @@ function StartRollout() {
           )}
           {target === 'chosen' && <BranchPicker chosen={chosen} onChange={setChosen} />}
         </fieldset>
-        <fieldset>
-          <legend>
-            <label class="choice">
-              <input type="checkbox" checked={inWindow} onChange={(e) => setInWindow(e.currentTarget.checked)} />
-              {t.rollouts.window}
+        <label class="choice">
+          <input type="checkbox" checked={inWindow} onChange={(e) => setInWindow(e.currentTarget.checked)} />
+          {t.rollouts.window}
+        </label>
+        {inWindow && (
+          <div class="row">
+            <label>
+              {t.rollouts.from}
+              <input name="desde" type="time" required defaultValue="02:00" />
             </label>
-          </legend>
-          {inWindow && (
-            <div class="row">
-              <label>
-                {t.rollouts.from}
-                <input name="desde" type="time" required defaultValue="02:00" />
-              </label>
-              <label>
-                {t.rollouts.until}
-                <input name="hasta" type="time" required defaultValue="05:00" />
-              </label>
-            </div>
-          )}
-        </fieldset>
+            <label>
+              {t.rollouts.until}
+              <input name="hasta" type="time" required defaultValue="05:00" />
+            </label>
+          </div>
+        )}
         <label>
           {t.rollouts.maxFailures}
           <input name="maxFallasPorcentaje" type="number" min={0} max={100} required defaultValue="20" />
@@ -164,7 +160,7 @@ function StartRollout() {
           {t.rollouts.submit}
         </button>
       </form>
-    </section>
+    </details>
   );
 }
 
