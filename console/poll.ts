@@ -2,7 +2,8 @@
  * How the console keeps itself current: each view reads the endpoints it shows again every few
  * seconds (agents report every 15 s, so a branch that stops shows within one heartbeat). The
  * next read is scheduled when the last one ended, so a slow gateway is never asked twice at once;
- * a view that goes away cancels its read. A failed read keeps what was shown and says so.
+ * a view that goes away cancels its read, and a hidden tab reads nothing. A failed read keeps
+ * what was shown and says so.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiProblem } from './api.js';
@@ -34,6 +35,8 @@ export function usePoll<T>(
     let timer: ReturnType<typeof setTimeout> | undefined;
     let previous: T | undefined;
     const tick = async () => {
+      // A tab nobody looks at asks nothing; it reads again as soon as it is shown.
+      if (document.hidden) return document.addEventListener('visibilitychange', resume, { once: true });
       try {
         const data = await load(key, abort.signal, previous);
         previous = data;
@@ -45,10 +48,12 @@ export function usePoll<T>(
       }
       if (!abort.signal.aborted) timer = setTimeout(() => void tick(), POLL_MS);
     };
+    const resume = () => void tick();
     void tick();
     return () => {
       abort.abort();
       clearTimeout(timer);
+      document.removeEventListener('visibilitychange', resume);
     };
   }, [key, ...deps, round]);
   return { ...state, reload: () => setRound((r) => r + 1) };

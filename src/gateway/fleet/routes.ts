@@ -15,6 +15,15 @@ import { RolloutConflictError } from './rollout-store.js';
 const tags = ['Fleet'];
 const security = [{ apiKey: [] }];
 
+async function conflictAsProblem<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof RolloutConflictError) throw new ApiError('rollout_conflict', error.message);
+    throw error;
+  }
+}
+
 const notFound = (id: string) => new ApiError('rollout_not_found', `No rollout ${id} was started with this API key's user.`);
 
 export async function fleetRoutes(app: FastifyInstance, { store, rollouts }: { store: GatewayStore; rollouts: RolloutDriver }): Promise<void> {
@@ -83,13 +92,7 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts }: { s
           version: body.version,
         });
       }
-      let rollout;
-      try {
-        rollout = await store.rollouts.create(userId, body, chosen);
-      } catch (error) {
-        if (error instanceof RolloutConflictError) throw new ApiError('rollout_conflict', error.message);
-        throw error;
-      }
+      const rollout = await conflictAsProblem(store.rollouts.create(userId, body, chosen));
       await rollouts.started(rollout.branches.map((b) => b.licenseKey));
       return reply.code(201).send((await store.rollouts.get(userId, rollout.id)) ?? rollout);
     },
@@ -127,13 +130,7 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts }: { s
       },
     },
     async (request) => {
-      let rollout;
-      try {
-        rollout = await store.rollouts.pause(request.userId, request.params.id);
-      } catch (error) {
-        if (error instanceof RolloutConflictError) throw new ApiError('rollout_conflict', error.message);
-        throw error;
-      }
+      const rollout = await conflictAsProblem(store.rollouts.pause(request.userId, request.params.id));
       if (!rollout) throw notFound(request.params.id);
       return rollout;
     },

@@ -1,8 +1,8 @@
 /**
- * Rollouts in the fleet console (issue 32), in headless Chromium: started from the form, their
- * progress moving as the agents report, paused by hand, and the branches that failed listed with
- * their reasons (as text). The agents are real; their installer is held by the test, so each
- * step is seen before the next.
+ * The fleet console (issue 32) in headless Chromium against a test stack: rollouts started from
+ * the form, their progress moving as the agents report, paused by hand, the branches that failed
+ * listed with their reasons (as text); then the list's filters and pages. The agents are real;
+ * their installer is held by the test, so each step of a rollout is seen before the next.
  */
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -14,16 +14,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishRelease } from '../../src/gateway/fleet/release-files.js';
 import { signRelease, type ReleasePlatform } from '../../src/protocol/releases.js';
 import { chromiumMissing, DESKTOP, expectNoSidewaysScroll, contrastProblems, launchChromium, openPage, PHONE, saveScreenshot, signIn } from './chromium.js';
+import { newSecret } from '../../src/gateway/secrets.js';
 import { API_KEY, BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
 
 const missing = chromiumMissing();
-if (missing) console.log(`Fleet console rollout tests skipped: ${missing}.`);
+if (missing) console.log(`Fleet console browser tests skipped: ${missing}.`);
 
 const SCREENSHOTS = fileURLToPath(new URL('../../docs/console/', import.meta.url));
 const REASON = 'disk full <b>C:</b> & <i>more</i>';
 const WAIT = { timeout: 30_000 };
 
-describe.skipIf(missing)(`rollouts in the fleet console${missing ? ' (skipped: see the line above)' : ''}`, () => {
+describe.skipIf(missing)(`the fleet console on a test stack${missing ? ' (skipped: see the line above)' : ''}`, () => {
   const keys = generateKeyPairSync('ed25519');
   const dir = mkdtempSync(path.join(tmpdir(), 'console-rollouts-'));
   /** Installers the agents handed a release to, waiting for the test to let them fail. */
@@ -111,10 +112,63 @@ describe.skipIf(missing)(`rollouts in the fleet console${missing ? ' (skipped: s
     await listed.waitFor(WAIT);
     expect(await listed.getAttribute('data-state')).toBe('done');
     expect(await listed.locator('li[data-state="failed"] strong').textContent()).toBe('2');
+
+    // A share of the branches, inside a window that is not now: it waits, and shows what it was given.
+    const hhmm = (hoursFromNow: number) => {
+      const at = new Date(Date.now() + hoursFromNow * 3_600_000);
+      return `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+    };
+    const [desde, hasta] = [hhmm(2), hhmm(3)];
+    await page.getByText('Nueva actualización').click();
+    await page.getByLabel('Versión publicada').fill('9.0.0');
+    await page.getByLabel('Un porcentaje de ellas').check();
+    await page.getByLabel('Porcentaje', { exact: true }).fill('50');
+    await page.getByLabel('Solo dentro de una ventana (hora de la sucursal)').check();
+    await page.getByLabel('Desde', { exact: true }).fill(desde);
+    await page.getByLabel('Hasta', { exact: true }).fill(hasta);
+    await page.getByRole('button', { name: 'Iniciar' }).click();
+    await page.getByRole('heading', { name: /Actualización a 9\.0\.0/ }).waitFor(WAIT);
+    const second = page.url().split('/').at(-1)!;
+    expect(second).not.toBe(id);
+    const record = (await stack.api('GET', `/sucursales/actualizaciones/${second}`)).body;
+    expect(record).toMatchObject({ state: 'running', ventana: { desde, hasta }, maxFallasPorcentaje: 20 });
+    expect(record.branches).toHaveLength(1);
+    await expect.poll(() => counted(page, 'pending'), WAIT).toBe('1');
+    expect(await page.locator('.facts').textContent()).toContain(`${desde}–${hasta}`);
+    await page.getByRole('button', { name: 'Pausar' }).click();
+    await expect.poll(() => page.locator('[data-rollout-state]').getAttribute('data-rollout-state'), WAIT).toBe('paused');
     // The browser's report of the 422 the unpublished version got; nothing else went wrong.
     expect(errors.filter((e) => !/status of 422/.test(e))).toEqual([]);
     await page.context().close();
   }, 180_000);
+
+  it('pages and filters the list as the API does, offline first', async () => {
+    const owner = (await stack.store.branchOwner(BRANCH))!;
+    const quiet = Array.from({ length: 30 }, (_, i) => `PAGE${String(i + 1).padStart(12, '0')}`);
+    for (const [i, licenseKey] of quiet.entries()) await stack.store.upsertBranch(owner, licenseKey, newSecret('agt'), `Sin agente ${i + 1}`);
+    const { page, errors } = await openPage(browser, DESKTOP);
+    await signIn(page, stack.url, API_KEY);
+    const rows = page.locator('table.branches tbody tr');
+    await expect.poll(() => page.locator('caption').textContent(), WAIT).toBe('32 sucursales, las desconectadas primero');
+    expect(await rows.count()).toBe(25);
+    expect(await rows.first().getAttribute('data-license-key')).toBe(quiet[0]);
+    expect(await rows.first().locator('.badge').textContent()).toBe('Nunca conectada');
+    await page.getByRole('button', { name: 'Siguiente' }).click();
+    await expect.poll(() => page.locator('.pager span').textContent(), WAIT).toBe('Página 2 de 2');
+    await expect
+      .poll(() => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-license-key'))), WAIT)
+      .toEqual([...quiet.slice(25), BRANCH, STRICT_BRANCH]);
+
+    await page.getByLabel('Estado').selectOption({ label: 'En línea' });
+    await expect.poll(() => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-license-key'))), WAIT).toEqual([BRANCH, STRICT_BRANCH]);
+    expect(await page.locator('.pager').count()).toBe(0);
+    await page.getByLabel('Buscar').pressSequentially('nort');
+    await expect.poll(() => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-license-key'))), WAIT).toEqual([STRICT_BRANCH]);
+    await page.getByLabel('Versión del agente').fill('0.0.0-none');
+    await page.getByText('Ninguna sucursal coincide.').waitFor(WAIT);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 120_000);
 
   it('fits a phone', async () => {
     const { page, errors } = await openPage(browser, PHONE);
