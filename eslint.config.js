@@ -15,6 +15,22 @@ export default tseslint.config(
     },
   },
   {
+    // The console runs in a browser: it takes its types from src/protocol (one schema), never its
+    // code (zod would land in the bundle), and nothing of Node's.
+    files: ['console/**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['../src/*', 'zod', 'node:*'], allowTypeImports: true, message: 'The console imports only types from src/ and nothing of Node.' },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', 'process', 'Buffer', 'require', '__dirname'],
+    },
+  },
+  {
     // Tests read whatever JSON the API answered and assert on it: `any` is the point there.
     files: ['test/**/*.ts'],
     rules: {

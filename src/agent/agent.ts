@@ -13,6 +13,9 @@ import { JobRunner, type RunnerOptions } from './runner.js';
 import { startScheduler } from './scheduler.js';
 import { UpgradeRunner, type UpgradeOptions } from './upgrades.js';
 
+/** How often an agent tells the gateway its health unless its config says otherwise. */
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
 export interface AgentConfig {
   licenseKey: string;
   workerId?: string;
@@ -71,7 +74,7 @@ export async function startAgent(
     send: (message) => connection.send(message),
     pollIntervalMs: config.events?.pollIntervalMs,
   });
-  const { heartbeatIntervalMs = 15_000, ...connectionTimings } = config.connection ?? {};
+  const { heartbeatIntervalMs = DEFAULT_HEARTBEAT_MS, ...connectionTimings } = config.connection ?? {};
   const connection: GatewayConnection = new GatewayConnection({
     gatewayUrls: [...new Set([config.gatewayUrl, ...(config.gatewayUrls ?? [])])],
     token: config.token,

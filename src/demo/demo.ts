@@ -86,6 +86,7 @@ export async function runDemo(): Promise<void> {
   console.log(`
 Gateway:   ${base}
 API docs:  ${base}/docs   (OpenAPI: ${base}/openapi.json)
+Console:   ${base}/consola   (sign in with demo-key)
 API keys:  demo-key   → branches DEMO000000000001, DEMO000000000002
            demo-key-2 → branch   DEMO000000000003
 

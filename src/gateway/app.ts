@@ -11,6 +11,7 @@ import { apiPlugin, rateLimitWindowMs } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
 import { AgentHub } from './hub.js';
 import { joinCluster, type ClusterLink, type ClusterOptions } from './cluster/cluster-link.js';
+import { consoleRoutes } from './console/routes.js';
 import { sharedRateLimitStore } from './cluster/shared-rate-limit.js';
 import { releaseDownloads } from './fleet/release-download.js';
 import { RolloutDriver } from './fleet/rollout-driver.js';
@@ -178,6 +179,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
   delivery.start();
   app.addHook('onClose', () => delivery.stop());
   await app.register(releaseDownloads, { store: opts.store });
+  await app.register(consoleRoutes);
   try {
     const access = await watchAccessChanges(opts.store, (licenseKey) => void hub.revalidate(licenseKey), opts.log);
     app.addHook('onClose', () => access.stop());

@@ -10,6 +10,7 @@ import { branchParams } from '../protocol/printers.js';
 import { feedPage, feedQuery } from '../protocol/events.js';
 import { problemResponses } from './openapi.js';
 import { ApiError } from './problems.js';
+import type { StoredEvent } from './event-store.js';
 import type { GatewayStore } from './store.js';
 
 /** Wakes the long polls waiting on a branch when its events are stored. */
@@ -43,6 +44,8 @@ export class FeedSignals {
   }
 }
 
+const feedEntry = (r: StoredEvent) => ({ ...r.event, cursor: r.cursor });
+
 /** How often a long poll looks at the store for events another gateway stored. */
 const RECHECK_MS = 1_000;
 
@@ -70,7 +73,11 @@ export async function eventFeedRoutes(app: FastifyInstance, { store, signals }: 
       if ((await store.branchOwner(licenseKey)) !== request.userId) {
         throw new ApiError('branch_forbidden', `This API key may not use branch ${licenseKey}.`);
       }
-      const { after, limit, wait } = request.query;
+      const { after, limit, wait, last } = request.query;
+      if (last !== undefined) {
+        const rows = await store.events.latest(licenseKey, last);
+        return { data: rows.map(feedEntry), nextCursor: rows.at(-1)?.cursor ?? null, hasMore: false };
+      }
       const until = Date.now() + wait * 1000;
       for (;;) {
         // One more than asked: whether more follow at once.
@@ -79,7 +86,7 @@ export async function eventFeedRoutes(app: FastifyInstance, { store, signals }: 
         if (rows.length > 0 || left <= 0 || closing) {
           const page = rows.slice(0, limit);
           return {
-            data: page.map((r) => ({ ...r.event, cursor: r.cursor })),
+            data: page.map(feedEntry),
             nextCursor: page.at(-1)?.cursor ?? after ?? null,
             hasMore: rows.length > limit,
           };

@@ -96,6 +96,18 @@ export class EventStore {
     return rows.map((r) => ({ cursor: String(r.seq), event: JSON.parse(r.payload) as BranchEvent }));
   }
 
+  /** A branch's newest `count` events, oldest first. */
+  async latest(licenseKey: string, count: number): Promise<StoredEvent[]> {
+    const rows = await this.db
+      .selectFrom('gw_events')
+      .select(['seq', 'payload'])
+      .where('license_key', '=', licenseKey)
+      .orderBy('seq', 'desc')
+      .limit(count)
+      .execute();
+    return rows.reverse().map((r) => ({ cursor: String(r.seq), event: JSON.parse(r.payload) as BranchEvent }));
+  }
+
   /**
    * Leases up to `limit` due deliveries for `leaseMs`: the oldest pending one of each webhook
    * and branch, when its next attempt is due and no live lease holds it. The UPDATE checks the

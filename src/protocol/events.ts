@@ -62,26 +62,33 @@ export const feedEvent = documentedEvent.extend({ cursor: z.string().describe('p
 export const MAX_FEED_LIMIT = 500;
 export const MAX_FEED_WAIT_SECONDS = 30;
 
-export const feedQuery = z.object({
-  after: z
-    .string()
-    .regex(/^\d{1,19}$/, 'must be a cursor from an earlier answer')
-    .optional()
-    .describe("the last cursor read (an event's `cursor` or `nextCursor`); absent: from the oldest event kept"),
-  limit: integer((n) => n.min(1))
-    .default(100)
-    .transform((n) => Math.min(n, MAX_FEED_LIMIT))
-    .describe(`events per answer, at most ${MAX_FEED_LIMIT}`),
-  wait: integer((n) => n.min(0).max(MAX_FEED_WAIT_SECONDS))
-    .default(0)
-    .describe(`long poll: when no event follows \`after\`, wait up to this many seconds (0-${MAX_FEED_WAIT_SECONDS}) for one`),
-});
+export const feedQuery = z
+  .object({
+    after: z
+      .string()
+      .regex(/^\d{1,19}$/, 'must be a cursor from an earlier answer')
+      .optional()
+      .describe("the last cursor read (an event's `cursor` or `nextCursor`); absent: from the oldest event kept"),
+    limit: integer((n) => n.min(1))
+      .default(100)
+      .transform((n) => Math.min(n, MAX_FEED_LIMIT))
+      .describe(`events per answer, at most ${MAX_FEED_LIMIT}`),
+    wait: integer((n) => n.min(0).max(MAX_FEED_WAIT_SECONDS))
+      .default(0)
+      .describe(`long poll: when no event follows \`after\`, wait up to this many seconds (0-${MAX_FEED_WAIT_SECONDS}) for one`),
+    last: integer((n) => n.min(1).max(MAX_FEED_LIMIT))
+      .optional()
+      .describe("instead of `after`: the branch's newest this many events, oldest first, answered at once; read on from `nextCursor`"),
+  })
+  .refine((q) => q.after === undefined || q.last === undefined, { message: 'send after or last, not both', path: ['last'] });
 
 export const feedPage = z.object({
   data: z.array(feedEvent).describe('oldest first, in the order the branch produced them'),
   nextCursor: z.string().nullable().describe('pass as `after` next time; the `after` sent when nothing new came'),
   hasMore: z.boolean().describe('more events follow at once: read again without waiting'),
 });
+
+export type FeedPage = z.infer<typeof feedPage>;
 
 export const webhookCreate = z.object({
   url: z

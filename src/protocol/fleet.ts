@@ -20,6 +20,27 @@ export const branchParams = z.object({ licenseKey });
 
 const timestamp = z.string().describe('ISO 8601, UTC');
 
+/** A branch that reconnects all day would otherwise list thousands. */
+export const MAX_LISTED_CONNECTIONS = 50;
+
+/** One hour of a branch's jobs; only hours that had jobs are listed. */
+export const activityHour = z.object({
+  hour: timestamp.describe('the start of the hour'),
+  jobs: z.number().int(),
+  failures: z.number().int(),
+  p50Ms: z.number().int(),
+  p99Ms: z.number().int(),
+});
+
+/** A branch's jobs over the last 24 hours, all operations together, and hour by hour. */
+export const branchActivity = z.object({
+  jobs: z.number().int(),
+  failures: z.number().int().describe('jobs that did not end ok'),
+  p50Ms: z.number().int().nullable().describe('null without jobs'),
+  p99Ms: z.number().int().nullable().describe('null without jobs'),
+  hourly: z.array(activityHour).describe('the hours that had jobs, oldest first'),
+});
+
 export const branchStatus = z.object({
   licenseKey: z.string(),
   name: z.string(),
@@ -37,6 +58,7 @@ export const branchStatus = z.object({
   jobsRunning: z.number().int().nullable(),
   clockOffsetMs: z.number().int().nullable().describe("the branch server's clock minus the gateway's, within the link's one-way delay"),
   lastError: z.object({ message: z.string(), at: timestamp }).nullable(),
+  last24h: branchActivity,
 });
 
 export const operationStats = z.object({
@@ -47,10 +69,17 @@ export const operationStats = z.object({
   p99Ms: z.number().int(),
 });
 
+export const agentConnection = z.object({
+  workerId: z.string(),
+  connectedAt: timestamp,
+  disconnectedAt: timestamp.nullable().describe('null while connected'),
+});
+
 export const branchDetail = branchStatus.extend({
-  last24h: z.object({
+  last24h: branchActivity.extend({
     disconnections: z.number().int(),
     operations: z.array(operationStats),
+    connections: z.array(agentConnection).describe(`the latest ${MAX_LISTED_CONNECTIONS} connections of the last 24 hours, newest first`),
   }),
 });
 
@@ -60,3 +89,6 @@ export type FleetListQuery = z.output<typeof fleetListQuery>;
 export type BranchStatus = z.infer<typeof branchStatus>;
 export type BranchDetail = z.infer<typeof branchDetail>;
 export type OperationStats = z.infer<typeof operationStats>;
+export type BranchActivity = z.infer<typeof branchActivity>;
+export type AgentConnection = z.infer<typeof agentConnection>;
+export type ActivityHour = z.infer<typeof activityHour>;

@@ -4,7 +4,7 @@
  * window, and the rollout pausing itself when too many of them fail.
  */
 import { z } from 'zod';
-import { integer, licenseKey } from './common.js';
+import { integer, licenseKey, pageResult, paging } from './common.js';
 import { releaseVersion } from './releases.js';
 
 const clockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day, HH:MM');
@@ -54,18 +54,26 @@ export const rolloutTarget = z.object({
   updatedAt: z.string(),
 });
 
-export const rolloutRecord = z.object({
+export const rolloutSummary = z.object({
   id: z.uuid(),
   version: z.string(),
-  /** running: being sent; paused: too many failures, nothing more is sent; done: every branch ended. */
+  /** running: being sent; paused (past its failures, or by hand): sent to no more branches; done: every branch ended. */
   state: z.enum(['running', 'paused', 'done']),
   ventana: z.object({ desde: z.string(), hasta: z.string() }).nullable(),
   maxFallasPorcentaje: z.number().int(),
   createdAt: z.string(),
   counts: z.record(z.enum(TARGET_STATES), z.number().int()),
-  branches: z.array(rolloutTarget),
 });
+
+export const rolloutRecord = rolloutSummary.extend({ branches: z.array(rolloutTarget) });
+
+export const rolloutListQuery = z.object(paging());
+
+/** Newest first; each with its counts by state, without its branches. */
+export const rolloutPage = pageResult(rolloutSummary);
 
 export type RolloutCreate = z.output<typeof rolloutCreate>;
 export type RolloutRecord = z.infer<typeof rolloutRecord>;
+export type RolloutSummary = z.infer<typeof rolloutSummary>;
+export type RolloutListQuery = z.output<typeof rolloutListQuery>;
 export type MaintenanceWindow = z.infer<typeof maintenanceWindow>;

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { EVENT_TYPES } from '../../src/protocol/events.js';
-import { BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
+import { BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
 import { PosFixtures } from '../support/fixtures.js';
 import { until } from '../support/until.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -256,6 +256,24 @@ describe('the feed', () => {
 
     expect((await stack.api('GET', `/eventos/${OTHER_USERS_BRANCH}`)).status).toBe(403);
     expect((await stack.api('GET', `/eventos/${BRANCH}?after=abc`)).status).toBe(400);
+  });
+
+  it('reads the newest events with last, then reads on from its cursor', async () => {
+    const all = (await stack.api('GET', `/eventos/${BRANCH}?limit=500`)).body.data as Array<{ id: string; cursor: string }>;
+    expect(all.length).toBeGreaterThan(2);
+    const newest = await stack.api('GET', `/eventos/${BRANCH}?last=2`);
+    expect(newest.status).toBe(200);
+    expect(newest.body).toEqual({ data: all.slice(-2), nextCursor: all.at(-1)!.cursor, hasMore: false });
+    const { folio } = await openOrder();
+    const next = await stack.api('GET', `/eventos/${BRANCH}?after=${newest.body.nextCursor}&wait=20`);
+    expect(next.body.data[0]).toMatchObject({ type: 'orden.abierta', data: { folio } });
+
+    expect((await stack.api('GET', `/eventos/${STRICT_BRANCH}?last=5`)).body).toMatchObject({ nextCursor: null, hasMore: false });
+    for (const query of [`after=${newest.body.nextCursor}&last=2`, 'last=0', 'last=501']) {
+      const refused = await stack.api('GET', `/eventos/${BRANCH}?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.body.code).toBe('validation_failed');
+    }
   });
 });
 

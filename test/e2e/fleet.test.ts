@@ -2,7 +2,9 @@
  * The fleet endpoints through the whole stack (issue 16): what the agents say in their hello
  * and heartbeats, what the gateway sees of their connections, and the `fleet` scope.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newSecret } from '../../src/gateway/secrets.js';
 import { VERSION } from '../../src/version.js';
 import { waitForAgents } from '../../src/demo/stack.js';
 import { API_KEY, BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
@@ -191,6 +193,10 @@ describe('an agent that stops', () => {
     expect(Math.abs(Date.parse(gone.lastSeen!) - stoppedAt)).toBeLessThan(HEARTBEAT_MS + 1_000);
     expect(gone.last24h.disconnections).toBe(1);
     expect((await fleet('?online=false')).data.map((b) => b.licenseKey)).toEqual([STRICT_BRANCH]);
+    // The list shows the branches in trouble first, whatever their license keys say.
+    expect((await fleet()).data.map((b) => b.licenseKey)).toEqual([STRICT_BRANCH, BRANCH]);
+    const [ended] = (gone.last24h as unknown as { connections: Array<Record<string, unknown>> }).connections;
+    expect(ended).toEqual({ workerId: `agent-${STRICT_BRANCH}`, connectedAt: expect.any(String), disconnectedAt: gone.lastSeen });
 
     await stack.startAgent(STRICT_BRANCH);
     await waitForAgents(stack, [STRICT_BRANCH]);
@@ -199,6 +205,10 @@ describe('an agent that stops', () => {
       (b) => b.online,
     );
     expect(Date.parse(back.connectedSince!)).toBeGreaterThanOrEqual(stoppedAt - 1_000);
+    const { connections } = (await stack.api('GET', `/sucursales/${STRICT_BRANCH}`)).body.last24h;
+    expect(connections).toHaveLength(2);
+    expect(connections[0]).toMatchObject({ connectedAt: back.connectedSince, disconnectedAt: null });
+    expect((await fleet()).data.map((b) => b.licenseKey)).toEqual([BRANCH, STRICT_BRANCH]);
   });
 
   it('a gateway that restarts records its agents leaving and coming back', async () => {
@@ -208,5 +218,57 @@ describe('an agent that stops', () => {
     expect(page.data.every((b) => b.online)).toBe(true);
     const detail = (await stack.api('GET', `/sucursales/${BRANCH}`)).body as { last24h: { disconnections: number } };
     expect(detail.last24h.disconnections).toBe(1);
+  });
+});
+
+describe('the last 24 hours of jobs', () => {
+  it('are counted whole and hour by hour, with exact percentiles, in the list and the detail alike', async () => {
+    const quiet = 'TEST0000000000B1';
+    const owner = (await stack.store.branchOwner(BRANCH))!;
+    await stack.store.upsertBranch(owner, quiet, newSecret('agt'), 'Sin agente');
+    const HOUR = 3_600_000;
+    const hourStart = (hoursAgo: number) => Math.floor((Date.now() - hoursAgo * HOUR) / HOUR) * HOUR;
+    const job = (hoursAgo: number, durationMs: number, outcome = 'ok') => ({
+      job_id: randomUUID(),
+      license_key: quiet,
+      op: hoursAgo === 3 ? 'groups.list' : 'orders.create',
+      worker_id: null,
+      outcome,
+      error_code: outcome === 'ok' ? null : 'pos_busy',
+      started_at: new Date(hourStart(hoursAgo) + 10 * 60_000),
+      duration_ms: durationMs,
+    });
+    await stack.store.insertJobLog([job(3, 30), job(3, 10), job(3, 20), job(1, 100), job(1, 200, 'error'), job(25, 5_000)]);
+    try {
+      const expected = {
+        jobs: 5,
+        failures: 1,
+        // percentile_disc: the first duration at or past the share, never an interpolation.
+        p50Ms: 30,
+        p99Ms: 200,
+        hourly: [
+          { hour: new Date(hourStart(3)).toISOString(), jobs: 3, failures: 0, p50Ms: 20, p99Ms: 30 },
+          { hour: new Date(hourStart(1)).toISOString(), jobs: 2, failures: 1, p50Ms: 100, p99Ms: 200 },
+        ],
+      };
+      const page = await fleet();
+      // Never connected counts as offline: listed first.
+      expect(page.data.map((b) => b.licenseKey)).toEqual([quiet, BRANCH, STRICT_BRANCH]);
+      expect(page.data[0]).toMatchObject({ online: false, agentVersion: null, last24h: expected });
+      expect(page.data[2]!.last24h).toEqual({ jobs: 0, failures: 0, p50Ms: null, p99Ms: null, hourly: [] });
+      const detail = (await stack.api('GET', `/sucursales/${quiet}`)).body;
+      expect(detail.last24h).toEqual({
+        ...expected,
+        disconnections: 0,
+        connections: [],
+        operations: [
+          { op: 'groups.list', jobs: 3, failures: 0, p50Ms: 20, p99Ms: 30 },
+          { op: 'orders.create', jobs: 2, failures: 1, p50Ms: 100, p99Ms: 200 },
+        ],
+      });
+    } finally {
+      await stack.store.db.deleteFrom('gw_job_log').where('license_key', '=', quiet).execute();
+      await stack.store.db.deleteFrom('gw_branches').where('license_key', '=', quiet).execute();
+    }
   });
 });

@@ -13,7 +13,7 @@ import { publishRelease } from '../../src/gateway/fleet/release-files.js';
 import { newSecret } from '../../src/gateway/secrets.js';
 import { signRelease, type ReleasePlatform } from '../../src/protocol/releases.js';
 import { VERSION } from '../../src/version.js';
-import { BRANCH, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
+import { BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
 
 const trusted = generateKeyPairSync('ed25519');
 const untrusted = generateKeyPairSync('ed25519');
@@ -188,6 +188,47 @@ describe('a rollout with failures', () => {
   it('a branch in an unfinished rollout cannot join another', async () => {
     const res = await start({ version: '9.0.0', licenseKeys: [OFFLINE[0]] }, 409);
     expect(res.code).toBe('rollout_conflict');
+  });
+});
+
+describe('listing and pausing', () => {
+  it("lists the user's rollouts newest first with their counts, without their branches", async () => {
+    const res = await stack.api('GET', '/sucursales/actualizaciones?pageSize=2');
+    expect(res.status, res.text).toBe(200);
+    const stored = await stack.store.db.selectFrom('gw_rollouts').select(['id', 'created_at']).orderBy('created_at', 'desc').orderBy('id').execute();
+    expect(res.body).toMatchObject({ page: 1, pageSize: 2, totalResults: stored.length, hasNextPage: stored.length > 2 });
+    expect(res.body.data.map((r: Rollout) => r.id)).toEqual(stored.slice(0, 2).map((r) => r.id));
+    for (const listed of res.body.data as Array<Rollout & Record<string, unknown>>) {
+      const whole = (await stack.api('GET', `/sucursales/actualizaciones/${listed.id}`)).body;
+      const { branches: _branches, ...summary } = whole;
+      expect(listed).toEqual(summary);
+    }
+    expect((await stack.api('GET', '/sucursales/actualizaciones', { key: OTHER_API_KEY })).status).toBe(403);
+    const other = (await stack.store.apiKeyOwner(OTHER_API_KEY))!.userId;
+    await stack.store.addApiKey(other, 'other-fleet-key', 'test', ['fleet']);
+    expect((await stack.api('GET', '/sucursales/actualizaciones', { key: 'other-fleet-key' })).body).toMatchObject({ totalResults: 0, data: [] });
+  });
+
+  it('pauses a running rollout by hand: its branches not yet reached go free, and a paused or ended one is left as it is', async () => {
+    const rollout = await start({ version: '9.0.0', licenseKeys: [OFFLINE[1]] });
+    expect(rollout.state).toBe('running');
+    const pause = (id: string, key?: string) => stack.api('POST', `/sucursales/actualizaciones/${id}/pausa`, key ? { key } : {});
+    const paused = await pause(rollout.id);
+    expect(paused.status, paused.text).toBe(200);
+    expect(paused.body).toMatchObject({ id: rollout.id, state: 'paused', branches: [{ licenseKey: OFFLINE[1], state: 'pending' }] });
+    expect((await pause(rollout.id)).body.state).toBe('paused');
+    expect((await pause(rollout.id, 'other-fleet-key')).body.code).toBe('rollout_not_found');
+    expect((await pause('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    // Its branch was not reached: a new rollout takes it over, as from a rollout paused by its failures.
+    const next = await start({ version: VERSION, licenseKeys: [OFFLINE[1]] });
+    expect(next.branches.map((b) => b.licenseKey)).toEqual([OFFLINE[1]]);
+
+    const done = await start({ version: VERSION, licenseKeys: [STRICT_BRANCH] });
+    await settle(done.id, (r) => r.state === 'done');
+    const refused = await pause(done.id);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('rollout_conflict');
+    expect((await settle(done.id, () => true)).state).toBe('done');
   });
 });
 

@@ -4,6 +4,8 @@
  * demo branch 1 (no forced rules) and as demo branch 2 (forced reason and discount type), and a
  * migrated gateway store.
  *
+ * It also builds the fleet console into dist/console/, as `npm start` and `npm run build` do.
+ *
  * The `mssql` project keeps the gateway store there but puts every POS database on SQL Server
  * (see sqlserver.ts); without a SQL Server it starts nothing and its one file reports the skip.
  */
@@ -11,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../src/embedded-postgres/cluster.js';
 import { createPosDatabase } from '../../src/demo/pos-database.js';
+import { buildConsole } from '../../scripts/build-console.js';
 import { GatewayStore } from '../../src/gateway/store.js';
 import type { MssqlConfig, SqlServerSource } from './sqlserver-source.js';
 import { dropSqlServerDatabases, startSqlServer } from './sqlserver.js';
@@ -30,9 +33,13 @@ declare module 'vitest' {
   }
 }
 
+/** The fleet console the gateways serve (dist/console/), built once for all projects of a run. */
+let consoleBuilt: Promise<unknown> | undefined;
+
 export default async function setup(project: TestProject) {
   // vitest also runs global setups for the root project, which runs no tests.
   if (project.isRootProject()) return;
+  await (consoleBuilt ??= buildConsole());
   const posSchema: PosSchemaVersion = project.name === 'sr10' ? 'sr10' : 'sr11';
   const source = project.name === 'mssql' ? project.config.provide?.sqlServerSource : undefined;
   project.provide('posSchema', posSchema);

@@ -4,9 +4,18 @@
  * and a final state is never left, so a late or repeated report changes nothing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation } from '../../database-errors.js';
-import { FINAL_TARGET_STATES, TARGET_STATES, type RolloutCreate, type RolloutRecord, type TargetState } from '../../protocol/rollouts.js';
+import { toPage, type Page } from '../../protocol/common.js';
+import {
+  FINAL_TARGET_STATES,
+  TARGET_STATES,
+  type RolloutCreate,
+  type RolloutListQuery,
+  type RolloutRecord,
+  type RolloutSummary,
+  type TargetState,
+} from '../../protocol/rollouts.js';
 import type { GatewayDatabase } from '../store-schema.js';
 
 export class RolloutConflictError extends Error {}
@@ -25,6 +34,26 @@ const ACTIVE: TargetState[] = ['pending', 'downloading', 'installing'];
 function pickShare(rolloutId: string, licenseKeys: string[], percent: number): string[] {
   const rank = (k: string) => createHash('sha256').update(`${rolloutId}:${k}`).digest('hex');
   return [...licenseKeys].sort((a, b) => (rank(a) < rank(b) ? -1 : 1)).slice(0, Math.ceil((licenseKeys.length * percent) / 100));
+}
+
+type RolloutRow = Selectable<GatewayDatabase['gw_rollouts']>;
+
+function countStates(tally: Array<{ state: TargetState; n: number }>): RolloutSummary['counts'] {
+  const counts = Object.fromEntries(TARGET_STATES.map((s) => [s, 0])) as RolloutSummary['counts'];
+  for (const { state, n } of tally) counts[state] += n;
+  return counts;
+}
+
+function toSummary(rollout: RolloutRow, counts: RolloutSummary['counts']): RolloutSummary {
+  return {
+    id: rollout.id,
+    version: rollout.version,
+    state: rollout.state,
+    ventana: rollout.window_from && rollout.window_to ? { desde: rollout.window_from, hasta: rollout.window_to } : null,
+    maxFallasPorcentaje: rollout.max_failure_pct,
+    createdAt: new Date(rollout.created_at).toISOString(),
+    counts,
+  };
 }
 
 export class RolloutStore {
@@ -91,15 +120,9 @@ export class RolloutStore {
     const rollout = await this.db.selectFrom('gw_rollouts').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     if (!rollout) return undefined;
     const targets = await this.db.selectFrom('gw_rollout_targets').selectAll().where('rollout_id', '=', id).orderBy('license_key').execute();
-    const counts = Object.fromEntries(TARGET_STATES.map((s) => [s, targets.filter((t) => t.state === s).length])) as RolloutRecord['counts'];
+    const counts = countStates(targets.map((t) => ({ state: t.state, n: 1 })));
     return {
-      id: rollout.id,
-      version: rollout.version,
-      state: rollout.state,
-      ventana: rollout.window_from && rollout.window_to ? { desde: rollout.window_from, hasta: rollout.window_to } : null,
-      maxFallasPorcentaje: rollout.max_failure_pct,
-      createdAt: new Date(rollout.created_at).toISOString(),
-      counts,
+      ...toSummary(rollout, counts),
       branches: targets.map((t) => ({
         licenseKey: t.license_key,
         state: t.state,
@@ -108,6 +131,54 @@ export class RolloutStore {
         updatedAt: new Date(t.updated_at).toISOString(),
       })),
     };
+  }
+
+  /** The user's rollouts, newest first, with their counts by state. */
+  async list(userId: number, query: RolloutListQuery): Promise<Page<RolloutSummary>> {
+    const mine = this.db.selectFrom('gw_rollouts').where('user_id', '=', userId);
+    const { n } = await mine.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const rollouts = await mine
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize)
+      .execute();
+    const tally =
+      rollouts.length === 0
+        ? []
+        : await this.db
+            .selectFrom('gw_rollout_targets')
+            .select((eb) => ['rollout_id', 'state', eb.fn.countAll<string>().as('n')])
+            .where(
+              'rollout_id',
+              'in',
+              rollouts.map((r) => r.id),
+            )
+            .groupBy(['rollout_id', 'state'])
+            .execute();
+    const counts = (id: string) => countStates(tally.filter((t) => t.rollout_id === id).map((t) => ({ state: t.state, n: Number(t.n) })));
+    return toPage(
+      rollouts.map((r) => toSummary(r, counts(r.id))),
+      Number(n),
+      query.page,
+      query.pageSize,
+    );
+  }
+
+  /**
+   * Pauses a running rollout as its failures would: no branch is told of it any more, while those
+   * already told carry on (an agent's upgrade cannot be called back). Undefined when the rollout is
+   * not the user's; a paused one stays paused; one that ended is a conflict.
+   */
+  async pause(userId: number, id: string): Promise<RolloutRecord | undefined> {
+    const found = await this.db.transaction().execute(async (trx) => {
+      const rollout = await trx.selectFrom('gw_rollouts').select('state').where('id', '=', id).where('user_id', '=', userId).forUpdate().executeTakeFirst();
+      if (rollout?.state === 'done') throw new RolloutConflictError(`Rollout ${id} has ended: every branch of it is done, failed or rolled back.`);
+      if (rollout?.state === 'running') await trx.updateTable('gw_rollouts').set({ state: 'paused' }).where('id', '=', id).execute();
+      return rollout !== undefined;
+    });
+    return found ? this.get(userId, id) : undefined;
   }
 
   /** The branch's unfinished target in a running rollout, if any. */

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { branchDetail, branchParams, fleetListQuery, fleetPage } from '../../protocol/fleet.js';
-import { rolloutCreate, rolloutParams, rolloutRecord } from '../../protocol/rollouts.js';
+import { rolloutCreate, rolloutListQuery, rolloutPage, rolloutParams, rolloutRecord } from '../../protocol/rollouts.js';
 import { answerOnce, idempotencyHeaders, idempotencyKeyOf, type KeyedWrites } from '../idempotency.js';
 import { problemResponses } from '../openapi.js';
 import { ApiError } from '../problems.js';
@@ -15,6 +15,17 @@ import { RolloutConflictError } from './rollout-store.js';
 
 const tags = ['Fleet'];
 const security = [{ apiKey: [] }];
+
+async function conflictAsProblem<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof RolloutConflictError) throw new ApiError('rollout_conflict', error.message);
+    throw error;
+  }
+}
+
+const notFound = () => new ApiError('rollout_not_found', "No rollout with this id was started with this API key's user.");
 
 export interface FleetRoutesOptions {
   store: GatewayStore;
@@ -33,6 +44,7 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts, keyed
       schema: {
         operationId: 'listBranchAgents',
         summary: "List my branches' agents: connected or not, versions, health",
+        description: 'Offline branches first, then by license key; each with its jobs of the last 24 hours, whole and hour by hour.',
         tags,
         security,
         querystring: fleetListQuery,
@@ -90,16 +102,48 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts, keyed
             version: body.version,
           });
         }
-        let rollout;
-        try {
-          rollout = await store.rollouts.create(userId, body, chosen);
-        } catch (error) {
-          if (error instanceof RolloutConflictError) throw new ApiError('rollout_conflict', error.message);
-          throw error;
-        }
+        const rollout = await conflictAsProblem(store.rollouts.create(userId, body, chosen));
         await rollouts.started(rollout.branches.map((b) => b.licenseKey));
         return { status: 201, body: (await store.rollouts.get(userId, rollout.id)) ?? rollout };
       }),
+  );
+
+  typed.get(
+    '/sucursales/actualizaciones',
+    {
+      config: { scope: 'fleet' },
+      schema: {
+        operationId: 'listRollouts',
+        summary: 'List my rollouts, newest first, with their branches counted by state',
+        tags,
+        security,
+        querystring: rolloutListQuery,
+        response: { 200: rolloutPage, ...problemResponses },
+      },
+    },
+    async (request) => store.rollouts.list(request.userId, request.query),
+  );
+
+  typed.post(
+    '/sucursales/actualizaciones/:id/pausa',
+    {
+      config: { scope: 'fleet' },
+      schema: {
+        operationId: 'pauseRollout',
+        summary: 'Pause a rollout: no more branches are told of it',
+        description:
+          'As a rollout past its `maxFallasPorcentaje` pauses itself. Agents already told carry on with their upgrade; the branches not yet reached are free for a new rollout. Pausing a paused rollout changes nothing; one that ended is a 409 `rollout_conflict`.',
+        tags,
+        security,
+        params: rolloutParams,
+        response: { 200: rolloutRecord, ...problemResponses },
+      },
+    },
+    async (request) => {
+      const rollout = await conflictAsProblem(store.rollouts.pause(request.userId, request.params.id));
+      if (!rollout) throw notFound();
+      return rollout;
+    },
   );
 
   typed.get(
@@ -117,7 +161,7 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts, keyed
     },
     async (request) => {
       const rollout = await store.rollouts.get(request.userId, request.params.id);
-      if (!rollout) throw new ApiError('rollout_not_found', `No rollout ${request.params.id} was started with this API key's user.`);
+      if (!rollout) throw notFound();
       return rollout;
     },
   );

@@ -6,9 +6,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { AgentHealth } from '../../protocol/messages.js';
-import type { BranchDetail, BranchStatus, FleetListQuery, OperationStats } from '../../protocol/fleet.js';
+import { MAX_LISTED_CONNECTIONS, type BranchDetail, type BranchStatus, type FleetListQuery } from '../../protocol/fleet.js';
 import { toPage, type Page } from '../../protocol/common.js';
 import type { GatewayDatabase } from '../store-schema.js';
+import { activityOf, operationsOf } from './job-statistics.js';
 
 export interface AgentIdentity {
   licenseKey: string;
@@ -116,8 +117,8 @@ export class FleetStatusStore {
     });
   }
 
-  #statusQuery(userId: number) {
-    const fresh = new Date(Date.now() - this.staleAfterMs);
+  #statusQuery(userId: number, now: Date) {
+    const fresh = new Date(now.getTime() - this.staleAfterMs);
     return this.db
       .selectFrom('gw_branches as b')
       .leftJoin('gw_agent_status as s', 's.license_key', 'b.license_key')
@@ -142,10 +143,10 @@ export class FleetStatusStore {
       ]);
   }
 
-  /** The user's branches, by license key. */
-  async list(userId: number, query: FleetListQuery): Promise<Page<BranchStatus>> {
-    const fresh = new Date(Date.now() - this.staleAfterMs);
-    let q = this.#statusQuery(userId);
+  /** The user's branches, the offline ones first (they are what the list is read for), then by license key. */
+  async list(userId: number, query: FleetListQuery, now = new Date()): Promise<Page<BranchStatus>> {
+    const fresh = new Date(now.getTime() - this.staleAfterMs);
+    let q = this.#statusQuery(userId, now);
     if (query.online !== undefined) {
       q = q.where((eb) => {
         const online = eb.and([eb('s.online', '=', true), eb('s.last_seen', '>=', fresh)]);
@@ -162,19 +163,31 @@ export class FleetStatusStore {
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .executeTakeFirstOrThrow();
     const rows = await q
+      // The selected `online`: null for a branch whose agent never connected, false or true.
+      .orderBy(sql`online nulls first`)
       .orderBy('b.license_key')
       .limit(query.pageSize)
       .offset((query.page - 1) * query.pageSize)
       .execute();
-    return toPage(rows.map(toStatus), Number(counted.n), query.page, query.pageSize);
+    const activity = await activityOf(
+      this.db,
+      rows.map((r) => r.license_key),
+      dayBefore(now),
+    );
+    return toPage(
+      rows.map((r) => ({ ...toStatus(r), last24h: activity.get(r.license_key)! })),
+      Number(counted.n),
+      query.page,
+      query.pageSize,
+    );
   }
 
   /** One of the user's branches with its last 24 hours, or undefined when it is not the user's. */
   async detail(userId: number, licenseKey: string, now = new Date()): Promise<BranchDetail | undefined> {
-    const row = await this.#statusQuery(userId).where('b.license_key', '=', licenseKey).executeTakeFirst();
+    const row = await this.#statusQuery(userId, now).where('b.license_key', '=', licenseKey).executeTakeFirst();
     if (!row) return undefined;
-    const since = new Date(now.getTime() - 24 * 3_600_000);
-    const [disconnections, operations] = await Promise.all([
+    const since = dayBefore(now);
+    const [disconnections, connections, activity, operations] = await Promise.all([
       this.db
         .selectFrom('gw_agent_connections')
         .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -182,35 +195,30 @@ export class FleetStatusStore {
         .where('disconnected_at', '>=', since)
         .executeTakeFirstOrThrow(),
       this.db
-        .selectFrom('gw_job_log')
+        .selectFrom('gw_agent_connections')
+        .select(['worker_id', 'connected_at', 'disconnected_at'])
         .where('license_key', '=', licenseKey)
-        .where('started_at', '>=', since)
-        .groupBy('op')
-        .orderBy('op')
-        .select((eb) => [
-          'op',
-          eb.fn.countAll<string>().as('jobs'),
-          sql<string>`count(*) filter (where outcome <> 'ok')`.as('failures'),
-          sql<number>`percentile_disc(0.5) within group (order by duration_ms)`.as('p50'),
-          sql<number>`percentile_disc(0.99) within group (order by duration_ms)`.as('p99'),
-        ])
+        .where((eb) => eb.or([eb('disconnected_at', 'is', null), eb('disconnected_at', '>=', since)]))
+        .orderBy('connected_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(MAX_LISTED_CONNECTIONS)
         .execute(),
+      activityOf(this.db, [licenseKey], since),
+      operationsOf(this.db, licenseKey, since),
     ]);
     return {
       ...toStatus(row),
       last24h: {
+        ...activity.get(licenseKey)!,
         disconnections: Number(disconnections.n),
-        operations: operations.map((o): OperationStats => ({
-          op: o.op,
-          jobs: Number(o.jobs),
-          failures: Number(o.failures),
-          p50Ms: Number(o.p50),
-          p99Ms: Number(o.p99),
-        })),
+        operations,
+        connections: connections.map((c) => ({ workerId: c.worker_id, connectedAt: iso(c.connected_at)!, disconnectedAt: iso(c.disconnected_at) })),
       },
     };
   }
 }
+
+const dayBefore = (now: Date) => new Date(now.getTime() - 24 * 3_600_000);
 
 interface StatusRow {
   license_key: string;
@@ -231,7 +239,7 @@ interface StatusRow {
   last_error_at: Date | null;
 }
 
-function toStatus(r: StatusRow): BranchStatus {
+function toStatus(r: StatusRow): Omit<BranchStatus, 'last24h'> {
   const online = r.online === true || r.online === 1;
   return {
     licenseKey: r.license_key,
