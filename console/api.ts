@@ -37,13 +37,17 @@ export async function call<T>(
   key: string,
   method: 'GET' | 'POST',
   path: string,
-  opts: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
+  opts: { query?: Query; body?: unknown; signal?: AbortSignal; idempotencyKey?: string } = {},
 ): Promise<T> {
   let response: Response;
   try {
     response = await fetch(apiUrl(path, opts.query), {
       method,
-      headers: { 'x-api-key': key, ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        'x-api-key': key,
+        ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(opts.idempotencyKey === undefined ? {} : { 'idempotency-key': opts.idempotencyKey }),
+      },
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       signal: opts.signal,
       cache: 'no-store',
@@ -59,6 +63,11 @@ export async function call<T>(
   const detail = typeof problem.detail === 'string' ? problem.detail : response.statusText;
   if (code === 'rate_limited') throw new ApiProblem(response.status, code, t.problems.rateLimited(response.headers.get('retry-after') ?? '1'));
   throw new ApiProblem(response.status, code, detail, problem);
+}
+
+/** 128 random bits in hex; getRandomValues works outside secure contexts too, where randomUUID does not. */
+export function newIdempotencyKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** What to tell a person about a failed call: our words for the codes we expect, the API's otherwise. */

@@ -2,11 +2,11 @@
  * Rollouts: start one (a published version to all, a share or chosen branches, in a window,
  * with a failure threshold) and the history, newest first, with each one's progress by state.
  */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { Page } from '../src/protocol/common.js';
 import type { BranchStatus } from '../src/protocol/fleet.js';
 import type { RolloutRecord, RolloutSummary } from '../src/protocol/rollouts.js';
-import { call, explain } from './api.js';
+import { call, explain, newIdempotencyKey } from './api.js';
 import { StateBar, StateCounts } from './charts.js';
 import { formatDateTime } from './format.js';
 import { t } from './i18n.js';
@@ -83,6 +83,7 @@ function StartRollout() {
   const [problem, setProblem] = useState<string>();
   const [busy, setBusy] = useState(false);
 
+  const attempt = useRef<{ json: string; key: string } | undefined>(undefined);
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
@@ -95,10 +96,13 @@ function StartRollout() {
       ...(inWindow ? { ventana: { desde: text('desde'), hasta: text('hasta') } } : {}),
       maxFallasPorcentaje: Number(text('maxFallasPorcentaje')),
     };
+    // Sending the same rollout again (after a lost answer) reuses its key: the gateway starts it once.
+    const json = JSON.stringify(body);
+    if (attempt.current?.json !== json) attempt.current = { json, key: newIdempotencyKey() };
     setBusy(true);
     setProblem(undefined);
     try {
-      const rollout = await call<RolloutRecord>(key, 'POST', '/sucursales/actualizaciones', { body });
+      const rollout = await call<RolloutRecord>(key, 'POST', '/sucursales/actualizaciones', { body, idempotencyKey: attempt.current.key });
       location.hash = href.rollout(rollout.id);
     } catch (error) {
       setProblem(explain(error));
