@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
-import { openPosDb } from '../support/databases.js';
+import { withTerminal } from '../support/databases.js';
 
 const LOCK_TIMEOUT_MS = 500;
 
@@ -46,19 +46,11 @@ async function state(folio: number) {
 }
 
 /** Runs `during` while another POS session holds the account row with an uncommitted change. */
-async function whileATerminalHolds<T>(folio: number, during: () => Promise<T>): Promise<T> {
-  const terminal = await openPosDb(stack.posConfigs.get(BRANCH)!);
-  try {
-    const trx = await terminal.db.startTransaction().execute();
+function whileATerminalHolds<T>(folio: number, during: () => Promise<T>): Promise<T> {
+  return withTerminal(stack.posConfigs.get(BRANCH)!, async (trx) => {
     await trx.updateTable('tempcheques').set({ observaciones: 'en caja' }).where('folio', '=', folio).execute();
-    try {
-      return await during();
-    } finally {
-      await trx.rollback().execute();
-    }
-  } finally {
-    await terminal.close();
-  }
+    return during();
+  });
 }
 
 describe('a terminal holding an account past the lock timeout', () => {
