@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { withTerminal } from '../support/databases.js';
+import { skipOnBabelfish } from '../support/babelfish.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -116,7 +117,8 @@ describe('Idempotency-Key at the gateway', () => {
     ]);
   });
 
-  it('409 idempotency_in_progress with Retry-After while the first request still runs', async () => {
+  it('409 idempotency_in_progress with Retry-After while the first request still runs', async ({ skip }) => {
+    skipOnBabelfish(skip, 'tableHints');
     const folio = await newOrder();
     const key = randomUUID();
     // A terminal holds the account: the first request waits on the row lock.
@@ -140,7 +142,8 @@ describe('Idempotency-Key at the gateway', () => {
 });
 
 describe('concurrency on one account', () => {
-  it('a second write waits for the first transaction and then sees its result', async () => {
+  it('a second write waits for the first transaction and then sees its result', async ({ skip }) => {
+    skipOnBabelfish(skip, 'tableHints');
     const folio = await newOrder();
     await withTerminal(stack.posConfigs.get(BRANCH)!, async (trx) => {
       // Another terminal locks the account and adds line 2 without committing yet.
@@ -182,7 +185,8 @@ describe('concurrency on one account', () => {
     ]);
   });
 
-  it('a write caught in a deadlock with a terminal still lands exactly once', async () => {
+  it('a write caught in a deadlock with a terminal still lands exactly once', async ({ skip }) => {
+    skipOnBabelfish(skip, 'tableHints');
     const folio = await newOrder();
     let attempts = 0;
     let terminalAsked: Promise<'locked' | 'victim'> | undefined;
@@ -228,7 +232,8 @@ describe('concurrency on one account', () => {
     ]);
   });
 
-  it('twenty concurrent additions to one account lose nothing and number every line once', async () => {
+  it('twenty concurrent additions to one account lose nothing and number every line once', async ({ skip }) => {
+    skipOnBabelfish(skip, 'tableHints');
     const folio = await newOrder();
     const results = await Promise.all(Array.from({ length: 20 }, () => write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] })));
     expect(results.every((r) => r.status === 200)).toBe(true);

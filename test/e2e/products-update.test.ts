@@ -15,6 +15,7 @@ import { openPos } from '../../src/pos/runtime.js';
 import { newPosDatabase, withTerminal } from '../support/databases.js';
 import { BRANCH, OTHER_USERS_BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { SR10 } from '../support/schema-variant.js';
+import { skipOnBabelfish } from '../support/babelfish.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -418,7 +419,8 @@ describe('PUT /productos: exactly once', () => {
 });
 
 describe('PUT /productos: the product row lock', () => {
-  it('waits for a terminal holding the product and then logs the price that terminal committed', async () => {
+  it('waits for a terminal holding the product and then logs the price that terminal committed', async ({ skip }) => {
+    skipOnBabelfish(skip, 'tableHints');
     await withTerminal(stack.posConfigs.get(BRANCH)!, async (trx) => {
       await trx.selectFrom('productos').select('idproducto').where('idproducto', '=', '3004').forUpdate().execute();
       let settled = false;
