@@ -39,6 +39,17 @@ export function splitList(text: string): string[] {
   return parts;
 }
 
+/** Where a select body's own `from` starts, not a subquery's (its length when it has none). */
+export function topLevelFrom(body: string): number {
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i]!;
+    if (ch === "'" || ch === '"') i = skipQuoted(body, i);
+    else if (ch === '(') i = closing(body, i);
+    else if (body.startsWith(' from ', i)) return i;
+  }
+  return body.length;
+}
+
 /** The arguments of every call of `fn` in a statement. */
 export function callsOf(sql: string, fn: string): string[][] {
   const calls: string[][] = [];

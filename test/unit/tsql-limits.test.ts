@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callsOf, closing, splitList, tsqlProblems } from '../support/tsql-text.js';
+import { callsOf, closing, splitList, topLevelFrom, tsqlProblems } from '../support/tsql-text.js';
 
 const EXPECTED = path.resolve(import.meta.dirname, '../tsql/expected');
 const COLUMNS = path.resolve(import.meta.dirname, '../../sql/reference/softrestaurant11-columns.tsv');
@@ -60,17 +60,6 @@ function scopeOf(sql: string): Scope {
     derived.set(alias, columns);
   }
   return { tables, derived };
-}
-
-/** Where a select body's own `from` starts (not a subquery's). */
-function topLevelFrom(body: string): number {
-  for (let i = 0; i < body.length; i++) {
-    const ch = body[i]!;
-    if (ch === "'" || ch === '"') i = body.indexOf(ch, i + 1);
-    else if (ch === '(') i = closing(body, i);
-    else if (body.startsWith(' from ', i)) return i;
-  }
-  return body.length;
 }
 
 /**
