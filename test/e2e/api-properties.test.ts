@@ -179,6 +179,8 @@ async function posRowsQuery(): Promise<CompiledQuery<{ t: unknown; h: Buffer }>>
  * Idempotency records and the job log are bookkeeping too, and left out.
  */
 async function fingerprint(): Promise<string> {
+  // A job the agent gave up waiting on (it waits 1 s for the printer to close) lands late: count it before.
+  await Promise.all(printers.map((p) => p.idle()));
   const { rows } = await stack.pos.get(BRANCH)!.db.executeQuery(posRows);
   const pos = rows.map((row) => `${String(row.t)}:${row.h.toString('hex')}`).sort();
   const gateway = await gatewayDb.query<{ h: string }>(
