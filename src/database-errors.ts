@@ -6,7 +6,7 @@
  * loads no driver.
  */
 
-interface DriverError {
+export interface DriverError {
   code?: unknown;
   name?: unknown;
   number?: unknown;
@@ -22,7 +22,7 @@ interface DriverError {
  * statement has been terminated"), and the causes each one wraps (tedious wraps the socket's
  * ENOTFOUND in a ConnectionError).
  */
-function errorsBehind(error: unknown): DriverError[] {
+export function errorsBehind(error: unknown): DriverError[] {
   const found: DriverError[] = [];
   const visit = (e: unknown) => {
     if (Array.isArray(e)) return e.forEach(visit);

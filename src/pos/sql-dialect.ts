@@ -13,13 +13,15 @@
  * - casts to `boolean` and `timestamp`, which INSERT … SELECT needs for parameters on
  *   PostgreSQL, become `bit` and `datetime` (T-SQL's `timestamp` is a row version);
  * - whole-table locks and identity reseeds (`lockTable`, `reseedIdentity`) have no common spelling;
- * - `md5(text)` (a fingerprint, `rowFingerprint`) becomes `convert(varchar(32), hashbytes('MD5', …), 2)`.
+ * - a fingerprint's `decode(md5(text), 'hex')` (`rowFingerprint`) becomes `hashbytes('MD5', …)`:
+ *   16 bytes on both, never turned into text by the server.
  * Dates are computed in JavaScript and passed as branch-local parameters; no SQL date arithmetic.
  */
 import {
   AliasNode,
   ColumnNode,
   DataTypeNode,
+  FunctionNode,
   IdentifierNode,
   MssqlAdapter,
   MssqlQueryCompiler,
@@ -31,7 +33,6 @@ import {
   type Expression,
   type ExpressionBuilder,
   type FromNode,
-  type FunctionNode,
   type InsertQueryNode,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
@@ -72,10 +73,15 @@ export class MssqlPosQueryCompiler extends MssqlQueryCompiler {
   }
 
   protected override visitFunction(node: FunctionNode): void {
-    if (node.func !== 'md5') return super.visitFunction(node);
-    this.append("convert(varchar(32), hashbytes('MD5', ");
-    this.compileList(node.arguments);
-    this.append('), 2)');
+    const hashed = node.func === 'decode' ? node.arguments[0] : undefined;
+    if (hashed && FunctionNode.is(hashed) && hashed.func === 'md5') {
+      this.append("hashbytes('MD5', ");
+      this.compileList(hashed.arguments);
+      this.append(')');
+      return;
+    }
+    if (node.func === 'md5' || node.func === 'decode') throw new Error(`T-SQL: ${node.func} only as rowFingerprint's decode(md5(…), 'hex')`);
+    super.visitFunction(node);
   }
 
   protected override visitSelectQuery(node: SelectQueryNode): void {
@@ -126,16 +132,20 @@ export function introspection(dialect: PosDialectName) {
 
 /**
  * A hash of values, computed by the server so that only the hash crosses the network: `concat`
- * (both dialects: NULL as '') with a separator, then MD5 in hex. Each dialect renders numbers and
- * dates its own way; a fingerprint is only ever compared with another from the same server.
+ * (both dialects: NULL as '') with a separator, then the 16 bytes of its MD5 (bytea,
+ * varbinary), which every driver hands over as a Buffer. Each dialect renders numbers and dates
+ * its own way; a fingerprint is only ever compared with another from the same server.
+ *
+ * SQL Server 2014 refuses HASHBYTES input over 8,000 bytes: the saved T-SQL's fingerprints are
+ * proved shorter from the reference schema's column types (test/unit/fingerprint-size.test.ts).
  */
 export function rowFingerprint(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any query's expression builder
   eb: ExpressionBuilder<any, any>,
   values: ReadonlyArray<Expression<unknown>>,
-): AliasableExpression<string> {
+): AliasableExpression<Buffer> {
   const parts = values.flatMap((v, i) => (i === 0 ? [v] : [sql.lit('|'), v]));
-  return eb.fn<string>('md5', [eb.fn('concat', parts)]);
+  return eb.fn<Buffer>('decode', [eb.fn('md5', [eb.fn('concat', parts)]), sql.lit('hex')]);
 }
 
 /** `LIKE` special characters of both dialects (`[` opens a class on SQL Server). */
@@ -188,10 +198,15 @@ async function runDialectStatement(db: PosDb, forms: { mssql: RawBuilder<unknown
 /**
  * Holds an exclusive lock on a whole table until the transaction ends, as Soft Restaurant's
  * TABLOCKX does: nobody else writes it (or, on SQL Server, reads it) meanwhile.
+ *
+ * SQL Server takes a table hint's lock only when the plan reads the table, so the statement
+ * reads it whole, as SR's own `SELECT … FROM folios WITH (TABLOCKX) WHERE …` does
+ * (order-lifecycle rows 88, 360); a `TOP 0` may be answered without touching the table, and
+ * lock nothing. An exclusive lock lasts until the transaction ends whatever the isolation level.
  */
 export async function lockTable(trx: PosDb, table: 'tempcheques' | 'cheques'): Promise<void> {
   await runDialectStatement(trx, {
-    mssql: sql`select top 0 1 as locked from ${sql.table(table)} with (tablockx, holdlock)`,
+    mssql: sql`select count(*) as locked from ${sql.table(table)} with (tablockx)`,
     postgres: sql`lock table ${sql.table(table)} in exclusive mode`,
   });
 }

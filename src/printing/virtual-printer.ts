@@ -20,6 +20,8 @@ export interface VirtualPrinter {
   readonly jobs: ReceivedJob[];
   /** The oldest job not yet returned by waitForJob, waiting for one if needed. */
   waitForJob(timeoutMs?: number): Promise<ReceivedJob>;
+  /** Resolves once no connection is open: every job sent so far is in `jobs`. */
+  idle(): Promise<void>;
   setStatus(status: VirtualPrinterStatus): void;
   close(): Promise<void>;
 }
@@ -123,6 +125,7 @@ export async function startVirtualPrinter(opts: VirtualPrinterOptions = {}): Pro
   const sockets = new Set<net.Socket>();
   let delivered = 0;
   let wakeWaiters: Array<() => void> = [];
+  let idleWaiters: Array<() => void> = [];
 
   const record = (bytes: Buffer): void => {
     if (bytes.length === 0) return;
@@ -132,12 +135,8 @@ export async function startVirtualPrinter(opts: VirtualPrinterOptions = {}): Pro
     for (const wake of waiters) wake();
   };
 
-  const server = net.createServer({ pauseOnConnect: mode === 'never_read', noDelay: true }, (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    if (mode === 'never_read') return;
-
+  /** Reads one connection's job, answering status queries, and records it when the sender closes. */
+  const receive = (socket: net.Socket): void => {
     const received: Buffer[] = [];
     const filter = new StatusQueryFilter((query) => {
       const answer = query.language === 'tspl' ? TSPL_ANSWERS[status] : ESCPOS_ANSWERS[status][query.n];
@@ -156,6 +155,20 @@ export async function startVirtualPrinter(opts: VirtualPrinterOptions = {}): Pro
       socket.end();
     });
     socket.on('close', finish);
+  };
+
+  const server = net.createServer({ pauseOnConnect: mode === 'never_read', noDelay: true }, (socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    if (mode !== 'never_read') receive(socket);
+    // Listening after receive(): a job is in `jobs` before its connection stops counting.
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (sockets.size > 0) return;
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const wake of waiters) wake();
+    });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -185,6 +198,9 @@ export async function startVirtualPrinter(opts: VirtualPrinterOptions = {}): Pro
         });
       }
       return jobs[delivered++] as ReceivedJob;
+    },
+    idle() {
+      return sockets.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve));
     },
     setStatus(next) {
       status = next;

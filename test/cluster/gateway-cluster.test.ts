@@ -16,7 +16,7 @@ import { AGENT_PATH, CLOSE } from '../../src/protocol/messages.js';
 import { newSecret } from '../../src/gateway/secrets.js';
 import { GatewayStore } from '../../src/gateway/store.js';
 import type { PosConnection } from '../../src/pos/db.js';
-import { newGatewayDatabase, newPosDatabase, openPosDb } from '../support/databases.js';
+import { inTerminalTransaction, newGatewayDatabase, newPosDatabase, openPosDb } from '../support/databases.js';
 import { natsServerMissing, newWebhookKey, startInstance, startNatsServer, type GatewayInstance, type NatsServer } from '../support/gateway-cluster.js';
 import { until } from '../support/until.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -275,26 +275,28 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
     const { folio } = await createOrder(licenseKey, 'in-flight-order');
     // A terminal holds the account, so the next write is still running when the instance stops.
     const terminal = pos.get(licenseKey)!;
-    const trx = await terminal.db.startTransaction().execute();
-    await trx.updateTable('tempcheques').set({ observaciones: 'en caja' }).where('folio', '=', folio).execute();
-    const inFlight = call(holder, 'POST', `/temp_ordenes/${licenseKey}/${folio}/productos`, {
-      idempotencyKey: 'in-flight-line',
-      body: { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] },
-    });
-    await new Promise((r) => setTimeout(r, 300));
-    const stopped = holder.stop('SIGTERM');
-    // Meanwhile it takes no new request, and says so in a problem the client can act on; the
-    // write must be let go within its budget (under 3 s), whatever this finds.
+    let inFlight: Promise<Response> | undefined;
+    let stopped: Promise<void> | undefined;
     let refused: Response | undefined;
-    await until(async () => {
-      refused = await call(holder, 'GET', `/productos/${licenseKey}?pageSize=1`);
-      return refused.status === 503;
-    }, 1_500).catch(() => undefined);
-    await trx.rollback().execute();
+    await inTerminalTransaction(terminal.db, async (trx) => {
+      await trx.updateTable('tempcheques').set({ observaciones: 'en caja' }).where('folio', '=', folio).execute();
+      inFlight = call(holder, 'POST', `/temp_ordenes/${licenseKey}/${folio}/productos`, {
+        idempotencyKey: 'in-flight-line',
+        body: { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] },
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      stopped = holder.stop('SIGTERM');
+      // Meanwhile it takes no new request, and says so in a problem the client can act on; the
+      // write must be let go within its budget (under 3 s), whatever this finds.
+      await until(async () => {
+        refused = await call(holder, 'GET', `/productos/${licenseKey}?pageSize=1`);
+        return refused.status === 503;
+      }, 1_500).catch(() => undefined);
+    });
     expect(refused!.status).toBe(503);
     expect(refused!.headers.get('retry-after')).toBe('1');
     expect(((await refused!.json()) as { code: string }).code).toBe('gateway_stopping');
-    expect((await inFlight).status).toBe(200);
+    expect((await inFlight!).status).toBe(200);
     const lines = await terminal.db.selectFrom('tempcheqdet').select('idproducto').where('foliodet', '=', folio).execute();
     expect(lines.map((l) => l.idproducto).sort()).toEqual(['1005', '3001']);
     await stopped;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { localIso } from '../../src/pos/values.js';
 import { BRANCH, OTHER_USERS_BRANCH, startTestStack, type TestStack } from '../support/stack.js';
+import { skipOnBabelfish } from '../support/babelfish.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -219,7 +220,8 @@ describe('GET /asistencias: filters and paging', () => {
     expect(ids((await get(`${march1}&abiertas=false`)).body)).toEqual(['m1', 'm2', 'm3']);
   });
 
-  it('search matches the employee id or the name, case-insensitively and literally', async () => {
+  it('search matches the employee id or the name, case-insensitively and literally', async ({ skip }) => {
+    skipOnBabelfish(skip, 'likeEscape');
     expect(ids((await get(`${march1}&search=JUAN`)).body)).toEqual(['m1']);
     expect(ids((await get(`${march1}&search=cajer`)).body)).toEqual(['m4']);
     expect(ids((await get(`${march1}&search=02`)).body)).toEqual(['m2']);

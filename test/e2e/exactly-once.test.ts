@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
-import { openPosDb } from '../support/databases.js';
+import { withTerminal } from '../support/databases.js';
+import { skipOnBabelfish } from '../support/babelfish.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -116,13 +117,12 @@ describe('Idempotency-Key at the gateway', () => {
     ]);
   });
 
-  it('409 idempotency_in_progress with Retry-After while the first request still runs', async () => {
+  it('409 idempotency_in_progress with Retry-After while the first request still runs', async ({ skip }) => {
+    skipOnBabelfish(skip, 'tableHints');
     const folio = await newOrder();
     const key = randomUUID();
-    const holder = await openPosDb(stack.posConfigs.get(BRANCH)!);
-    try {
-      // A terminal holds the account: the first request waits on the row lock.
-      const trx = await holder.db.startTransaction().execute();
+    // A terminal holds the account: the first request waits on the row lock.
+    const first = await withTerminal(stack.posConfigs.get(BRANCH)!, async (trx) => {
       await trx.selectFrom('tempcheques').select('folio').where('folio', '=', folio).forUpdate().execute();
       const first = write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key);
       await new Promise((r) => setTimeout(r, 300));
@@ -131,10 +131,9 @@ describe('Idempotency-Key at the gateway', () => {
       expect(second.body.code).toBe('idempotency_in_progress');
       expect(second.headers.get('retry-after')).toBe('1');
       await trx.commit().execute();
-      expect((await first).status).toBe(200);
-    } finally {
-      await holder.close();
-    }
+      return first;
+    });
+    expect(first.status).toBe(200);
     expect(await lineIds(folio)).toEqual([
       [1, '3001'],
       [2, '1005'],
@@ -143,11 +142,10 @@ describe('Idempotency-Key at the gateway', () => {
 });
 
 describe('concurrency on one account', () => {
-  it('a second write waits for the first transaction and then sees its result', async () => {
+  it('a second write waits for the first transaction and then sees its result', async ({ skip }) => {
+    skipOnBabelfish(skip, 'tableHints');
     const folio = await newOrder();
-    const other = await openPosDb(stack.posConfigs.get(BRANCH)!);
-    try {
-      const trx = await other.db.startTransaction().execute();
+    await withTerminal(stack.posConfigs.get(BRANCH)!, async (trx) => {
       // Another terminal locks the account and adds line 2 without committing yet.
       await trx.selectFrom('tempcheques').select('folio').where('folio', '=', folio).forUpdate().execute();
       await trx
@@ -179,9 +177,7 @@ describe('concurrency on one account', () => {
       expect(res.status).toBe(200);
       expect(res.body.movimientos).toEqual([3]);
       expect(res.body.totales.total).toBe(89 + 35 + 29.9);
-    } finally {
-      await other.close();
-    }
+    });
     expect(await lineIds(folio)).toEqual([
       [1, '3001'],
       [2, '1001'],
@@ -189,13 +185,12 @@ describe('concurrency on one account', () => {
     ]);
   });
 
-  it('a write caught in a deadlock with a terminal still lands exactly once', async () => {
+  it('a write caught in a deadlock with a terminal still lands exactly once', async ({ skip }) => {
+    skipOnBabelfish(skip, 'tableHints');
     const folio = await newOrder();
-    const terminal = await openPosDb(stack.posConfigs.get(BRANCH)!);
     let attempts = 0;
     let terminalAsked: Promise<'locked' | 'victim'> | undefined;
-    try {
-      const trx = await terminal.db.startTransaction().execute();
+    await withTerminal(stack.posConfigs.get(BRANCH)!, async (trx) => {
       await trx.selectFrom('productos').select('idproducto').where('idproducto', '=', '3004').forUpdate().execute();
       hooks.beforeCommit = async (op, agentTrx) => {
         if (op !== 'orders.addLines' || attempts++ > 0) return;
@@ -228,17 +223,17 @@ describe('concurrency on one account', () => {
       expect(res.body.movimientos).toEqual([2]);
       // When the agent was the victim it ran the whole write again; otherwise once.
       expect(attempts).toBe(terminalOutcome === 'locked' ? 2 : 1);
-    } finally {
+    }).finally(() => {
       hooks.beforeCommit = undefined;
-      await terminal.close();
-    }
+    });
     expect(await lineIds(folio)).toEqual([
       [1, '3001'],
       [2, '1005'],
     ]);
   });
 
-  it('twenty concurrent additions to one account lose nothing and number every line once', async () => {
+  it('twenty concurrent additions to one account lose nothing and number every line once', async ({ skip }) => {
+    skipOnBabelfish(skip, 'tableHints');
     const folio = await newOrder();
     const results = await Promise.all(Array.from({ length: 20 }, () => write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] })));
     expect(results.every((r) => r.status === 200)).toBe(true);

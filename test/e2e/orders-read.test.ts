@@ -14,6 +14,7 @@ import { localIso } from '../../src/pos/values.js';
 import { newPosDatabase, openPosDb } from '../support/databases.js';
 import { PosFixtures, type AccountFixture, type WrittenAccount } from '../support/fixtures.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
+import { skipOnBabelfish } from '../support/babelfish.js';
 
 let stack: TestStack;
 let f: PosFixtures;
@@ -462,7 +463,8 @@ describe('GET /ordenes', () => {
     expect(folios(await get(`/ordenes/${BRANCH}?turnoAperturaEnd=2026-01-10`))).toEqual(of(C, 'C1', 'C2'));
   });
 
-  it('filters by invoiced and searches', async () => {
+  it('filters by invoiced and searches', async ({ skip }) => {
+    skipOnBabelfish(skip, 'likeEscape');
     expect(folios(await get(`/ordenes/${BRANCH}?facturado=true`))).toEqual(of(C, 'C2'));
     expect(folios(await get(`/ordenes/${BRANCH}?facturado=false`))).toEqual(of(C, 'C1', 'C3', 'C4', 'C5', 'C7', 'C6'));
     // The seed's closed-order search: folio, check number or total; neither station nor table.

@@ -12,9 +12,10 @@ import type { PosDb } from '../../src/pos/schema.js';
 import { updateProduct } from '../../src/pos/operations/products.js';
 import { SYNC_CREATE, SYNC_ENTITY_PRODUCT, SYNC_UPDATE } from '../../src/pos/sync-marks.js';
 import { openPos } from '../../src/pos/runtime.js';
-import { newPosDatabase, openPosDb } from '../support/databases.js';
+import { newPosDatabase, withTerminal } from '../support/databases.js';
 import { BRANCH, OTHER_USERS_BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { SR10 } from '../support/schema-variant.js';
+import { skipOnBabelfish } from '../support/babelfish.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -418,10 +419,9 @@ describe('PUT /productos: exactly once', () => {
 });
 
 describe('PUT /productos: the product row lock', () => {
-  it('waits for a terminal holding the product and then logs the price that terminal committed', async () => {
-    const terminal = await openPosDb(stack.posConfigs.get(BRANCH)!);
-    try {
-      const trx = await terminal.db.startTransaction().execute();
+  it('waits for a terminal holding the product and then logs the price that terminal committed', async ({ skip }) => {
+    skipOnBabelfish(skip, 'tableHints');
+    await withTerminal(stack.posConfigs.get(BRANCH)!, async (trx) => {
       await trx.selectFrom('productos').select('idproducto').where('idproducto', '=', '3004').forUpdate().execute();
       let settled = false;
       const pending = put('3004', { ...tacos, descripcionProducto: 'Mole poblano con pollo', idGrupo: 'PLA', precio: 175 }).then((r) => {
@@ -436,9 +436,7 @@ describe('PUT /productos: the product row lock', () => {
       const res = await pending;
       expect(res.status, res.text).toBe(200);
       expect(res.body.precioAnterior).toBe(170);
-    } finally {
-      await terminal.close();
-    }
+    });
     expect((await priceLog('3004')).map((l) => [l.precioanterior, l.precionuevo])).toEqual([['170.0000', '175.0000']]);
   });
 });

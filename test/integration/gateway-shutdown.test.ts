@@ -12,7 +12,7 @@ import { afterAll, expect, it } from 'vitest';
 import { startAgent, type Agent } from '../../src/agent/agent.js';
 import { freePort, runningClusterPort } from '../../src/embedded-postgres/cluster.js';
 import { lastLine, runCli, startCli } from '../support/cli.js';
-import { newPosDatabase, openPosDb } from '../support/databases.js';
+import { newPosDatabase, withTerminal } from '../support/databases.js';
 import { BRANCH } from '../support/stack.js';
 import { until } from '../support/until.js';
 
@@ -73,21 +73,19 @@ it('SIGTERM answers the request in flight, stops the store and exits 0', async (
   const { folio } = (await created.json()) as { folio: number };
 
   // A terminal holds the account, so the next write stays in flight until the gateway stops.
-  const terminal = await openPosDb(database);
-  cleanups.push(() => terminal.close());
-  const trx = await terminal.db.startTransaction().execute();
-  cleanups.push(() => trx.rollback().execute());
-  await trx.updateTable('tempcheques').set({ observaciones: 'en caja' }).where('folio', '=', folio).execute();
-  const inFlight = call('POST', `/temp_ordenes/${BRANCH}/${folio}/productos`, { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] });
-  await new Promise((r) => setTimeout(r, 300));
+  await withTerminal(database, async (trx) => {
+    await trx.updateTable('tempcheques').set({ observaciones: 'en caja' }).where('folio', '=', folio).execute();
+    const inFlight = call('POST', `/temp_ordenes/${BRANCH}/${folio}/productos`, { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] });
+    await new Promise((r) => setTimeout(r, 300));
 
-  const stopping = Date.now();
-  gateway.kill('SIGTERM');
-  const answer = await inFlight;
-  expect(answer.status).toBe(503);
-  expect(((await answer.json()) as { code: string }).code).toBe('agent_offline');
-  expect(await exited, output).toBe(0);
-  // The client connections still open at SIGTERM do not hold it for their keep-alive time (72 s).
-  expect(Date.now() - stopping).toBeLessThan(15_000);
+    const stopping = Date.now();
+    gateway.kill('SIGTERM');
+    const answer = await inFlight;
+    expect(answer.status).toBe(503);
+    expect(((await answer.json()) as { code: string }).code).toBe('agent_offline');
+    expect(await exited, output).toBe(0);
+    // The client connections still open at SIGTERM do not hold it for their keep-alive time (72 s).
+    expect(Date.now() - stopping).toBeLessThan(15_000);
+  });
   expect(await runningClusterPort(storeDir)).toBeUndefined();
 }, 120_000);

@@ -1,16 +1,24 @@
 /**
  * What only a real SQL Server can tell, beside the e2e, integration and T-SQL suites that the
  * `mssql` project runs there unchanged: the reference schema it installs has the same columns
- * as PostgreSQL's, and each way a connection fails is told apart. Without a SQL Server the
- * project holds only this file, which says why it skipped.
+ * as PostgreSQL's, the locks the agent means to take are the ones SQL Server holds
+ * (sys.dm_tran_locks), fingerprints are the server's 16 bytes, and each way a connection fails
+ * is told apart. Without a SQL Server the project holds only this file, which says why it skipped.
  */
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { explainDatabaseError } from '../../src/agent/doctor/index.js';
 import { createPosDatabase } from '../../src/demo/pos-database.js';
 import { readInstalledSchema, type ColumnInfo, type InstalledSchema } from '../../src/pos/columns.js';
+import { nextNumcheque } from '../../src/pos/counters.js';
 import { createPosDb, ping, type PosConnection, type PosDbConfig } from '../../src/pos/db.js';
-import { POS_TABLES } from '../../src/pos/runtime.js';
+import { accountKey, observeAccounts } from '../../src/pos/events/observe.js';
+import { openPos, POS_TABLES, type PosRuntime } from '../../src/pos/runtime.js';
+import type { PosDb } from '../../src/pos/schema.js';
+import { lockTable } from '../../src/pos/sql-dialect.js';
+import { skipOnBabelfish } from '../support/babelfish.js';
 import { cluster, newPosDatabase, openPosDb } from '../support/databases.js';
 import { schemaFileOf } from '../support/templates.js';
 
@@ -61,6 +69,59 @@ describe.skipIf(!server)(`SQL Server${server ? '' : failure ? ' (not started)' :
         const columns = (s: InstalledSchema) => s.columnNames(table).map((name) => shape(s.column(table, name)!));
         expect(columns(schemas.mssql!), table).toEqual(columns(schemas.postgres!));
       }
+    });
+  });
+
+  describe('locks, as sys.dm_tran_locks shows them', () => {
+    let empty: PosConnection;
+    let branch: PosRuntime;
+    const log = pino({ level: 'silent' });
+    beforeAll(async () => {
+      empty = await openPosDb(await newPosDatabase('empty'));
+      open.push(empty);
+      branch = await openPos(await newPosDatabase('branch'), log);
+    }, 300_000);
+    afterAll(async () => {
+      await branch?.close();
+    });
+
+    /** The modes of the locks this session holds on a whole table. */
+    async function tableLocks(trx: PosDb, table: string): Promise<string[]> {
+      const { rows } = await sql<{ mode: string }>`select request_mode as mode from sys.dm_tran_locks
+        where request_session_id = @@spid and resource_type = 'OBJECT' and resource_associated_entity_id = object_id(${table})`.execute(trx);
+      return rows.map((r) => r.mode);
+    }
+
+    it('lockTable holds an exclusive lock on the whole table, even an empty one, until the transaction ends', async ({ skip }) => {
+      skipOnBabelfish(skip, 'tableHints');
+      await empty.db.transaction().execute(async (trx) => {
+        await lockTable(trx, 'tempcheques');
+        expect(await tableLocks(trx, 'tempcheques')).toContain('X');
+      });
+      expect(await tableLocks(empty.db, 'tempcheques')).toEqual([]);
+    });
+
+    it("a counter's read holds folios exclusively, as SR's SELECT … FROM folios WITH (TABLOCKX) does", async ({ skip }) => {
+      skipOnBabelfish(skip, 'tableHints');
+      await branch.db.transaction().execute(async (trx) => {
+        await nextNumcheque({ ...branch, db: trx, log, now: new Date() }, 'A');
+        expect(await tableLocks(trx, 'folios')).toContain('X');
+      });
+    });
+
+    it("fingerprints each account with the server's 16-byte MD5: the same while it stays, another once a line changes", async () => {
+      const before = await observeAccounts(branch.db);
+      expect(before.size).toBeGreaterThan(0);
+      for (const account of before.values()) expect(account.fingerprint).toMatch(/^[0-9a-f]{32}$/);
+      expect(await observeAccounts(branch.db)).toEqual(before);
+      const [account] = before.values();
+      await branch.db
+        .updateTable('tempcheqdet')
+        .set((eb) => ({ cantidad: eb('cantidad', '+', 1) }))
+        .where('foliodet', '=', account!.folio)
+        .execute();
+      const after = await observeAccounts(branch.db);
+      expect(after.get(accountKey(account!.folio, account!.opened))!.fingerprint).not.toBe(account!.fingerprint);
     });
   });
 

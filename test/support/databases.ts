@@ -7,11 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ControlledTransaction } from 'kysely';
 import { inject } from 'vitest';
 import { clusterAt, startEmbeddedPostgres, type EmbeddedCluster } from '../../src/embedded-postgres/cluster.js';
 import { createPosDatabase, installPosDatabase } from '../../src/demo/pos-database.js';
 import { createPosDb, type PosConnection, type PosDbConfig } from '../../src/pos/db.js';
 import type { BranchSeed } from '../../src/demo/seed.js';
+import type { PosDatabase, PosDb } from '../../src/pos/schema.js';
 import type { MssqlConfig } from './sqlserver-source.js';
 import { createSqlServerDatabase, setSqlServerDatabaseOnline } from './sqlserver.js';
 import { GATEWAY_TEMPLATE, POS_TEMPLATES, schemaFileOf, type PosSchemaVersion, type PosTemplate } from './templates.js';
@@ -70,6 +72,37 @@ export function pgUrlOf(config: PosDbConfig): string {
 /** A direct connection to a POS database, for asserting what the agent wrote. */
 export function openPosDb(config: PosDbConfig): Promise<PosConnection> {
   return createPosDb({ ...config, poolSize: 4 });
+}
+
+/**
+ * Runs `during` in a transaction on `db`, as a terminal holding rows, and rolls it back
+ * afterwards unless `during` ended it. Rolled back when `during` fails too, before anything
+ * closes the connection: closing a pool waits for a connection still in a transaction, so an
+ * assertion that failed while the terminal held its locks would be reported as the test's
+ * timeout instead of itself.
+ */
+export async function inTerminalTransaction<T>(db: PosDb, during: (trx: ControlledTransaction<PosDatabase>) => Promise<T>): Promise<T> {
+  const trx = await db.startTransaction().execute();
+  try {
+    return await during(trx);
+  } finally {
+    // A deadlock victim's transaction is already gone: its rollback fails, and Kysely still frees the connection.
+    if (!trx.isCommitted && !trx.isRolledBack)
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
+  }
+}
+
+/** `inTerminalTransaction` on a connection of its own, as another terminal of the branch. */
+export async function withTerminal<T>(config: PosDbConfig, during: (trx: ControlledTransaction<PosDatabase>) => Promise<T>): Promise<T> {
+  const terminal = await openPosDb(config);
+  try {
+    return await inTerminalTransaction(terminal.db, during);
+  } finally {
+    await terminal.close();
+  }
 }
 
 /**

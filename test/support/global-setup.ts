@@ -16,7 +16,7 @@ import { createPosDatabase } from '../../src/demo/pos-database.js';
 import { buildConsole } from '../../scripts/build-console.js';
 import { GatewayStore } from '../../src/gateway/store.js';
 import type { MssqlConfig, SqlServerSource } from './sqlserver-source.js';
-import { dropSqlServerDatabases, startSqlServer } from './sqlserver.js';
+import { babelfishVersion, dropSqlServerDatabases, startSqlServer } from './sqlserver.js';
 import { GATEWAY_TEMPLATE, POS_TEMPLATES, schemaFileOf, type PosSchemaVersion } from './templates.js';
 
 declare module 'vitest' {
@@ -26,8 +26,11 @@ declare module 'vitest' {
     posSchema: PosSchemaVersion;
     /** Set by vitest.config.ts for the `mssql` project. */
     sqlServerSource: SqlServerSource;
-    /** The `mssql` project's server (its master database) and the name prefix of this run's databases. */
-    sqlServer: { config: MssqlConfig; prefix: string } | null;
+    /**
+     * The `mssql` project's server (its master database), the name prefix of this run's
+     * databases, and Babelfish's version when the server is Babelfish (null on SQL Server).
+     */
+    sqlServer: { config: MssqlConfig; prefix: string; babelfish: string | null } | null;
     /** Why the `mssql` project's SQL Server could not be started, when it had a source. */
     sqlServerFailure: string | null;
   }
@@ -84,8 +87,14 @@ export default async function setup(project: TestProject) {
     );
     if (!reachable) return () => cluster.stop();
   }
+  const babelfish = await babelfishVersion(server.config).catch((error: unknown) => {
+    project.provide('sqlServerFailure', `the SQL Server from ${source.source} did not say what it is: ${String(error)}`);
+    return undefined;
+  });
+  if (babelfish === undefined) return () => Promise.all([server.stop(), cluster.stop()]).then(() => undefined);
+  if (babelfish) console.log(`SQL Server suite on Babelfish ${babelfish}: the tests that need SQL Server's own behaviour skip, each saying why.`);
   const prefix = `ba_t_${randomBytes(3).toString('hex')}_`;
-  project.provide('sqlServer', { config: server.config, prefix });
+  project.provide('sqlServer', { config: server.config, prefix, babelfish });
   return async () => {
     // A container goes away whole; a shared server keeps nothing of this run.
     if (source.source === 'MSSQL_URL')

@@ -19,6 +19,7 @@ export interface ObservedAccount {
   opened: string;
   status: AccountStatus;
   idturno: number | null;
+  /** The server's 16-byte hash of the header and its lines (rowFingerprint), in hex. */
   fingerprint: string;
 }
 
@@ -180,7 +181,7 @@ export async function observeAccounts(db: PosDb): Promise<Map<string, ObservedAc
     const folio = Number(row.folio);
     const opened = openedText(row.fecha);
     const status: AccountStatus = row.cancelado ? 'cancelada' : row.pagado ? 'pagada' : 'abierta';
-    observed.set(accountKey(folio, opened), { folio, opened, status, idturno: int(row.idturno), fingerprint: row.fingerprint });
+    observed.set(accountKey(folio, opened), { folio, opened, status, idturno: int(row.idturno), fingerprint: row.fingerprint.toString('hex') });
   }
   return observed;
 }

@@ -166,6 +166,24 @@ describe('sendToPrinter over real TCP', () => {
     expect(answers).toEqual([0x72]);
   });
 
+  it("the virtual printer is idle only once every connection closed, with each one's job recorded", async () => {
+    const printer = await virtualPrinter();
+    const socket = await connects(printer.port, 1000);
+    if (!socket) throw new Error('no connection');
+    cleanups.push(() => {
+      socket.destroy();
+    });
+    let idle = false;
+    const settled = printer.idle().then(() => (idle = true));
+    socket.write('job');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(idle).toBe(false);
+    // A sender that gives up on the close and resets: the job is recorded all the same.
+    socket.destroy();
+    await settled;
+    expect(printer.jobs.map((j) => j.bytes.toString())).toEqual(['job']);
+  });
+
   it('detects paper running out during the job from the status after it', async () => {
     const ok = 0x12;
     const paperEnd = 0x72;

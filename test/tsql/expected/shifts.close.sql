@@ -42,6 +42,6 @@ insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values
 update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
 select max("folio") as "folio" from "cheques";
 dbcc checkident ('cheques', reseed, 14) with no_infomsgs;
-select top 0 1 as locked from "tempcheques" with (tablockx, holdlock);
+select count(*) as locked from "tempcheques" with (tablockx);
 select count(*) as "n" from "tempcheques";
 dbcc checkident ('tempcheques', reseed, 0) with no_infomsgs;
