@@ -87,9 +87,27 @@ export const exec: Exec = (command, args) =>
     child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
   });
 
-/** Runs a command that must succeed. */
-export async function mustExec(run: Exec, command: string, args: string[]): Promise<ExecResult> {
+/**
+ * A step of the installation that did not take: the command that ran said so by its exit code,
+ * or what the installer read back afterwards is not what it asked for. The installer stops on
+ * it before switching (exit 1), the running release untouched; the message names the step.
+ */
+export class InstallStepError extends Error {
+  constructor(
+    readonly step: string,
+    detail: string,
+  ) {
+    super(`${step} did not take: ${detail}`);
+  }
+}
+
+/** What a command printed, for a message: its error output, else its output, else a word saying it printed nothing. */
+export const printed = (result: ExecResult): string => (result.stderr || result.stdout).trim() || 'it printed nothing';
+
+/** Runs a command that must succeed; as a step of the installation (`step`), its failure is that step's. */
+export async function mustExec(run: Exec, command: string, args: string[], step?: string): Promise<ExecResult> {
   const result = await run(command, args);
-  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${result.code}): ${(result.stderr || result.stdout).trim()}`);
-  return result;
+  if (result.code === 0) return result;
+  const detail = `${command} ${args.join(' ')} failed (exit ${result.code}): ${printed(result)}`;
+  throw step === undefined ? new Error(detail) : new InstallStepError(step, detail);
 }
