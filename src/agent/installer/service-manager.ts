@@ -76,6 +76,15 @@ export interface ExecResult {
 /** Runs an external command; a test passes one that records instead (the Windows adapter on Linux). */
 export type Exec = (command: string, args: string[]) => Promise<ExecResult>;
 
+/** How long a command's output may stay open after it exited. */
+const OUTPUT_AFTER_EXIT_MS = 2_000;
+
+/**
+ * Resolves once the command exited and its output ended, or OUTPUT_AFTER_EXIT_MS after it
+ * exited: a process it started may hold the output pipes open long after (under Wine,
+ * `schtasks /Create` starts the Task Scheduler's service, which inherits them and runs on), and
+ * waiting for them would hang the installer.
+ */
 export const exec: Exec = (command, args) =>
   new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
@@ -84,7 +93,16 @@ export const exec: Exec = (command, args) =>
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.on('exit', (code) => {
+      const timer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, OUTPUT_AFTER_EXIT_MS);
+      child.on('close', () => {
+        clearTimeout(timer);
+        resolve({ code: code ?? 1, stdout, stderr });
+      });
+    });
   });
 
 /**
