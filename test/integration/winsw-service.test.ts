@@ -19,6 +19,7 @@ import { AGENT_NODE_OPTIONS, type Exec } from '../../src/agent/installer/service
 import { rollback, upgrade, type InstallerOptions } from '../../src/agent/installer/upgrade.js';
 import { renderWinswXml } from '../../src/agent/installer/winsw.js';
 import { buildAgentRelease, stampRelease } from '../support/agent-release.js';
+import { serviceSpecAt, WINDOWS_SPEC } from '../support/windows-service-spec.js';
 import { newPosDatabase } from '../support/databases.js';
 
 interface XmlElement {
@@ -99,14 +100,7 @@ const LOG_MODES = ['append', 'reset', 'none', 'roll', 'roll-by-size', 'roll-by-t
 const splitArguments = (line: string) => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
 
 describe('the WinSW service definition', () => {
-  const spec = {
-    name: 'branch-agent',
-    prefix: 'C:\\Program Files\\branch-agent',
-    config: 'C:\\ProgramData\\branch-agent\\config.json',
-    node: 'C:\\Program Files\\branch-agent\\current\\runtime\\node.exe',
-    logDir: 'C:\\Program Files\\branch-agent\\logs',
-    downloadDir: 'C:\\ProgramData\\branch-agent\\downloads',
-  };
+  const spec = WINDOWS_SPEC;
 
   it('uses only elements and values WinSW documents', () => {
     const service = parseXml(renderWinswXml(spec));
@@ -308,16 +302,7 @@ describe('the installer driving WinSW', () => {
     const serviceDir = path.join(prefix, 'service');
     expect(readFileSync(path.join(serviceDir, 'branch-agent.exe'), 'utf8')).toBe('the WinSW executable');
     expect(existsSync(path.join(serviceDir, 'branch-agent.exe.config'))).toBe(true);
-    expect(readFileSync(path.join(serviceDir, 'branch-agent.xml'), 'utf8')).toBe(
-      renderWinswXml({
-        name: 'branch-agent',
-        prefix,
-        config,
-        node: process.execPath,
-        logDir: path.join(prefix, 'logs'),
-        downloadDir: path.join(path.dirname(config), 'downloads'),
-      }),
-    );
+    expect(readFileSync(path.join(serviceDir, 'branch-agent.xml'), 'utf8')).toBe(renderWinswXml(serviceSpecAt(prefix, config, process.execPath)));
   }, 60_000);
 
   it('upgrade: stops the running service, switches current, starts it again', async () => {

@@ -11,18 +11,12 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { layoutOf, stageCurrent } from '../../src/agent/installer/layout.js';
-import { exec, type Exec, type ServiceSpec } from '../../src/agent/installer/service-manager.js';
+import { exec, type Exec } from '../../src/agent/installer/service-manager.js';
 import { winswService } from '../../src/agent/installer/winsw.js';
+import { serviceSpecAt } from './windows-service-spec.js';
 
 const [resultFile, prefix, config, winswExe] = process.argv.slice(2) as [string, string, string, string];
-const spec: ServiceSpec = {
-  name: 'branch-agent',
-  prefix,
-  config,
-  node: process.execPath,
-  logDir: path.join(prefix, 'logs'),
-  downloadDir: path.join(path.dirname(config), 'downloads'),
-};
+const spec = serviceSpecAt(prefix, config, process.execPath);
 
 /** WinSW as it answers when it runs: the service installed once asked. */
 let installed = false;

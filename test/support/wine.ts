@@ -58,8 +58,11 @@ function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv, timeo
 
 /** A new prefix at `dir`, set to Windows 10. */
 export async function createWinePrefix(dir: string): Promise<Wine> {
-  const env = { ...process.env, WINEPREFIX: dir, WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=' };
-  const version = spawnSync('wine', ['--version'], { encoding: 'utf8' }).stdout.trim().replace(/^wine-/, '');
+  // No prompts to install .NET (Wine Mono) or Gecko, no crash debugger, no desktop menus: nobody is there to answer.
+  const env = { ...process.env, WINEPREFIX: dir, WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml,winedbg.exe,winemenubuilder.exe=d' };
+  const version = spawnSync('wine', ['--version'], { encoding: 'utf8' })
+    .stdout.trim()
+    .replace(/^wine-/, '');
   const made = await runToEnd('wine', ['winecfg', '-v', 'win10'], env, 120_000);
   if (made.code !== 0) throw new Error(`winecfg -v win10 failed (exit ${made.code}): ${made.output}`);
   return { env, driveC: path.join(dir, 'drive_c'), version };

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { configAclProblem, sddlOfSavedAcl } from '../../src/agent/installer/windows-acl.js';
 import { renderUpgradeTaskXml, taskProblem } from '../../src/agent/installer/windows-upgrade-task.js';
+import { WINDOWS_SPEC } from '../support/windows-service-spec.js';
 
 describe('the config folder ACL read back', () => {
   const saved = (sddl: string) => Buffer.from(`branch-agent\r\n${sddl}\r\n`, 'utf16le');
@@ -35,14 +36,7 @@ describe('the config folder ACL read back', () => {
 });
 
 describe('the upgrade task read back', () => {
-  const spec = {
-    name: 'branch-agent',
-    prefix: 'C:\\Program Files\\branch-agent',
-    config: 'C:\\ProgramData\\branch-agent\\config.json',
-    node: 'C:\\Program Files\\branch-agent\\current\\runtime\\node.exe',
-    logDir: 'C:\\Program Files\\branch-agent\\logs',
-    downloadDir: 'C:\\ProgramData\\branch-agent\\downloads',
-  };
+  const spec = WINDOWS_SPEC;
   const ours = renderUpgradeTaskXml(spec);
 
   it('holds when the scheduler shows our action as SYSTEM, by SID or by name, in UTF-16 or not', () => {
