@@ -1,8 +1,9 @@
 /**
  * The agent release's code: src/cli.ts bundled by esbuild into <out>/dist/ (one file per lazily
  * loaded part: each database driver, the printing stack, the doctor, the installer), plus the
- * few packages that must stay files in <out>/node_modules/. The gateway, the demo and the
- * embedded PostgreSQL are left out: their commands say which release has them.
+ * few packages that must stay files in <out>/node_modules/, and <out>/THIRD-PARTY-LICENSES.txt
+ * with the licences of the packages bundled. The gateway, the demo and the embedded PostgreSQL
+ * are left out: their commands say which release has them.
  *
  * Why a bundle: the production node_modules of the whole project is 150 MB unpacked, and an
  * agent that loads hundreds of small files idles with more memory than one that loads a few
@@ -11,7 +12,7 @@
  * Usage: tsx scripts/bundle-agent.ts <out>
  */
 import { build, type Plugin } from 'esbuild';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -109,6 +110,36 @@ async function bundlePackage({ dir, target, pkg }: { dir: string; target: string
   writeFileSync(path.join(target, 'package.json'), JSON.stringify({ ...pkg, dependencies: {} }, null, 2));
 }
 
+/** A package's own licence files, as it ships them. */
+const LICENSE_FILE = /^(licen[cs]e|copying|notice)(\.(md|txt|markdown))?$/i;
+
+/**
+ * The licences of the packages bundled into dist/ (the packages left as files keep theirs in
+ * node_modules/): minified, their copyright notices are gone from the code, and MIT, BSD and
+ * ISC ask for them in every copy. A package that ships no licence file is listed with what its
+ * package.json says, so none is left out silently.
+ */
+function thirdPartyLicenses(inputs: string[]): string {
+  const dirs = new Set<string>();
+  for (const input of inputs) {
+    const at = input.lastIndexOf('node_modules/');
+    if (at < 0) continue;
+    const name = /^(@[^/]+\/[^/]+|[^/]+)/.exec(input.slice(at + 'node_modules/'.length))![1]!;
+    dirs.add(path.resolve(input.slice(0, at), 'node_modules', name)); // esbuild names inputs from the working directory
+  }
+  const sections = [...dirs].sort().map((dir) => {
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name: string; version: string; license?: string; author?: unknown };
+    const files = readdirSync(dir).filter((f) => LICENSE_FILE.test(f));
+    const author = typeof pkg.author === 'string' ? pkg.author : (pkg.author as { name?: string } | undefined)?.name;
+    const text =
+      files.length > 0
+        ? files.map((f) => readFileSync(path.join(dir, f), 'utf8').trim()).join('\n\n')
+        : `The package ships no licence file; its package.json says: license ${pkg.license ?? 'none'}${author ? `, author ${author}` : ''}.`;
+    return `${pkg.name} ${pkg.version} (${pkg.license ?? 'no license field'})\n${'-'.repeat(72)}\n${text}\n`;
+  });
+  return `Packages bundled into dist/ by scripts/bundle-agent.ts, with their licences.\n\n${sections.join('\n\n')}`;
+}
+
 const out = process.argv[2];
 if (!out) throw new Error('usage: tsx scripts/bundle-agent.ts <out>');
 rmSync(path.join(out, 'dist'), { recursive: true, force: true });
@@ -144,6 +175,7 @@ const result = await build({
 
 mkdirSync(path.join(out, 'node_modules'), { recursive: true });
 for (const pkg of copyPackages(EXTERNAL_PACKAGES, path.join(out, 'node_modules'))) await bundlePackage(pkg);
+writeFileSync(path.join(out, 'THIRD-PARTY-LICENSES.txt'), thirdPartyLicenses(Object.keys(result.metafile.inputs)));
 
 const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
 console.log(`agent bundle: ${(bytes / 1048576).toFixed(1)} MB in ${Object.keys(result.metafile.outputs).length} files`);

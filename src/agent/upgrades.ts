@@ -11,12 +11,12 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { UpgradeMessage, UpgradeProgressMessage } from '../protocol/messages.js';
 import { verifyRelease, type ReleaseManifest } from '../protocol/releases.js';
 import type { MaintenanceWindow } from '../protocol/rollouts.js';
 import { copyHashed } from './hashed-copy.js';
+import { httpGet } from './http-get.js';
 
 const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
 /** How long the agent an upgrade started waits for the installer to record that it finished. */
@@ -137,14 +137,16 @@ export class UpgradeRunner {
     // Its own partial file: a second download of the same release (another agent on a shared
     // directory, a retry) never writes into this one; the verified result is the same bytes.
     const partial = `${final}.${randomUUID()}.part`;
-    const response = await fetch(new URL(order.downloadPath, this.opts.gatewayUrl()), {
+    const response = await httpGet(new URL(order.downloadPath, this.opts.gatewayUrl()), {
       headers: { authorization: `Bearer ${this.opts.token}` },
       // A download that stalls must not hold the upgrade (and its rollout) for good.
-      signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS),
+      timeoutMs: DOWNLOAD_TIMEOUT_MS,
     });
-    if (!response.ok || !response.body) throw new Error(`the gateway answered ${response.status} to the download of ${release.version}`);
-    const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
-    const actual = await copyHashed(body, partial, 0o644);
+    if (response.statusCode !== 200) {
+      response.resume();
+      throw new Error(`the gateway answered ${response.statusCode} to the download of ${release.version}`);
+    }
+    const actual = await copyHashed(response, partial, 0o644);
     if (actual !== release.sha256) {
       await rm(partial, { force: true });
       throw new Error(`the downloaded tarball's sha256 ${actual} is not the signed ${release.sha256}`);

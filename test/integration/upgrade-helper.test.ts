@@ -29,6 +29,7 @@ import { renderUpgradeTaskXml } from '../../src/agent/installer/windows-upgrade-
 import { signTarball } from '../../src/gateway/fleet/release-files.js';
 import type { ReleaseManifest } from '../../src/protocol/releases.js';
 import { buildAgentRelease, stampRelease } from '../support/agent-release.js';
+import { WINDOWS_SPEC } from '../support/windows-service-spec.js';
 import { newPosDatabase } from '../support/databases.js';
 import { until } from '../support/until.js';
 
@@ -131,14 +132,7 @@ function xmlTexts(source: string): Map<string, string> {
 }
 
 describe('the upgrade helper on Windows', () => {
-  const spec: ServiceSpec = {
-    name: 'branch-agent',
-    prefix: 'C:\\Program Files\\branch-agent',
-    config: 'C:\\ProgramData\\branch-agent\\config.json',
-    node: 'C:\\Program Files\\branch-agent\\current\\runtime\\node.exe',
-    logDir: 'C:\\Program Files\\branch-agent\\logs',
-    downloadDir: 'C:\\ProgramData\\branch-agent\\downloads',
-  };
+  const spec: ServiceSpec = WINDOWS_SPEC;
 
   it('renders an on-demand task that runs the installed CLI as SYSTEM', () => {
     const task = renderUpgradeTaskXml(spec);
@@ -170,11 +164,31 @@ describe('the upgrade helper on Windows', () => {
       };
       mkdirSync(path.join(work, 'winsw'));
       writeFileSync(path.join(work, 'winsw', 'winsw.exe'), 'WinSW');
-      const { calls, exec } = recorder();
+      const { calls, exec: record } = recorder();
+      // WinSW, sc and schtasks as they answer: the task registered from its file, and shown back.
+      let registered: string | undefined;
+      let serviceInstalled = true;
+      const exec: Exec = async (command, args) => {
+        await record(command, args);
+        if (command.endsWith('branch-agent.exe')) {
+          if (args[0] === 'uninstall') serviceInstalled = false;
+          return { code: 0, stdout: serviceInstalled ? 'Stopped' : 'NonExistent', stderr: '' };
+        }
+        if (command === 'sc')
+          return serviceInstalled ? { code: 0, stdout: `SERVICE_NAME: ${args[1]}`, stderr: '' } : { code: 1060, stdout: '', stderr: 'not installed' };
+        if (args[0] === '/Create') registered = readFileSync(args[4]!).subarray(2).toString('utf16le');
+        if (args[0] === '/Delete') registered = undefined;
+        return args[0] === '/Query' && registered === undefined
+          ? { code: 1, stdout: '', stderr: 'not found' }
+          : { code: 0, stdout: registered ?? '', stderr: '' };
+      };
       const manager = winswService(local, { winsw: path.join(work, 'winsw', 'winsw.exe') }, exec);
       await manager.define();
       const taskFile = path.join(local.prefix, 'service', 'branch-agent-upgrade.xml');
-      expect(calls.filter((c) => c.startsWith('schtasks'))).toEqual([`schtasks /Create /TN branch-agent-upgrade /XML ${taskFile} /F`]);
+      expect(calls.filter((c) => c.startsWith('schtasks'))).toEqual([
+        `schtasks /Create /TN branch-agent-upgrade /XML ${taskFile} /F`,
+        'schtasks /Query /TN branch-agent-upgrade /XML',
+      ]);
       const bytes = readFileSync(taskFile);
       expect([...bytes.subarray(0, 2)]).toEqual([0xff, 0xfe]);
       expect(bytes.subarray(2).toString('utf16le')).toBe(renderUpgradeTaskXml(local));

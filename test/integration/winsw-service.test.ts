@@ -9,15 +9,17 @@
  * <stoptimeout>. So the definition is also shown to start a real agent that becomes healthy.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/embedded-postgres/cluster.js';
+import { probeHealth } from '../../src/agent/installer/health-wait.js';
 import { AGENT_NODE_OPTIONS, type Exec } from '../../src/agent/installer/service-manager.js';
 import { rollback, upgrade, type InstallerOptions } from '../../src/agent/installer/upgrade.js';
 import { renderWinswXml } from '../../src/agent/installer/winsw.js';
 import { buildAgentRelease, stampRelease } from '../support/agent-release.js';
+import { serviceSpecAt, WINDOWS_SPEC } from '../support/windows-service-spec.js';
 import { newPosDatabase } from '../support/databases.js';
 
 interface XmlElement {
@@ -98,14 +100,7 @@ const LOG_MODES = ['append', 'reset', 'none', 'roll', 'roll-by-size', 'roll-by-t
 const splitArguments = (line: string) => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
 
 describe('the WinSW service definition', () => {
-  const spec = {
-    name: 'branch-agent',
-    prefix: 'C:\\Program Files\\branch-agent',
-    config: 'C:\\ProgramData\\branch-agent\\config.json',
-    node: 'C:\\Program Files\\branch-agent\\current\\runtime\\node.exe',
-    logDir: 'C:\\Program Files\\branch-agent\\logs',
-    downloadDir: 'C:\\ProgramData\\branch-agent\\downloads',
-  };
+  const spec = WINDOWS_SPEC;
 
   it('uses only elements and values WinSW documents', () => {
     const service = parseXml(renderWinswXml(spec));
@@ -157,11 +152,47 @@ describe('the installer driving WinSW', () => {
   let agent: ChildProcess | undefined;
   let installed = false;
 
-  /** The WinSW stand-in, and every other command (icacls) recorded as given. */
+  /** The upgrade task as `schtasks /Create` registered it, in the text /Query /XML prints. */
+  let task: string | undefined;
+  /** A tool that exits as if it worked and does nothing, as Wine's stand-ins do (or WinSW that cannot run at all). */
+  let broken: 'icacls' | 'winsw' | 'sc' | 'schtasks' | 'stop' | undefined;
+
+  /**
+   * The Windows tools as Windows answers them, each command recorded as given (the ACL file's
+   * name without its unique part): icacls sets and saves the ACL (SDDL in UTF-16, as icacls
+   * /save writes it), sc knows the service once WinSW installed it, schtasks registers the task
+   * from its XML and prints it back.
+   */
+  const windowsTool = (command: string, args: string[]) => {
+    if (broken === command) return { code: command === 'sc' ? 1060 : 0, stdout: '', stderr: '' };
+    switch (command) {
+      case 'icacls':
+        if (args[1] === '/save') writeFileSync(args[2]!, Buffer.from(`config\r\nD:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)\r\n`, 'utf16le'));
+        return { code: 0, stdout: 'processed file: ' + args[0], stderr: '' };
+      case 'sc':
+        return installed
+          ? { code: 0, stdout: `SERVICE_NAME: ${args[1]}\n        STATE              : 4  RUNNING`, stderr: '' }
+          : { code: 1060, stdout: '', stderr: 'The specified service does not exist as an installed service.' };
+      case 'schtasks':
+        if (args[0] === '/Create') task = readFileSync(args[4]!).subarray(2).toString('utf16le');
+        if (args[0] === '/Delete') task = undefined;
+        if (args[0] === '/Query')
+          return task === undefined
+            ? { code: 1, stdout: '', stderr: 'ERROR: The system cannot find the file specified.' }
+            : { code: 0, stdout: task, stderr: '' };
+        return { code: 0, stdout: 'SUCCESS', stderr: '' };
+      default:
+        return { code: 1, stdout: '', stderr: `unexpected command ${command}` };
+    }
+  };
+
+  /** The WinSW stand-in, and every other command (icacls, sc, schtasks) answered by windowsTool. */
   const standIn: Exec = async (command, args) => {
     const exe = path.basename(command);
-    calls.push(exe === command ? `${command} ${args.join(' ')}` : `${exe} ${args.join(' ')}`);
-    if (!command.endsWith('branch-agent.exe')) return { code: 0, stdout: '', stderr: '' };
+    const shown = args.map((a) => a.replace(/branch-agent-acl-[\d-]+\.txt$/, 'branch-agent-acl.txt'));
+    calls.push(exe === command ? `${command} ${shown.join(' ')}` : `${exe} ${shown.join(' ')}`);
+    if (!command.endsWith('branch-agent.exe')) return windowsTool(command, args);
+    if (broken === 'winsw') return { code: 255, stdout: '', stderr: '' };
     const running = agent !== undefined && agent.exitCode === null && agent.signalCode === null;
     const service = parseXml(readFileSync(command.replace(/\.exe$/, '.xml'), 'utf8'));
     const text = (tag: string) => service.children.find((c) => c.tag === tag)?.text ?? '';
@@ -180,6 +211,7 @@ describe('the installer driving WinSW', () => {
         return { code: 0, stdout: '', stderr: '' };
       }
       case 'stop': {
+        if (broken === 'stop') return { code: 0, stdout: '', stderr: '' };
         const stopMs = Number(/^(\d+)/.exec(text('stoptimeout'))![1]) * 1000;
         agent?.kill('SIGINT');
         const deadline = Date.now() + stopMs;
@@ -247,45 +279,44 @@ describe('the installer driving WinSW', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  const icacls = () => `icacls ${path.dirname(config)} /inheritance:r /grant:r *S-1-5-32-544:(OI)(CI)F /grant:r *S-1-5-18:(OI)(CI)F`;
+  /** The config folder secured, then its ACL saved to be read back. */
+  const icacls = () => [
+    `icacls ${path.dirname(config)} /inheritance:r /grant:r *S-1-5-32-544:(OI)(CI)F /grant:r *S-1-5-18:(OI)(CI)F`,
+    `icacls ${path.dirname(config)} /save ${path.join(tmpdir(), 'branch-agent-acl.txt')}`,
+  ];
 
   it('install: secures the config folder, installs the service, starts it', async () => {
     const { result, calls } = await run(() => upgrade({ ...options(), releaseDir: releases.get('9.1.0')! }));
     expect(result, result.message).toMatchObject({ exitCode: 0, current: '9.1.0' });
     expect(calls).toEqual([
-      icacls(),
+      ...icacls(),
       'branch-agent.exe status',
       'branch-agent.exe install',
-      // The upgrade helper's scheduled task (windows-upgrade-task.ts), registered beside the service.
+      'sc query branch-agent',
+      // The upgrade helper's scheduled task (windows-upgrade-task.ts), registered beside the service, and read back.
       `schtasks /Create /TN branch-agent-upgrade /XML ${path.join(prefix, 'service', 'branch-agent-upgrade.xml')} /F`,
+      'schtasks /Query /TN branch-agent-upgrade /XML',
       'branch-agent.exe status',
       'branch-agent.exe start',
     ]);
     const serviceDir = path.join(prefix, 'service');
     expect(readFileSync(path.join(serviceDir, 'branch-agent.exe'), 'utf8')).toBe('the WinSW executable');
     expect(existsSync(path.join(serviceDir, 'branch-agent.exe.config'))).toBe(true);
-    expect(readFileSync(path.join(serviceDir, 'branch-agent.xml'), 'utf8')).toBe(
-      renderWinswXml({
-        name: 'branch-agent',
-        prefix,
-        config,
-        node: process.execPath,
-        logDir: path.join(prefix, 'logs'),
-        downloadDir: path.join(path.dirname(config), 'downloads'),
-      }),
-    );
+    expect(readFileSync(path.join(serviceDir, 'branch-agent.xml'), 'utf8')).toBe(renderWinswXml(serviceSpecAt(prefix, config, process.execPath)));
   }, 60_000);
 
   it('upgrade: stops the running service, switches current, starts it again', async () => {
     const { result, calls } = await run(() => upgrade({ ...options(), releaseDir: releases.get('9.1.1')! }));
     expect(result, result.message).toMatchObject({ exitCode: 0, current: '9.1.1', previous: '9.1.0' });
-    // The task is unchanged: only looked up, never registered again (a remote upgrade runs inside it).
+    // The task is unchanged: only read back, never registered again (a remote upgrade runs inside it).
     expect(calls).toEqual([
-      icacls(),
+      ...icacls(),
       'branch-agent.exe status',
-      'schtasks /Query /TN branch-agent-upgrade',
+      'sc query branch-agent',
+      'schtasks /Query /TN branch-agent-upgrade /XML',
       'branch-agent.exe status',
       'branch-agent.exe stop',
+      'branch-agent.exe status',
       'branch-agent.exe start',
     ]);
   }, 60_000);
@@ -294,11 +325,13 @@ describe('the installer driving WinSW', () => {
     const { result, calls } = await run(() => upgrade({ ...options(), healthTimeoutMs: 6_000, releaseDir: releases.get('9.1.2')! }));
     expect(result, result.message).toMatchObject({ exitCode: 3, outcome: 'rolled-back', current: '9.1.1' });
     expect(calls).toEqual([
-      icacls(),
+      ...icacls(),
       'branch-agent.exe status',
-      'schtasks /Query /TN branch-agent-upgrade',
+      'sc query branch-agent',
+      'schtasks /Query /TN branch-agent-upgrade /XML',
       'branch-agent.exe status',
       'branch-agent.exe stop',
+      'branch-agent.exe status',
       'branch-agent.exe start',
       // the agent of 9.1.2 has exited: nothing to stop
       'branch-agent.exe status',
@@ -309,6 +342,44 @@ describe('the installer driving WinSW', () => {
   it('rollback: stops, switches back, starts', async () => {
     const { result, calls } = await run(() => rollback(options()));
     expect(result, result.message).toMatchObject({ exitCode: 0, current: '9.1.0' });
-    expect(calls).toEqual(['branch-agent.exe status', 'branch-agent.exe stop', 'branch-agent.exe start']);
+    expect(calls).toEqual(['branch-agent.exe status', 'branch-agent.exe stop', 'branch-agent.exe status', 'branch-agent.exe start']);
   }, 60_000);
+
+  it.each([
+    ['icacls that exits 0 and changes nothing', 'icacls', /^Securing the config folder .+ did not take: icacls exited 0, but icacls saved no ACL to read back/],
+    [
+      'WinSW that cannot run',
+      'winsw',
+      /^Installing the Windows service \(WinSW\) did not take: WinSW could not tell the service's state: .+ status exited 255/,
+    ],
+    [
+      'a service the service manager does not know',
+      'sc',
+      /^Installing the Windows service \(WinSW\) did not take: the service manager does not know branch-agent: sc query branch-agent exited 1060/,
+    ],
+    [
+      'schtasks /Query that exits 0 and shows nothing',
+      'schtasks',
+      /^Registering the upgrade task did not take: schtasks \/Create exited 0, but schtasks \/Query .+ shows no task/,
+    ],
+    ['WinSW stop that leaves the agent running', 'stop', /^Stopping the agent did not take: .+ stop exited 0, but WinSW says the service is Started/],
+  ] as const)(
+    '%s: exit 1 naming the step, and 9.1.0 keeps running as it was',
+    async (_, tool, sentence) => {
+      const before = await probeHealth(`http://127.0.0.1:${healthPort}/healthz`);
+      expect(before?.version).toBe('9.1.0');
+      broken = tool;
+      const result = await upgrade({ ...options(), releaseDir: releases.get('9.1.1')! }).finally(() => (broken = undefined));
+      expect(result).toMatchObject({ exitCode: 1, outcome: 'not-switched', current: '9.1.0' });
+      expect(result.message).toMatch(sentence);
+      expect(result.message).toMatch(/Nothing was switched; 9\.1\.0 keeps running/);
+      expect(readlinkSync(path.join(prefix, 'current'))).toBe(path.join('releases', '9.1.0'));
+      expect(existsSync(path.join(prefix, 'current.new'))).toBe(false);
+      // The same agent, never stopped: its uptime went on.
+      const after = await probeHealth(`http://127.0.0.1:${healthPort}/healthz`);
+      expect(after?.version).toBe('9.1.0');
+      expect(after!.uptimeSec).toBeGreaterThanOrEqual(before!.uptimeSec);
+    },
+    60_000,
+  );
 });

@@ -1,7 +1,7 @@
 /**
  * Agent releases for the installer's tests: this checkout built once per test file by
- * scripts/make-release.sh (a linux release, unpacked), and copies of it stamped with the
- * versions a test installs, upgrades to and rolls back from.
+ * scripts/make-release.sh (a linux release unless asked for win32, unpacked), and copies of it
+ * stamped with the versions a test installs, upgrades to and rolls back from.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,18 +13,23 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * Builds the release into <work>/build and answers its folder. Without the runtime (the tests'
- * own Node.js runs it) and unpacked unless `withRuntime`, which also packs the tarball beside it.
+ * own Node.js runs it) and unpacked unless `withRuntime`, which also packs the tarball beside it
+ * unless `tarball` is false.
  */
-export function buildAgentRelease(work: string, opts: { withRuntime?: boolean } = {}): { dir: string; tarball: string; version: string } {
-  const flags = opts.withRuntime ? [] : ['--no-runtime', '--no-tarball'];
-  const built = spawnSync('bash', ['scripts/make-release.sh', '--out', path.join(work, 'build'), '--no-typecheck', ...flags], {
+export function buildAgentRelease(
+  work: string,
+  opts: { withRuntime?: boolean; tarball?: boolean; platform?: 'linux' | 'win32' } = {},
+): { dir: string; tarball: string; version: string } {
+  const platform = opts.platform ?? 'linux';
+  const flags = [...(opts.withRuntime ? [] : ['--no-runtime']), ...(opts.withRuntime && opts.tarball !== false ? [] : ['--no-tarball'])];
+  const built = spawnSync('bash', ['scripts/make-release.sh', '--platform', platform, '--out', path.join(work, 'build'), '--no-typecheck', ...flags], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 240_000,
   });
   expect(built.status, built.stderr + built.stdout).toBe(0);
   const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  const name = `branch-agent-${version}-linux`;
+  const name = `branch-agent-${version}-${platform}`;
   return { dir: path.join(work, 'build', name), tarball: path.join(work, 'build', `${name}.tar.gz`), version };
 }
 

@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import type { AgentFileConfig } from '../../config/schema.js';
 import { errorCodes } from '../../database-errors.js';
 import { AGENT_PATH } from '../../protocol/messages.js';
+import { httpGet, readText } from '../http-get.js';
 import { errorMessage, fullMessage, skipped, type DoctorItem } from './report.js';
 
 const TLS_CODES = new Set([
@@ -15,30 +16,40 @@ const TLS_CODES = new Set([
   'CERT_NOT_YET_VALID',
 ]);
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 export async function checkGateway(config: AgentFileConfig, timeoutMs: number): Promise<DoctorItem[]> {
   const base = { id: 'gateway', title: 'Gateway', essential: true } as const;
   const healthUrl = new URL('/healthz', config.gatewayUrl);
   let item: DoctorItem;
   const started = Date.now();
   try {
-    const res = await fetch(healthUrl, { signal: AbortSignal.timeout(timeoutMs) });
-    const body = (await res.json().catch(() => null)) as { version?: unknown } | null;
-    item = res.ok
-      ? {
-          ...base,
-          status: 'pass',
-          message: `${healthUrl.origin} answered in ${Date.now() - started} ms${typeof body?.version === 'string' ? ` (gateway ${body.version})` : ''}`,
-        }
-      : {
-          ...base,
-          status: 'fail',
-          cause: 'bad-answer',
-          message: `${healthUrl.href} answered HTTP ${res.status}`,
-          advice: 'Something answers at agent.gatewayUrl but it is not a healthy gateway: check the URL (scheme, host, port) and any proxy in between.',
-        };
+    const res = await httpGet(healthUrl, { timeoutMs });
+    const status = res.statusCode ?? 0;
+    const body = parseJson(await readText(res)) as { version?: unknown } | null;
+    item =
+      status >= 200 && status < 300
+        ? {
+            ...base,
+            status: 'pass',
+            message: `${healthUrl.origin} answered in ${Date.now() - started} ms${typeof body?.version === 'string' ? ` (gateway ${body.version})` : ''}`,
+          }
+        : {
+            ...base,
+            status: 'fail',
+            cause: 'bad-answer',
+            message: `${healthUrl.href} answered HTTP ${status}`,
+            advice: 'Something answers at agent.gatewayUrl but it is not a healthy gateway: check the URL (scheme, host, port) and any proxy in between.',
+          };
   } catch (error) {
     const codes = errorCodes(error);
-    const timedOut = (error as Error)?.name === 'TimeoutError' || codes.includes('UND_ERR_CONNECT_TIMEOUT');
+    const timedOut = (error as Error)?.name === 'TimeoutError';
     const tls = codes.find((c) => TLS_CODES.has(c));
     item = {
       ...base,

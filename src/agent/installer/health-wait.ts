@@ -4,6 +4,8 @@
  * starts again) for `settleMs`. A release that crashes right after opening its port is caught
  * here, not reported healthy.
  */
+import { httpGet, readText } from '../http-get.js';
+
 export interface HealthAnswer {
   version: string;
   uptimeSec: number;
@@ -12,9 +14,10 @@ export interface HealthAnswer {
 
 export async function probeHealth(url: string): Promise<HealthAnswer | undefined> {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-    if (!res.ok) return undefined;
-    const body = (await res.json()) as Partial<HealthAnswer>;
+    const res = await httpGet(url, { timeoutMs: 2_000 });
+    const text = await readText(res);
+    if (res.statusCode !== 200) return undefined;
+    const body = JSON.parse(text) as Partial<HealthAnswer>;
     return typeof body.version === 'string' ? { version: body.version, uptimeSec: body.uptimeSec ?? 0, jobsRunning: body.jobsRunning ?? 0 } : undefined;
   } catch {
     return undefined;

@@ -9,8 +9,23 @@
  * The service definition always runs `<prefix>/current/...`, so switching releases is switching
  * `current` and restarting; rolling back is switching it back.
  */
-import { existsSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
+import { InstallStepError } from './service-manager.js';
 
 export interface Layout {
   prefix: string;
@@ -64,23 +79,72 @@ export function installedVersions(layout: Layout): string[] {
     .sort(compareVersions);
 }
 
+/** `current` staged to point at a release: put in place, or thrown away. */
+export interface StagedSwitch {
+  commit(): void;
+  discard(): void;
+}
+
+const isLink = (file: string) => {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /**
- * Points `current` at releases/<version>. On Linux a new symlink renamed over the old one, so
- * `current` never disappears. Windows cannot rename over a junction: it is replaced, with the
- * service stopped (the upgrade stops it before switching).
+ * Makes `current.new` point at releases/<version> (a junction on Windows, a relative symlink
+ * elsewhere) and reads it back, before anything is stopped: where a link cannot be made (Wine
+ * has no junctions; a file system without them), the install stops here and `current` is as it
+ * was. `commit` puts it in place of `current`: on Linux renamed over it, so `current` never
+ * disappears; Windows cannot rename over a junction, so the old one steps aside first and comes
+ * back if the new one cannot take its place (the service is stopped by then).
  */
-export function switchCurrent(layout: Layout, version: string, platform: NodeJS.Platform = process.platform): void {
+export function stageCurrent(layout: Layout, version: string, platform: NodeJS.Platform = process.platform): StagedSwitch {
   const target = path.join(layout.releases, version);
   if (!existsSync(target)) throw new Error(`${target} does not exist`);
-  if (platform === 'win32') {
-    rmSync(layout.current, { force: true, recursive: false });
-    symlinkSync(target, layout.current, 'junction');
-    return;
-  }
+  const step = `Pointing ${layout.current} at releases/${version}`;
   const next = `${layout.current}.new`;
+  const pointsAtTarget = (link: string) => {
+    try {
+      return realpathSync(link) === realpathSync(target);
+    } catch {
+      return false;
+    }
+  };
   rmSync(next, { force: true });
-  symlinkSync(path.join('releases', version), next);
-  renameSync(next, layout.current);
+  try {
+    if (platform === 'win32') symlinkSync(target, next, 'junction');
+    else symlinkSync(path.join('releases', version), next);
+  } catch (error) {
+    throw new InstallStepError(step, `${next} could not be made (${platform === 'win32' ? 'a junction' : 'a symlink'}): ${(error as Error).message}`);
+  }
+  if (!pointsAtTarget(next)) {
+    rmSync(next, { force: true });
+    throw new InstallStepError(step, `${next} was made but does not lead to ${target}`);
+  }
+  return {
+    discard: () => rmSync(next, { force: true }),
+    commit() {
+      if (platform !== 'win32') renameSync(next, layout.current);
+      else {
+        const old = `${layout.current}.old`;
+        rmSync(old, { force: true });
+        const hadCurrent = isLink(layout.current);
+        if (hadCurrent) renameSync(layout.current, old);
+        try {
+          renameSync(next, layout.current);
+        } catch (error) {
+          if (hadCurrent) renameSync(old, layout.current);
+          throw new InstallStepError(step, `${next} could not take the place of ${layout.current}: ${(error as Error).message}`);
+        }
+        rmSync(old, { force: true });
+      }
+      if (!pointsAtTarget(layout.current)) throw new InstallStepError(step, `${layout.current} does not lead to ${target} after the switch`);
+    },
+  };
 }
 
 /** Removes the oldest releases beyond `keep`, never one of `protect`. Answers the removed. */
@@ -103,4 +167,30 @@ export function pruneReleases(layout: Layout, keep: number, protect: Array<strin
 
 export function ensureDirs(layout: Layout): void {
   for (const dir of [layout.releases, layout.state, layout.logs, layout.run]) mkdirSync(dir, { recursive: true });
+}
+
+/** One installer per prefix at a time: <prefix>/.install.lock holds its pid. */
+export function lockPrefix(layout: Layout): () => void {
+  const file = path.join(layout.prefix, '.install.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeFileSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return () => rmSync(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(file, 'utf8').trim());
+      let alive = false;
+      try {
+        process.kill(holder, 0);
+        alive = true;
+      } catch {
+        // The installer that held it is gone: the lock is stale.
+      }
+      if (alive) throw new Error(`another installer (pid ${holder}) is working on ${layout.prefix}`);
+      rmSync(file, { force: true });
+    }
+  }
+  throw new Error(`cannot lock ${layout.prefix}`);
 }

@@ -1,11 +1,12 @@
 /**
  * A release as make-release.sh makes it: its version, whether it is complete, the Node.js it
- * carries (runtime/), and unpacking one from its tarball.
+ * carries (runtime/), unpacking one from its tarball, and running its migrations.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readEnvFile } from './config-file.js';
 
 const REQUIRED = ['package.json', 'bin/branch-agent.js', 'dist/cli.js', 'sql'];
 
@@ -54,4 +55,26 @@ export async function unpackRelease(tarball: string, into: string): Promise<{ ro
   const release = entries.length === 1 ? path.join(root, entries[0]!) : root;
   readRelease(release);
   return { root, release };
+}
+
+const MIGRATE_TIMEOUT_MS = 300_000;
+
+/** `branch-agent migrate` of the release at `dir`, with its own runtime; resolves the failure text, if any. */
+export function migrateRelease(dir: string, node: string, config: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn(node, [path.join(dir, 'bin', 'branch-agent.js'), 'migrate', '-c', config], {
+      env: { ...process.env, ...readEnvFile(config) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), MIGRATE_TIMEOUT_MS);
+    child.on('error', (error) => resolve(error.message));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(code === 0 ? undefined : output.trim() || `exit code ${code}`);
+    });
+  });
 }

@@ -76,6 +76,15 @@ export interface ExecResult {
 /** Runs an external command; a test passes one that records instead (the Windows adapter on Linux). */
 export type Exec = (command: string, args: string[]) => Promise<ExecResult>;
 
+/** How long a command's output may stay open after it exited. */
+const OUTPUT_AFTER_EXIT_MS = 2_000;
+
+/**
+ * Resolves once the command exited and its output ended, or OUTPUT_AFTER_EXIT_MS after it
+ * exited: a process it started may hold the output pipes open long after (under Wine,
+ * `schtasks /Create` starts the Task Scheduler's service, which inherits them and runs on), and
+ * waiting for them would hang the installer.
+ */
 export const exec: Exec = (command, args) =>
   new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
@@ -84,12 +93,39 @@ export const exec: Exec = (command, args) =>
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.on('exit', (code) => {
+      const timer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, OUTPUT_AFTER_EXIT_MS);
+      child.on('close', () => {
+        clearTimeout(timer);
+        resolve({ code: code ?? 1, stdout, stderr });
+      });
+    });
   });
 
-/** Runs a command that must succeed. */
-export async function mustExec(run: Exec, command: string, args: string[]): Promise<ExecResult> {
+/**
+ * A step of the installation that did not take: the command that ran said so by its exit code,
+ * or what the installer read back afterwards is not what it asked for. The installer stops on
+ * it before switching (exit 1), the running release untouched; the message names the step.
+ */
+export class InstallStepError extends Error {
+  constructor(
+    readonly step: string,
+    detail: string,
+  ) {
+    super(`${step} did not take: ${detail}`);
+  }
+}
+
+/** What a command printed, for a message: its error output, else its output, else a word saying it printed nothing. */
+export const printed = (result: ExecResult): string => (result.stderr || result.stdout).trim() || 'it printed nothing';
+
+/** Runs a command that must succeed; as a step of the installation (`step`), its failure is that step's. */
+export async function mustExec(run: Exec, command: string, args: string[], step?: string): Promise<ExecResult> {
   const result = await run(command, args);
-  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${result.code}): ${(result.stderr || result.stdout).trim()}`);
-  return result;
+  if (result.code === 0) return result;
+  const detail = `${command} ${args.join(' ')} failed (exit ${result.code}): ${printed(result)}`;
+  throw step === undefined ? new Error(detail) : new InstallStepError(step, detail);
 }

@@ -26,14 +26,13 @@
  * sets up, upgrade-request.ts), and only between jobs: it never stops an agent that reports a running job
  * until that job has finished or 30 s have passed.
  */
-import { spawn } from 'node:child_process';
-import { cpSync, existsSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { healthUrl, readEnvFile, writeTemplateIfMissing } from './config-file.js';
+import { healthUrl, writeTemplateIfMissing } from './config-file.js';
 import { waitHealthy, waitIdle } from './health-wait.js';
-import { currentVersion, ensureDirs, installedVersions, layoutOf, pruneReleases, switchCurrent, type Layout } from './layout.js';
-import { bundledNode, readRelease, unpackRelease } from './release.js';
-import { exec as realExec, type Exec, type ServiceManager } from './service-manager.js';
+import { currentVersion, ensureDirs, installedVersions, layoutOf, lockPrefix, pruneReleases, stageCurrent, type Layout } from './layout.js';
+import { bundledNode, migrateRelease, readRelease, unpackRelease } from './release.js';
+import { exec as realExec, InstallStepError, type Exec, type ServiceManager } from './service-manager.js';
 import { chooseServiceManager, type ManagerKind } from './choose-manager.js';
 import { readLastUpgrade, writeLastUpgrade, type Outcome, type UpgradeRecord } from './state.js';
 import { upgradeSettingsOf } from './upgrade-request.js';
@@ -83,33 +82,6 @@ export interface UpgradeResult {
 }
 
 const SERVICE_NAME = 'branch-agent';
-const MIGRATE_TIMEOUT_MS = 300_000;
-
-/** One installer per prefix at a time: <prefix>/.install.lock holds its pid. */
-function lockPrefix(layout: Layout): () => void {
-  const file = path.join(layout.prefix, '.install.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(file, 'wx');
-      writeFileSync(fd, `${process.pid}\n`);
-      closeSync(fd);
-      return () => rmSync(file, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(file, 'utf8').trim());
-      let alive = false;
-      try {
-        process.kill(holder, 0);
-        alive = true;
-      } catch {
-        // The installer that held it is gone: the lock is stale.
-      }
-      if (alive) throw new Error(`another installer (pid ${holder}) is working on ${layout.prefix}`);
-      rmSync(file, { force: true });
-    }
-  }
-  throw new Error(`cannot lock ${layout.prefix}`);
-}
 
 /** The installer's context for one run: the prefix, its service manager, and how it logs. */
 function context(opts: InstallerOptions, releaseDir: string) {
@@ -130,34 +102,37 @@ function context(opts: InstallerOptions, releaseDir: string) {
   return { layout, config, manager, log: opts.log ?? ((line: string) => console.log(line)) };
 }
 
-/** `branch-agent migrate` of the release at `dir`, with its own runtime; resolves the failure text, if any. */
-function migrate(dir: string, node: string, config: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const child = spawn(node, [path.join(dir, 'bin', 'branch-agent.js'), 'migrate', '-c', config], {
-      env: { ...process.env, ...readEnvFile(config) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), MIGRATE_TIMEOUT_MS);
-    child.on('error', (error) => resolve(error.message));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(code === 0 ? undefined : output.trim() || `exit code ${code}`);
-    });
-  });
-}
-
-/** Stops the agent, points `current` at `version`, starts it and waits for it; the reason it is not healthy, if it is not. */
+/**
+ * Stops the agent, points `current` at `version`, starts it and waits for it; the reason it is
+ * not healthy, if it is not. A link that cannot be made, or an agent that cannot be stopped,
+ * throws an InstallStepError with the running release as it was (started again if stopped).
+ */
 async function switchTo(version: string, layout: Layout, manager: ServiceManager, url: string, opts: InstallerOptions, log: (line: string) => void) {
-  await manager.stop();
-  switchCurrent(layout, version);
+  const staged = stageCurrent(layout, version);
+  try {
+    await manager.stop();
+  } catch (error) {
+    staged.discard();
+    throw error;
+  }
+  try {
+    staged.commit();
+  } catch (error) {
+    await manager.start();
+    throw error;
+  }
   log(`==> current -> releases/${version}; starting the agent`);
-  await manager.start();
+  try {
+    await manager.start();
+  } catch (error) {
+    return `it could not be started: ${(error as Error).message}`;
+  }
   return waitHealthy({ url, version, timeoutMs: opts.healthTimeoutMs ?? 60_000, settleMs: opts.settleMs ?? 5_000, alive: () => manager.alive() });
 }
+
+/** The sentence of an install that stopped at a step that did not take. */
+const stoppedAt = (error: InstallStepError, previous: string | undefined) =>
+  `${error.message}. Nothing was switched${previous ? `; ${previous} keeps running` : ''}: fix the cause and run the installer again.`;
 
 export async function upgrade(opts: UpgradeOptions): Promise<UpgradeResult> {
   const startedAt = new Date().toISOString();
@@ -199,80 +174,95 @@ export async function upgrade(opts: UpgradeOptions): Promise<UpgradeResult> {
         running,
       );
     }
-    if (writeTemplateIfMissing(config, sourceDir)) {
-      await manager.secureConfig();
-      return {
-        exitCode: EXIT.configTemplate,
-        outcome: 'config-template',
-        version: release.version,
-        message: `No configuration yet: wrote a template to ${config}. Fill in agent.licenseKey, agent.gatewayUrl, agent.token (from \`branch-agent keys add-branch\`) and agent.database, check it with \`branch-agent doctor -c ${config}\`, then run the installer again.`,
-      };
-    }
-    const url = healthUrl(config);
-    await manager.secureConfig();
-    const unlock = lockPrefix(layout);
     try {
-      const previous = currentVersion(layout);
-      log(`==> Installing branch-agent ${release.version} under ${layout.prefix} (${manager.kind}${previous ? `, running: ${previous}` : ''})`);
-
-      const target = path.join(layout.releases, release.version);
-      if (previous === release.version && existsSync(target)) {
-        log(`    ${release.version} is the current release: its files are kept (the running agent uses them)`);
-      } else if (path.resolve(sourceDir) !== target) {
-        const staging = path.join(layout.releases, `.staging-${release.version}-${process.pid}`);
-        rmSync(staging, { recursive: true, force: true });
-        // A tarball's release is moved, not copied: it is already under releases/.
-        if (unpacked && unpacked.release !== unpacked.root) renameSync(sourceDir, staging);
-        else cpSync(sourceDir, staging, { recursive: true, verbatimSymlinks: true });
-        rmSync(target, { recursive: true, force: true });
-        renameSync(staging, target);
-        log(`    copied to ${target}`);
+      if (writeTemplateIfMissing(config, sourceDir)) {
+        await manager.secureConfig();
+        return {
+          exitCode: EXIT.configTemplate,
+          outcome: 'config-template',
+          version: release.version,
+          message: `No configuration yet: wrote a template to ${config}. Fill in agent.licenseKey, agent.gatewayUrl, agent.token (from \`branch-agent keys add-branch\`) and agent.database, check it with \`branch-agent doctor -c ${config}\`, then run the installer again.`,
+        };
       }
+      const url = healthUrl(config);
+      await manager.secureConfig();
+      const unlock = lockPrefix(layout);
+      try {
+        const previous = currentVersion(layout);
+        log(`==> Installing branch-agent ${release.version} under ${layout.prefix} (${manager.kind}${previous ? `, running: ${previous}` : ''})`);
 
-      log("==> Applying the agent's database migrations");
-      const runtime = bundledNode(target);
-      const failure = await migrate(target, opts.node ? path.resolve(opts.node) : runtime ? path.join(target, runtime) : process.execPath, config);
-      if (failure !== undefined) {
-        return record(
-          {
-            exitCode: EXIT.notSwitched,
-            outcome: 'not-switched',
-            current: previous,
-            message: `The migrations of ${release.version} failed: nothing was switched${previous ? `; ${previous} keeps running` : ''}. Fix the cause (\`branch-agent doctor -c ${config}\` checks everything) and run the installer again.\n${failure}`,
-          },
-          previous,
-        );
-      }
+        const target = path.join(layout.releases, release.version);
+        if (previous === release.version && existsSync(target)) {
+          log(`    ${release.version} is the current release: its files are kept (the running agent uses them)`);
+        } else if (path.resolve(sourceDir) !== target) {
+          const staging = path.join(layout.releases, `.staging-${release.version}-${process.pid}`);
+          rmSync(staging, { recursive: true, force: true });
+          // A tarball's release is moved, not copied: it is already under releases/.
+          if (unpacked && unpacked.release !== unpacked.root) renameSync(sourceDir, staging);
+          else cpSync(sourceDir, staging, { recursive: true, verbatimSymlinks: true });
+          rmSync(target, { recursive: true, force: true });
+          renameSync(staging, target);
+          log(`    copied to ${target}`);
+        }
 
-      await manager.define();
-      await waitIdle(url, 30_000);
-      const unhealthy = await switchTo(release.version, layout, manager, url, opts, log);
-      if (unhealthy === undefined) {
-        const removed = pruneReleases(layout, opts.keep ?? 3, [release.version, previous]);
-        if (removed.length > 0) log(`    removed old releases: ${removed.join(', ')}`);
-        const kept = previous && previous !== release.version ? ` (previous: ${previous}, kept for rollback)` : '';
-        return record(
-          {
-            exitCode: EXIT.installed,
-            outcome: 'installed',
-            current: release.version,
-            message: `branch-agent ${release.version} is installed and healthy${kept}.`,
-          },
-          previous,
-        );
-      }
-
-      log(`    ${release.version} is not healthy: ${unhealthy}`);
-      if (previous && previous !== release.version && installedVersions(layout).includes(previous)) {
-        log(`==> Rolling back to ${previous}`);
-        const stillUnhealthy = await switchTo(previous, layout, manager, url, opts, log);
-        if (stillUnhealthy === undefined) {
+        log("==> Applying the agent's database migrations");
+        const runtime = bundledNode(target);
+        const failure = await migrateRelease(target, opts.node ? path.resolve(opts.node) : runtime ? path.join(target, runtime) : process.execPath, config);
+        if (failure !== undefined) {
           return record(
             {
-              exitCode: EXIT.rolledBack,
-              outcome: 'rolled-back',
+              exitCode: EXIT.notSwitched,
+              outcome: 'not-switched',
               current: previous,
-              message: `branch-agent ${release.version} did not become healthy (${unhealthy}). Rolled back: ${previous} is running and healthy again. The failed release stays in ${target}; its output is in ${manager.logsHint}.`,
+              message: `The migrations of ${release.version} failed: nothing was switched${previous ? `; ${previous} keeps running` : ''}. Fix the cause (\`branch-agent doctor -c ${config}\` checks everything) and run the installer again.\n${failure}`,
+            },
+            previous,
+          );
+        }
+
+        await manager.define();
+        await waitIdle(url, 30_000);
+        const unhealthy = await switchTo(release.version, layout, manager, url, opts, log);
+        if (unhealthy === undefined) {
+          const removed = pruneReleases(layout, opts.keep ?? 3, [release.version, previous]);
+          if (removed.length > 0) log(`    removed old releases: ${removed.join(', ')}`);
+          const kept = previous && previous !== release.version ? ` (previous: ${previous}, kept for rollback)` : '';
+          return record(
+            {
+              exitCode: EXIT.installed,
+              outcome: 'installed',
+              current: release.version,
+              message: `branch-agent ${release.version} is installed and healthy${kept}.`,
+            },
+            previous,
+          );
+        }
+
+        log(`    ${release.version} is not healthy: ${unhealthy}`);
+        if (previous && previous !== release.version && installedVersions(layout).includes(previous)) {
+          log(`==> Rolling back to ${previous}`);
+          // Past the switch, a step that does not take on the way back leaves nothing healthy: said as such.
+          const stillUnhealthy = await switchTo(previous, layout, manager, url, opts, log).catch((error: unknown) => {
+            if (error instanceof InstallStepError) return error.message;
+            throw error;
+          });
+          if (stillUnhealthy === undefined) {
+            return record(
+              {
+                exitCode: EXIT.rolledBack,
+                outcome: 'rolled-back',
+                current: previous,
+                message: `branch-agent ${release.version} did not become healthy (${unhealthy}). Rolled back: ${previous} is running and healthy again. The failed release stays in ${target}; its output is in ${manager.logsHint}.`,
+              },
+              previous,
+            );
+          }
+          return record(
+            {
+              exitCode: EXIT.unhealthy,
+              outcome: 'unhealthy',
+              current: previous,
+              message: `branch-agent ${release.version} did not become healthy (${unhealthy}), and neither did ${previous} after the rollback (${stillUnhealthy}). Check ${manager.logsHint} and run \`branch-agent doctor -c ${config}\`.`,
             },
             previous,
           );
@@ -281,23 +271,18 @@ export async function upgrade(opts: UpgradeOptions): Promise<UpgradeResult> {
           {
             exitCode: EXIT.unhealthy,
             outcome: 'unhealthy',
-            current: previous,
-            message: `branch-agent ${release.version} did not become healthy (${unhealthy}), and neither did ${previous} after the rollback (${stillUnhealthy}). Check ${manager.logsHint} and run \`branch-agent doctor -c ${config}\`.`,
+            current: release.version,
+            message: `branch-agent ${release.version} did not become healthy (${unhealthy}) and there is no other release to roll back to. Check ${manager.logsHint} and run \`branch-agent doctor -c ${config}\`.`,
           },
           previous,
         );
+      } finally {
+        unlock();
       }
-      return record(
-        {
-          exitCode: EXIT.unhealthy,
-          outcome: 'unhealthy',
-          current: release.version,
-          message: `branch-agent ${release.version} did not become healthy (${unhealthy}) and there is no other release to roll back to. Check ${manager.logsHint} and run \`branch-agent doctor -c ${config}\`.`,
-        },
-        previous,
-      );
-    } finally {
-      unlock();
+    } catch (error) {
+      if (!(error instanceof InstallStepError)) throw error;
+      const running = currentVersion(layout);
+      return record({ exitCode: EXIT.notSwitched, outcome: 'not-switched', current: running, message: stoppedAt(error, running) }, running);
     }
   } finally {
     if (unpacked) rmSync(unpacked.root, { recursive: true, force: true });
@@ -333,7 +318,13 @@ export async function rollback(opts: InstallerOptions): Promise<UpgradeResult> {
   const unlock = lockPrefix(layout);
   try {
     log(`==> Rolling back from ${current} to ${target}`);
-    const unhealthy = await switchTo(target, layout, manager, healthUrl(path.resolve(opts.config)), opts, log);
+    let unhealthy: string | undefined;
+    try {
+      unhealthy = await switchTo(target, layout, manager, healthUrl(path.resolve(opts.config)), opts, log);
+    } catch (error) {
+      if (!(error instanceof InstallStepError)) throw error;
+      return { exitCode: EXIT.notSwitched, outcome: 'not-switched', version: target, previous: current, current, message: stoppedAt(error, current) };
+    }
     const result: UpgradeResult =
       unhealthy === undefined
         ? {

@@ -7,10 +7,12 @@
  * upgrades the agent requests.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AGENT_NODE_OPTIONS, mustExec, type Exec, type ServiceManager, type ServiceSpec } from './service-manager.js';
+import { AGENT_NODE_OPTIONS, InstallStepError, mustExec, printed, type Exec, type ServiceManager, type ServiceSpec } from './service-manager.js';
 import { UPGRADE_HELPER_NAME } from './upgrade-request.js';
-import { createTaskArgs, deleteTaskArgs, renderUpgradeTaskXml, taskXmlBytes } from './windows-upgrade-task.js';
+import { configAclProblem, saveAclArgs, sddlOfSavedAcl, secureFolderArgs } from './windows-acl.js';
+import { createTaskArgs, deleteTaskArgs, queryTaskArgs, renderUpgradeTaskXml, taskProblem, taskXmlBytes } from './windows-upgrade-task.js';
 
 /** Windows paths for a Windows prefix, whatever machine renders them (the tests run on Linux). */
 const pathsFor = (prefix: string) => (/^[A-Za-z]:\\/.test(prefix) ? path.win32 : path);
@@ -51,19 +53,62 @@ export function renderWinswXml(spec: ServiceSpec): string {
 `;
 }
 
+/** The words `winsw status` answers with; anything else means WinSW itself did not run. */
+const STATES = ['NonExistent', 'Stopped', 'Started'];
+
+/** The steps, as the installer names them when one does not take. */
+const STEP = {
+  secure: 'Securing the config folder',
+  service: 'Installing the Windows service (WinSW)',
+  task: 'Registering the upgrade task',
+  stop: 'Stopping the agent',
+  start: 'Starting the agent',
+  remove: 'Removing the Windows service',
+} as const;
+
+/**
+ * Every command's exit code is checked, and what each one was asked to do is read back: a
+ * Windows tool that exits 0 without doing it (Wine's icacls and `schtasks /Query` are such
+ * stand-ins; a half-broken Windows can be too) ends the install at that step.
+ */
 export function winswService(spec: ServiceSpec, opts: { winsw: string }, run: Exec): ServiceManager {
   const paths = pathsFor(spec.prefix);
   const dir = paths.join(spec.prefix, 'service');
   const exe = paths.join(dir, `${spec.name}.exe`);
-  const winsw = (command: string) => mustExec(run, exe, [command]);
-  const state = async () => (await run(exe, ['status'])).stdout.trim();
+  const configDir = paths.dirname(spec.config);
+  const winsw = (step: string, command: string) => mustExec(run, exe, [command], step);
+  const state = async (step: string) => {
+    const result = await run(exe, ['status']);
+    const word = result.stdout.trim();
+    if (result.code !== 0 || !STATES.includes(word))
+      throw new InstallStepError(step, `WinSW could not tell the service's state: ${exe} status exited ${result.code} (${printed(result)})`);
+    return word;
+  };
+  /** The task as the Task Scheduler holds it, or '' when it has none. */
+  const registeredTask = async () => {
+    const result = await run('schtasks', queryTaskArgs);
+    return result.code === 0 ? result.stdout : '';
+  };
+  const serviceRegistered = async () => {
+    const result = await run('sc', ['query', spec.name]);
+    return result.code === 0 && result.stdout.includes(spec.name) ? undefined : `sc query ${spec.name} exited ${result.code} (${printed(result)})`;
+  };
 
   return {
     kind: 'winsw',
     logsHint: spec.logDir,
     async secureConfig() {
       // Secrets live in the config: only Administrators (S-1-5-32-544) and SYSTEM (S-1-5-18) read it.
-      await mustExec(run, 'icacls', [paths.dirname(spec.config), '/inheritance:r', '/grant:r', '*S-1-5-32-544:(OI)(CI)F', '/grant:r', '*S-1-5-18:(OI)(CI)F']);
+      const step = `${STEP.secure} ${configDir}`;
+      await mustExec(run, 'icacls', secureFolderArgs(configDir), step);
+      const saved = path.join(tmpdir(), `branch-agent-acl-${process.pid}-${Date.now()}.txt`);
+      try {
+        await mustExec(run, 'icacls', saveAclArgs(configDir, saved), step);
+        const problem = configAclProblem(existsSync(saved) ? sddlOfSavedAcl(readFileSync(saved)) : undefined);
+        if (problem) throw new InstallStepError(step, `icacls exited 0, but ${problem}`);
+      } finally {
+        rmSync(saved, { force: true });
+      }
     },
     async define() {
       mkdirSync(dir, { recursive: true });
@@ -71,43 +116,60 @@ export function winswService(spec: ServiceSpec, opts: { winsw: string }, run: Ex
       // The running wrapper cannot be replaced; the pinned one never needs to be.
       if (!existsSync(exe)) {
         if (!existsSync(opts.winsw))
-          throw new Error(`WinSW not found at ${opts.winsw}: use a release made by make-release.sh --platform win32, or pass --winsw <exe>`);
+          throw new InstallStepError(
+            STEP.service,
+            `WinSW not found at ${opts.winsw}: use a release made by make-release.sh --platform win32, or pass --winsw <exe>`,
+          );
         copyFileSync(opts.winsw, exe);
         if (existsSync(`${opts.winsw}.config`)) copyFileSync(`${opts.winsw}.config`, `${exe}.config`);
       }
       const file = paths.join(dir, `${spec.name}.xml`);
       const definition = renderWinswXml(spec);
       if (!existsSync(file) || readFileSync(file, 'utf8') !== definition) writeFileSync(file, definition);
-      if ((await state()) === 'NonExistent') await winsw('install');
+      if ((await state(STEP.service)) === 'NonExistent') await winsw(STEP.service, 'install');
+      const missing = await serviceRegistered();
+      if (missing) throw new InstallStepError(STEP.service, `the service manager does not know ${spec.name}: ${missing}`);
       mkdirSync(spec.downloadDir, { recursive: true });
       // Registered again only when it changed: a remote upgrade runs this from within the task.
       const taskFile = paths.join(dir, `${UPGRADE_HELPER_NAME}.xml`);
       const task = taskXmlBytes(renderUpgradeTaskXml(spec));
       const unchanged = existsSync(taskFile) && readFileSync(taskFile).equals(task);
-      if (!unchanged || (await run('schtasks', ['/Query', '/TN', UPGRADE_HELPER_NAME])).code !== 0) {
-        writeFileSync(taskFile, task);
-        try {
-          await mustExec(run, 'schtasks', createTaskArgs(taskFile));
-        } catch (error) {
-          rmSync(taskFile, { force: true });
-          throw error;
-        }
+      if (unchanged && taskProblem(await registeredTask(), spec) === undefined) return;
+      writeFileSync(taskFile, task);
+      try {
+        await mustExec(run, 'schtasks', createTaskArgs(taskFile), STEP.task);
+        const problem = taskProblem(await registeredTask(), spec);
+        if (problem) throw new InstallStepError(STEP.task, `schtasks /Create exited 0, but ${problem}`);
+      } catch (error) {
+        rmSync(taskFile, { force: true });
+        throw error;
       }
     },
-    start: async () => void (await winsw('start')),
+    start: async () => void (await winsw(STEP.start, 'start')),
     async stop() {
-      if ((await state()) === 'Started') await winsw('stop');
+      if ((await state(STEP.stop)) !== 'Started') return;
+      await winsw(STEP.stop, 'stop');
+      const after = await state(STEP.stop);
+      if (after !== 'Stopped') throw new InstallStepError(STEP.stop, `${exe} stop exited 0, but WinSW says the service is ${after}`);
     },
     // The service manager restarts a crashed agent: only the health answer tells.
     alive: () => undefined,
-    status: async () => `Windows service ${spec.name} (WinSW): ${(await state()) || 'unknown'}`,
+    async status() {
+      const result = await run(exe, ['status']);
+      const word = result.stdout.trim();
+      return `Windows service ${spec.name} (WinSW): ${result.code === 0 && STATES.includes(word) ? word : `unknown (${exe} status exited ${result.code}: ${printed(result)})`}`;
+    },
     async remove() {
-      await run('schtasks', deleteTaskArgs);
+      const deleted = await run('schtasks', deleteTaskArgs);
+      if (taskProblem(await registeredTask(), spec) === undefined)
+        throw new InstallStepError(STEP.remove, `the upgrade task is still registered: schtasks /Delete exited ${deleted.code} (${printed(deleted)})`);
       rmSync(paths.join(dir, `${UPGRADE_HELPER_NAME}.xml`), { force: true });
-      const current = await state();
+      const current = await state(STEP.remove);
       if (current === 'NonExistent') return;
-      if (current === 'Started') await winsw('stop');
-      await winsw('uninstall');
+      if (current === 'Started') await winsw(STEP.remove, 'stop');
+      await winsw(STEP.remove, 'uninstall');
+      if ((await serviceRegistered()) === undefined)
+        throw new InstallStepError(STEP.remove, `${exe} uninstall exited 0, but sc query still finds ${spec.name}`);
     },
   };
 }
