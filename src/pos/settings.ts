@@ -15,8 +15,6 @@ export interface BranchSettings {
   forceDiscountType: boolean;
   /** configuracion.nodescargarinventario: a shift close leaves stock alone. */
   noInventoryDeduction: boolean;
-  /** parametros3.turnoxmesero: each waiter sells on a shift of their own rather than the station's. */
-  shiftPerWaiter: boolean;
 }
 
 type SettingsContext = Pick<PosContext, 'db' | 'schema'>;
@@ -27,21 +25,19 @@ export function readSettings(ctx: SettingsContext): Promise<BranchSettings> {
 
 async function read(ctx: SettingsContext): Promise<BranchSettings> {
   const { db, schema } = ctx;
-  const [config, params, params3] = await Promise.all([
+  const [config, params] = await Promise.all([
     db
       .selectFrom('configuracion')
       .select(['forzarmotivocancela', 'nopermitircerrarturnocuentasabiertas'])
       .$if(schema.has('configuracion', 'nodescargarinventario'), (q) => q.select('nodescargarinventario'))
       .executeTakeFirst(),
     db.selectFrom('parametros').select('forzartipodescuento').executeTakeFirst(),
-    schema.has('parametros3', 'turnoxmesero') ? db.selectFrom('parametros3').select('turnoxmesero').executeTakeFirst() : undefined,
   ]);
   return {
     forceCancelReason: flag(config?.forzarmotivocancela),
     forbidCloseWithOpenAccounts: flag(config?.nopermitircerrarturnocuentasabiertas),
     forceDiscountType: flag(params?.forzartipodescuento),
     noInventoryDeduction: flag((config as { nodescargarinventario?: boolean | null } | undefined)?.nodescargarinventario),
-    shiftPerWaiter: flag(params3?.turnoxmesero),
   };
 }
 
