@@ -58,7 +58,7 @@ export async function liveShift(stack: TestStack, branch: string): Promise<Scena
   const rows = new Map<string, Row[]>();
   const keep = async (step: string, table: PosTable, where: (q: Query) => Query) => {
     if (!schema.hasTable(table)) return;
-    rows.set(`${step}.${table}`, (await where(select(db, table)).execute()));
+    rows.set(`${step}.${table}`, await where(select(db, table)).execute());
   };
   const insert = (table: PosTable, values: Row) => loosely(db).insertInto(table).values(schema.completeRow(table, values)).execute();
 
@@ -71,7 +71,7 @@ export async function liveShift(stack: TestStack, branch: string): Promise<Scena
 
   const idTurno = (await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: COMPANY, cajero: 'CAJERO', fondo: 500, idMesero: '02' })).body
     .idTurno as number;
-  const shift = (await select(db, 'turnos').where('idturno', '=', idTurno).executeTakeFirstOrThrow());
+  const shift = await select(db, 'turnos').where('idturno', '=', idTurno).executeTakeFirstOrThrow();
   await keep('opened', 'turnos', (q) => q.where('idturno', '=', idTurno));
   await keep('opened', 'bitacoraEnvioVentas', (q) => q.where('fechaapertura', '=', shift.apertura));
   await keep('opened', 'parametros', (q) => q);
