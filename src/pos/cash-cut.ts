@@ -35,44 +35,36 @@ export async function shiftTakings(ctx: Pick<PosContext, 'db'>, idTurnos: readon
   const out = new Map<number, TenderAmounts>(idTurnos.map((id) => [id, noTakings()]));
   for (let i = 0; i < idTurnos.length; i += SHIFTS_PER_STATEMENT) {
     const chunk = idTurnos.slice(i, i + SHIFTS_PER_STATEMENT);
-    const open = ctx.db
-      .selectFrom('tempchequespagos as p')
-      .innerJoin('tempcheques as h', 'h.folio', 'p.folio')
-      .innerJoin('formasdepago as f', 'f.idformadepago', 'p.idformadepago')
-      .select((eb) => [
-        'h.idturno',
-        'f.tipo',
-        eb.fn.sum<string | number | null>(sql`(${eb.ref('p.importe')} + ${eb.ref('p.propina')}) * ${eb.ref('p.tipodecambio')}`).as('importe'),
-      ])
-      .where('h.idturno', 'in', chunk)
-      .where('h.pagado', '=', true)
-      .where((eb) => eb.or([eb('h.cancelado', '=', false), eb('h.cancelado', 'is', null)]))
-      .where((eb) =>
-        eb.not(
-          eb.exists(eb.selectFrom('cheques as c').select('c.folio').whereRef('c.foliotempcheques', '=', 'h.folio').whereRef('c.idturno', '=', 'h.idturno')),
-        ),
-      )
-      .groupBy(['h.idturno', 'f.tipo']);
-    const closed = ctx.db
-      .selectFrom('chequespagos as p')
-      .innerJoin('cheques as h', 'h.folio', 'p.folio')
-      .innerJoin('formasdepago as f', 'f.idformadepago', 'p.idformadepago')
-      .select((eb) => [
-        'h.idturno',
-        'f.tipo',
-        eb.fn.sum<string | number | null>(sql`(${eb.ref('p.importe')} + ${eb.ref('p.propina')}) * ${eb.ref('p.tipodecambio')}`).as('importe'),
-      ])
-      .where('h.idturno', 'in', chunk)
-      .where('h.pagado', '=', true)
-      .where((eb) => eb.or([eb('h.cancelado', '=', false), eb('h.cancelado', 'is', null)]))
-      .groupBy(['h.idturno', 'f.tipo']);
-    for (const row of await open.unionAll(closed).execute()) {
+    const open = takingsQuery(ctx, TEMP_TABLES, chunk).where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('cheques as c').select('c.folio').whereRef('c.foliotempcheques', '=', 'h.folio').whereRef('c.idturno', '=', 'h.idturno'))),
+    );
+    for (const row of await open.unionAll(takingsQuery(ctx, CLOSED_TABLES, chunk)).execute()) {
       const tender = tenderOf(row.tipo);
       const takings = out.get(int(row.idturno) ?? 0);
       if (tender && takings) takings[tender] = takings[tender].plus(dec(row.importe));
     }
   }
   return out;
+}
+
+const TEMP_TABLES = { header: 'tempcheques', payments: 'tempchequespagos' } as const;
+const CLOSED_TABLES = { header: 'cheques', payments: 'chequespagos' } as const;
+
+/** SR's sum per shift and tender over the paid, not cancelled accounts of one table set (both name these columns alike). */
+function takingsQuery(ctx: Pick<PosContext, 'db'>, tables: typeof TEMP_TABLES | typeof CLOSED_TABLES, idTurnos: readonly number[]) {
+  return ctx.db
+    .selectFrom(`${tables.payments} as p` as 'tempchequespagos as p')
+    .innerJoin(`${tables.header} as h` as 'tempcheques as h', 'h.folio', 'p.folio')
+    .innerJoin('formasdepago as f', 'f.idformadepago', 'p.idformadepago')
+    .select((eb) => [
+      'h.idturno',
+      'f.tipo',
+      eb.fn.sum<string | number | null>(sql`(${eb.ref('p.importe')} + ${eb.ref('p.propina')}) * ${eb.ref('p.tipodecambio')}`).as('importe'),
+    ])
+    .where('h.idturno', 'in', idTurnos)
+    .where('h.pagado', '=', true)
+    .where((eb) => eb.or([eb('h.cancelado', '=', false), eb('h.cancelado', 'is', null)]))
+    .groupBy(['h.idturno', 'f.tipo']);
 }
 
 /**
