@@ -62,7 +62,7 @@ describe('open a shift', () => {
     const res = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 500, idMesero: '02' });
     // The seed: only the two order creations and printer registration are Created.
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    // A station's shift, kept for no waiter, where SR's terminals look for it (order-lifecycle rows 14, 34).
+    // A station's shift, kept for no waiter, where SR's terminals look for it (order-lifecycle rows 4, 34).
     expect(res.body).toMatchObject({ idTurno: 3, fondo: 500, cajero: 'CAJERO', idMesero: '', fondoDolares: 0 });
     expect(res.body.apertura).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
     expect(Number((await db.selectFrom('parametros').select('ultimoturno').executeTakeFirstOrThrow()).ultimoturno)).toBe(3);

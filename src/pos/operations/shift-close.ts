@@ -37,7 +37,7 @@ interface Shift extends ClosingShift {
 /**
  * Locks the shift's row and checks it is open and is the one asked for. A close is asked for at
  * the shift's own station or at a terminal that sells on it (SR closes shift 894 of DESKTOP-1601QUU
- * from DESKTOP-7, whose `cajacomandero` names it: rows 13-14).
+ * from DESKTOP-7, whose `cajacomandero` names it: shift-close rows 13-14).
  */
 async function lockShift(ctx: PosContext, input: { idTurno: number; idEmpresa: string }, station: Station): Promise<Shift> {
   const hasWorkspace = ctx.schema.has('turnos', 'WorkspaceId');
