@@ -62,8 +62,6 @@ export interface AccountSpec {
 export interface WrittenAccount {
   folio: number;
   totals: AccountTotals;
-  /** What the payments added to each `turnos` bucket, by `formasdepago.tipo`. */
-  buckets: Record<'efectivo' | 'tarjeta' | 'vales' | 'otros', Decimal>;
 }
 
 const BUCKET_BY_TIPO = { 1: 'efectivo', 2: 'tarjeta', 3: 'vales', 4: 'otros' } as const;
@@ -119,13 +117,21 @@ export async function writeAccount(
 
   const tipos = await db.selectFrom('formasdepago').select(['idformadepago', 'tipo', 'tipodecambio']).execute();
   const methods = new Map(tipos.map((t) => [t.idformadepago, t]));
+  // The header's payment columns as SR computes them when it pays (order-lifecycle rows 577-582):
+  // (amount + tip) × exchange rate by tender, the tips, and the tips paid by card.
   const buckets = { efectivo: new Dec(0), tarjeta: new Dec(0), vales: new Dec(0), otros: new Dec(0) };
+  let propina = new Dec(0);
+  let propinatarjeta = new Dec(0);
   const payments = spec.pagos.map((p) => {
     const method = methods.get(p.idformadepago);
     if (!method) throw new Error(`payment method ${p.idformadepago} does not exist`);
     const importe = new Dec(p.importe ?? totals.total);
+    const rate = new Dec(method.tipodecambio ?? 1);
+    const tip = new Dec(p.propina ?? 0);
     const bucket = BUCKET_BY_TIPO[Number(method.tipo) as keyof typeof BUCKET_BY_TIPO] ?? 'otros';
-    buckets[bucket] = buckets[bucket].plus(importe);
+    buckets[bucket] = buckets[bucket].plus(importe.plus(tip).times(rate));
+    propina = propina.plus(tip.times(rate));
+    if (bucket === 'tarjeta') propinatarjeta = propinatarjeta.plus(tip.times(rate));
     return {
       idformadepago: p.idformadepago,
       importe: importe.toFixed(2),
@@ -159,7 +165,8 @@ export async function writeAccount(
     usuarioapertura: spec.usuario,
     usuariopago: spec.pagado ? spec.usuario : '',
     cuentaenuso: false,
-    propina: payments.reduce((sum, p) => sum.plus(p.propina), new Dec(0)).toFixed(2),
+    propina: propina.toFixed(2),
+    propinatarjeta: propinatarjeta.toFixed(2),
     ...Object.fromEntries(Object.entries(buckets).map(([k, v]) => [k, v.toFixed(2)])),
     ...(closed ? { foliotempcheques: closed.foliotempcheques } : {}),
   };
@@ -196,7 +203,7 @@ export async function writeAccount(
     closed ? 'chequespagos' : 'tempchequespagos',
     payments.map((p) => ({ folio, ...p, ...cierre })),
   );
-  return { folio, totals, buckets };
+  return { folio, totals };
 }
 
 /** Deletes an account from the temporary tables, as a shift close does once it is copied. */

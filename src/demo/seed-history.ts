@@ -3,12 +3,13 @@
  * with an invoice"), plus open accounts to work on, written by account-writer.ts as Soft
  * Restaurant leaves them.
  */
+import { randomUUID } from 'node:crypto';
 import type { InstalledSchema } from '../pos/columns.js';
 import type { PosDb } from '../pos/schema.js';
 import { Dec, totalsToHeaderColumns } from '../pos/totals.js';
 import { operationalDay } from '../pos/operational-day.js';
 import { localIso } from '../pos/values.js';
-import { insertCompleteRows, writeAccount, writeClosedAccount, type AccountSpec, type WrittenAccount } from './account-writer.js';
+import { insertCompleteRows, writeAccount, writeClosedAccount, type AccountSpec } from './account-writer.js';
 
 /** A minimal, unsigned CFDI 4.0 between SAT's test taxpayers: one consumption concept at IVA 16 %. */
 function cfdi(opts: { serie: string; folio: number; fecha: Date; formaPago: string; subtotal: string; iva: string; total: string; uuid: string }): string {
@@ -145,7 +146,21 @@ export async function seedHistory(db: PosDb, schema: InstalledSchema, day: DemoD
     ),
   ];
 
-  const sum = (key: keyof WrittenAccount['buckets']) => history.reduce((total, h) => total.plus(h.buckets[key]), new Dec(0)).toFixed(2);
+  // The cashier's declaration at the close, where SR keeps it (declaracioncajero): one row per
+  // payment method, here what each took; the shift's cash columns hold their sum by tender.
+  const declared = await db
+    .selectFrom('chequespagos as p')
+    .innerJoin('formasdepago as f', 'f.idformadepago', 'p.idformadepago')
+    .select((eb) => ['f.idformadepago', 'f.descripcion', 'f.tipo', 'f.tipodecambio', eb.fn.sum<string | number>('p.importe').as('importe')])
+    .where('p.idturno_cierre', '=', 1)
+    .groupBy(['f.idformadepago', 'f.descripcion', 'f.tipo', 'f.tipodecambio'])
+    .orderBy('f.idformadepago')
+    .execute();
+  const byTender = (tipo: number) =>
+    declared
+      .filter((d) => Number(d.tipo) === tipo)
+      .reduce((total, d) => total.plus(new Dec(d.importe).times(d.tipodecambio ?? 1)), new Dec(0))
+      .toFixed(2);
   await insertCompleteRows(db, schema, 'turnos', [
     {
       idturno: 1,
@@ -157,12 +172,28 @@ export async function seedHistory(db: PosDb, schema: InstalledSchema, day: DemoD
       idempresa: COMPANY,
       idmesero: '',
       fondodolares: 0,
-      efectivo: sum('efectivo'),
-      tarjeta: sum('tarjeta'),
-      vales: sum('vales'),
-      credito: sum('otros'),
+      efectivo: byTender(1),
+      tarjeta: byTender(2),
+      vales: byTender(3),
+      credito: byTender(4),
     },
   ]);
+  const shift = await db.selectFrom('turnos').select('idturnointerno').where('idturno', '=', 1).executeTakeFirstOrThrow();
+  await insertCompleteRows(
+    db,
+    schema,
+    'declaracioncajero',
+    declared.map((d) => ({
+      idturnointerno: shift.idturnointerno,
+      idturno: 1,
+      idformadepago: d.idformadepago,
+      importedeclarado: new Dec(d.importe).toFixed(2),
+      tipodecambio: d.tipodecambio,
+      tipo: d.tipo,
+      descripcion: d.descripcion,
+      WorkspaceId: randomUUID(),
+    })),
+  );
 
   // The second sale, paid by card (FormaPago 04) and written with facturado set.
   const invoiced = history[1]!;
@@ -216,9 +247,8 @@ export async function seedHistory(db: PosDb, schema: InstalledSchema, day: DemoD
     }),
   ];
   for (const spec of open) {
-    const { folio } = await writeAccount(db, schema, spec);
-    await db.updateTable('mesas').set({ estatus_ocupacion: 1 }).where('idmesa', '=', spec.mesa).execute();
-    await insertCompleteRows(db, schema, 'mesasasignadas', [{ idmesa: spec.mesa, folio, activo: 1, idmesero: spec.idmesero }]);
+    // As SR opens an account: no `mesasasignadas` row, `mesas` untouched (order-lifecycle rows 87-97).
+    await writeAccount(db, schema, spec);
   }
   // Paid in today's shift and still in the temporary tables until the shift closes: in the open-orders list.
   await writeAccount(

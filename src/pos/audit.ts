@@ -13,9 +13,10 @@ export interface AuditEvent {
   numcheque?: number | null;
 }
 
+/** An entry as SR writes one (shift-close row 229), with no user asking on another's behalf (`usuariosolicita` ''). */
 export async function logEvent(ctx: PosContext, event: AuditEvent): Promise<void> {
   await ctx.db
     .insertInto('bitacorasistema')
-    .values(ctx.schema.completeRow('bitacorasistema', { fecha: ctx.now, tipoalerta: 0, enviado: false, ...event }))
+    .values(ctx.schema.completeRow('bitacorasistema', { fecha: ctx.now, tipoalerta: 0, enviado: false, usuariosolicita: '', ...event }))
     .execute();
 }

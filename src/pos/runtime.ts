@@ -47,7 +47,7 @@ export const POS_TABLES = [
 /**
  * Tables the agent writes where they are installed, as Soft Restaurant does (the handheld
  * devices' accounts, kitchen monitors, recipes and stock, the side tables a shift close archives,
- * more settings); an installation without one of them just does not get those rows.
+ * the cashier's declaration, reservations and notifications, more settings); an installation without one of them just does not get those rows.
  */
 export const OPTIONAL_POS_TABLES = [
   'parametros2',
@@ -62,6 +62,8 @@ export const OPTIONAL_POS_TABLES = [
   'insumosdetalle',
   'recetasalmacenes',
   'inventariopendiente',
+  'movsinv',
+  'insumoselaboracion',
   'almacen',
   'bitacoraEnvioVentas',
   'tempcheqpedidos',
@@ -73,6 +75,10 @@ export const OPTIONAL_POS_TABLES = [
   'tempnumerostarjetas',
   'numerostarjetas',
   'facturasmovtos',
+  'declaracioncajero',
+  'reservaciones',
+  'tempnotificaciones',
+  'notificaciones',
 ] as const;
 
 /** The installed columns of every table the agent uses. */

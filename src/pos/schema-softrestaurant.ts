@@ -1792,12 +1792,104 @@ export interface Facturasmovtos {
   importe: Num;
 }
 
+export interface Declaracioncajero {
+  idturnointerno: Num;
+  idturno: Num;
+  idformadepago: string;
+  importedeclarado: Num;
+  tipodecambio: Num;
+  tipo: Num | null;
+  descripcion: string;
+  WorkspaceId: string | null;
+}
+
+export interface Movsinv {
+  fecha: Date | null;
+  foliocheque: Num | null;
+  movto: Num | null;
+  idcompra: Num | null;
+  traspaso: Num | null;
+  invfisico: Num | null;
+  idconcepto: string | null;
+  idinsumo: string | null;
+  costo: Num | null;
+  cantidad: Num | null;
+  idalmacen: string | null;
+  idturno: Num | null;
+  presentaciondestino: string | null;
+  idpedido: Num | null;
+  enviadoacentral: boolean | null;
+}
+
+export interface Insumoselaboracion {
+  movimiento: GeneratedAlways<string | number>;
+  idinsumo: string | null;
+  cantidad: Num | null;
+  status: Num | null;
+  minutosalerta: Num | null;
+  minutospreparacion: Num | null;
+  hora: Date | null;
+  horafinalizacion: Date | null;
+  usuarioautorizo: string | null;
+  usuariofinalizo: string | null;
+  aplicado: boolean;
+}
+
+export interface Reservaciones {
+  idreservacion: string;
+  idtiporeservacion: string | null;
+  idarearestaurant: string | null;
+  idcomisionista: string | null;
+  idcliente: string | null;
+  estatus: Num | null;
+  motivocancelacion: string | null;
+  usuariocancelo: string | null;
+  fechacancelacion: Date | null;
+  observaciones: string | null;
+  pax: Num | null;
+  fechaaltareserva: Date | null;
+  fechareserva: Date | null;
+  mesareservada: string | null;
+  usuarioreserva: string | null;
+  folio: Num | null;
+  fumar: Num | null;
+}
+
+export interface Notificaciones {
+  id_notificacion: GeneratedAlways<string | number>;
+  estatus_notificacion: boolean;
+  foliocuenta: Num;
+  idcuenta: string;
+  idmesero: string;
+  mensaje: string;
+  hora: Date;
+  tipo_notificacion: Num;
+  hora_leido: Date;
+  sistema_leido: Num;
+  idarearestaurant: string;
+}
+
+export interface Tempnotificaciones {
+  id_notificacion: GeneratedAlways<string | number>;
+  estatus_notificacion: boolean;
+  foliocuenta: Num;
+  idcuenta: string;
+  idmesero: string;
+  mensaje: string;
+  hora: Date;
+  tipo_notificacion: Num;
+  hora_leido: Date;
+  sistema_leido: Num;
+  idarearestaurant: string;
+}
+
 export interface Configuracion {
   versiondb: string | null;
   forzarmotivocancela: boolean | null;
   nopermitircerrarturnocuentasabiertas: boolean | null;
   nodescargarinventario: boolean | null;
   usarproduccion: boolean | null;
+  fondofijocaja: Num | null;
 }
 
 export interface Parametros {
@@ -1877,6 +1969,12 @@ export interface SoftRestaurantTables {
   numerostarjetas: Numerostarjetas;
   almacen: Almacen;
   facturasmovtos: Facturasmovtos;
+  declaracioncajero: Declaracioncajero;
+  movsinv: Movsinv;
+  insumoselaboracion: Insumoselaboracion;
+  reservaciones: Reservaciones;
+  notificaciones: Notificaciones;
+  tempnotificaciones: Tempnotificaciones;
   configuracion: Configuracion;
   parametros: Parametros;
   parametros2: Parametros2;

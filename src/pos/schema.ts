@@ -90,3 +90,10 @@ export interface PosDatabase extends SoftRestaurantTables {
 export type PosTable = keyof PosDatabase;
 
 export type PosDb = Kysely<PosDatabase>;
+
+/**
+ * The POS seen with tables and columns known only at run time: column lists taken from the
+ * installed schema (SR versions differ), which Kysely's types cannot know.
+ */
+export type LooseDb = Kysely<Record<string, Record<string, unknown>>>;
+export const loosely = (db: PosDb): LooseDb => db as unknown as LooseDb;

@@ -20,8 +20,6 @@ export interface BranchSettings {
   forceDiscount: boolean;
   /** configuracion.nodescargarinventario: a shift close leaves stock alone. */
   noInventoryDeduction: boolean;
-  /** parametros3.turnoxmesero: each waiter sells on a shift of their own rather than the station's. */
-  shiftPerWaiter: boolean;
 }
 
 type SettingsContext = Pick<PosContext, 'db' | 'schema'>;
@@ -47,15 +45,13 @@ async function read(ctx: SettingsContext): Promise<BranchSettings> {
     forceDiscountType: flag(params?.forzartipodescuento),
     forceDiscount: flag(params3?.forzardescuento),
     noInventoryDeduction: flag((config as { nodescargarinventario?: boolean | null } | undefined)?.nodescargarinventario),
-    shiftPerWaiter: flag(params3?.turnoxmesero),
   };
 }
 
-/** The parametros3 columns the installation has, or nothing when it has none of them. */
-async function readParametros3(ctx: SettingsContext): Promise<{ turnoxmesero?: boolean; forzardescuento?: boolean } | undefined> {
-  const columns = (['turnoxmesero', 'forzardescuento'] as const).filter((c) => ctx.schema.has('parametros3', c));
-  if (columns.length === 0) return undefined;
-  return ctx.db.selectFrom('parametros3').select(columns).executeTakeFirst();
+/** parametros3.forzardescuento, when the installation has it. */
+async function readParametros3(ctx: SettingsContext): Promise<{ forzardescuento?: boolean } | undefined> {
+  if (!ctx.schema.has('parametros3', 'forzardescuento')) return undefined;
+  return ctx.db.selectFrom('parametros3').select('forzardescuento').executeTakeFirst();
 }
 
 /**

@@ -15,6 +15,7 @@
  * - whole-table locks and identity reseeds (`lockTable`, `reseedIdentity`) have no common spelling;
  * - a fingerprint's `decode(md5(text), 'hex')` (`rowFingerprint`) becomes `hashbytes('MD5', …)`:
  *   16 bytes on both, never turned into text by the server.
+ * - `octet_length(text)`, a text's length in bytes, trailing blanks included, is `datalength`.
  * Dates are computed in JavaScript and passed as branch-local parameters; no SQL date arithmetic.
  */
 import {
@@ -73,6 +74,7 @@ export class MssqlPosQueryCompiler extends MssqlQueryCompiler {
   }
 
   protected override visitFunction(node: FunctionNode): void {
+    if (node.func === 'octet_length') return super.visitFunction({ ...node, func: 'datalength' });
     const hashed = node.func === 'decode' ? node.arguments[0] : undefined;
     if (hashed && FunctionNode.is(hashed) && hashed.func === 'md5') {
       this.append("hashbytes('MD5', ");
@@ -212,13 +214,17 @@ export async function lockTable(trx: PosDb, table: 'tempcheques' | 'cheques'): P
 }
 
 /**
- * Makes the next identity value of a table `last + 1`, as SR's `DBCC CHECKIDENT (…, RESEED,
- * last)` does (shift-close rows 69-70, 136-137). Not undone by a rollback on PostgreSQL.
+ * SR's `DBCC CHECKIDENT (…, RESEED, last)` (shift-close rows 69-70, 136-137), with SQL Server's
+ * meaning on both servers: the next identity value is `last + 1`, except on a table that never
+ * had a row, whose next value is `last` itself. So a reseed to 0 of a `tempcheques` that never
+ * had an account makes the next folio 0, on SQL Server as in SR (row 137), and here alike:
+ * PostgreSQL's sequence of such a table was never called. Not undone by a rollback on PostgreSQL.
  */
 export async function reseedIdentity(db: PosDb, table: 'tempcheques' | 'cheques', column: 'folio', last: number): Promise<void> {
   if (!Number.isSafeInteger(last) || last < 0) throw new RangeError(`identity reseed to ${last}`);
+  const sequence = sql`pg_get_serial_sequence(${sql.lit(`"${table}"`)}, ${sql.lit(column)})::regclass`;
   await runDialectStatement(db, {
     mssql: sql`dbcc checkident (${sql.lit(table)}, reseed, ${sql.lit(last)}) with no_infomsgs`,
-    postgres: sql`select setval(pg_get_serial_sequence(${sql.lit(`"${table}"`)}, ${sql.lit(column)}), ${sql.lit(last + 1)}, false)`,
+    postgres: sql`select setval(${sequence}, ${sql.lit(last)}, pg_sequence_last_value(${sequence}) is not null)`,
   });
 }

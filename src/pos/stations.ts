@@ -5,16 +5,16 @@
  */
 import { PosError } from '../protocol/errors.js';
 import { readOnce, type PosContext } from './context.js';
-import { readSettings } from './settings.js';
 import { int, text } from './values.js';
 
 export interface Station {
   id: string;
   /**
    * The station whose shift its sales belong to. A terminal whose `cajacomandero` names a cash
-   * station sells on that station's shift (order-lifecycle rows 13-14: SR reads it from
-   * DESKTOP-7 and looks the shift up at DESKTOP-1601QUU), unless its `usarturnoestacion` asks
-   * for a shift of its own.
+   * station sells on that station's shift (order-lifecycle rows 83-84, 200-201, 509-510: SR
+   * reads it from DESKTOP-7 and looks the shift up at DESKTOP-1601QUU), unless its
+   * `usarturnoestacion` asks for a shift of its own (our reading of its name: the traces show SR
+   * reading it, not what it does).
    */
   shiftStation: string;
   /** `seriefolio`: the series of its orders and tickets. */
@@ -61,28 +61,19 @@ async function read(ctx: Pick<PosContext, 'db'>, estacion: string): Promise<Stat
 }
 
 /**
- * The waiter a shift is kept for: '' for a station's shift, as SR writes it and as its terminals
- * look it up (`… AND idmesero=''`, order-lifecycle rows 14, 34, 41); the waiter's own id where
- * the branch keeps a shift per waiter (parametros3.turnoxmesero).
+ * The shift open now that a sale at `estacion` belongs to, found as SR's terminals find it: the
+ * station's cash station's (`cajacomandero`, order-lifecycle rows 83, 200, 509; shift-close 13),
+ * open, for no waiter (`idmesero=''`, order-lifecycle rows 4, 25, 27, 201, 433, 510; shift-close
+ * 14, 41, 60).
  */
-export function shiftWaiter(shiftPerWaiter: boolean, idMesero: string | undefined): string {
-  return shiftPerWaiter ? (idMesero ?? '') : '';
-}
-
-/** The shift open now that a sale at `estacion` belongs to, found as SR's terminals find it. */
-export async function openShiftFor(
-  ctx: Pick<PosContext, 'db' | 'schema'>,
-  estacion: string,
-  idEmpresa: string,
-  idMesero?: string,
-): Promise<number | undefined> {
-  const [station, settings] = await Promise.all([stationOf(ctx, estacion), readSettings(ctx)]);
+export async function openShiftFor(ctx: Pick<PosContext, 'db'>, estacion: string, idEmpresa: string): Promise<number | undefined> {
+  const station = await stationOf(ctx, estacion);
   const row = await ctx.db
     .selectFrom('turnos')
     .select('idturno')
     .where('idestacion', '=', station.shiftStation)
     .where('idempresa', '=', idEmpresa)
-    .where('idmesero', '=', shiftWaiter(settings.shiftPerWaiter, idMesero))
+    .where('idmesero', '=', '')
     .where('cierre', 'is', null)
     .where('apertura', 'is not', null)
     .orderBy('idturno', 'desc')

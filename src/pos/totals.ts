@@ -288,12 +288,13 @@ export function totalsToHeaderColumns(t: AccountTotals): HeaderTotals {
     totalbebidassindescuentos: money(t.bebidas.sinDescuentos),
     totalotrossindescuentos: money(t.otros.sinDescuentos),
     totalarticulos: money(t.totalArticulos),
-    // The agent handles no tip, service charge or donation, so these all equal the total.
+    // The agent handles no tip or service charge, so these equal the total. The donation
+    // totals SR writes 0 without a donation (order-lifecycle rows 123, 461, 585).
     totalconpropina: total,
     totalconcargo: total,
     totalconpropinacargo: total,
-    totalcondonativo: total,
-    totalconpropinacargodonativo: total,
+    totalcondonativo: money(new Dec(0)),
+    totalconpropinacargodonativo: money(new Dec(0)),
   };
 }
 

@@ -84,7 +84,7 @@ describe('create an open order', () => {
     expect(foreign.body.code).toBe('branch_forbidden');
   });
 
-  it('writes the header, the lines with modifiers, the kitchen queue and the table', async () => {
+  it('writes the header, the lines with modifiers and the kitchen queue, and leaves the table as SR does', async () => {
     const before = await db.selectFrom('folios').select('ultimaorden').where('serie', '=', 'A').executeTakeFirstOrThrow();
     const res = await write('/temp_ordenes/{lk}', { ...base, mesa: '3', idMesero: '01', productos: [tacos, sinCebolla, refresco] });
     expect(res.status).toBe(201);
@@ -154,10 +154,13 @@ describe('create an open order', () => {
       [2, '9001', '01', 'A', 2, null],
       [3, '1005', '02', 'A', 2, null],
     ]);
+    // As order-lifecycle row 230 writes them: minutes 0 and 0, and no production time here or on the line (row 221).
+    expect(queue.map((q) => [q.minutospreparacion, q.minutosalerta, q.horaproduccion])).toEqual(Array.from({ length: 3 }, () => ['0.0', '0.0', null]));
+    expect(l.map((x) => x.horaproduccion)).toEqual([null, null, null]);
+    // SR opens an account without writing mesasasignadas or mesas (order-lifecycle rows 87-97).
     const table = await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', '3').executeTakeFirstOrThrow();
-    expect(table.estatus_ocupacion).toBe(1);
-    const assigned = await db.selectFrom('mesasasignadas').selectAll().where('folio', '=', folio).execute();
-    expect(assigned).toHaveLength(1);
+    expect(table.estatus_ocupacion).toBe(0);
+    expect(await db.selectFrom('mesasasignadas').selectAll().where('folio', '=', folio).execute()).toEqual([]);
   });
 
   it('prices a modifier with the price registered for its base', async () => {
@@ -477,12 +480,14 @@ describe('cancel lines', () => {
       .where('folio', '=', folio)
       .orderBy('idproducto')
       .execute();
+    // The survivors take their new numbers; the cancelled rows stay on the monitor at 0, a
+    // number no line has, so no address of a live line is also a cancelled row's.
     expect(queue.map((q) => [q.idproducto, Number(q.movimiento), q.cancelado === true])).toEqual([
       ['1005', 1, false],
-      ['3001', 1, true],
+      ['3001', 0, true],
       ['4001', 2, false],
-      ['9001', 2, true],
-      ['9003', 3, true],
+      ['9001', 0, true],
+      ['9003', 0, true],
     ]);
     expect((await counts()).bitacorasistema).toBe(bitacora.bitacorasistema + 1);
     const event = await db.selectFrom('bitacorasistema').selectAll().orderBy('bitacorasistemaid', 'desc').executeTakeFirstOrThrow();

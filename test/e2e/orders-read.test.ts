@@ -274,7 +274,7 @@ describe('GET /temp_ordenes', () => {
 
   it.each([
     ['folio=abc', 'querystring.folio'],
-    ['folio=0', 'querystring.folio'],
+    ['folio=-1', 'querystring.folio'],
     ['facturado=maybe', 'querystring.facturado'],
     ['page=0', 'querystring.page'],
   ])('rejects %s', async (query, path) => {

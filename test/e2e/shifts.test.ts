@@ -39,6 +39,13 @@ const TABLES = [
   'mesas',
   'mesasasignadas',
   'productosenproduccion',
+  'inventariopendiente',
+  'movsinv',
+  'declaracioncajero',
+  'bitacorasistema',
+  'reservaciones',
+  'tempnotificaciones',
+  'notificaciones',
 ] as const;
 
 /** Every row of every table a close touches, to compare before and after a failed close. */
@@ -56,7 +63,7 @@ describe('open a shift', () => {
     const res = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 500, idMesero: '02' });
     // The seed: only the two order creations and printer registration are Created.
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    // A station's shift, kept for no waiter, where SR's terminals look for it (order-lifecycle rows 14, 34).
+    // A station's shift, kept for no waiter, where SR's terminals look for it (order-lifecycle rows 4, 34).
     expect(res.body).toMatchObject({ idTurno: 3, fondo: 500, cajero: 'CAJERO', idMesero: '', fondoDolares: 0 });
     expect(res.body.apertura).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
     expect(Number((await db.selectFrom('parametros').select('ultimoturno').executeTakeFirstOrThrow()).ultimoturno)).toBe(3);
@@ -128,6 +135,33 @@ describe('list shifts', () => {
     const bad = await stack.api('GET', `/turnos/${BRANCH}?aperturaStart=yesterday`);
     expect(bad.status).toBe(400);
   });
+
+  it('shows what each shift took, open or closed, and the declaration apart, null when none was made', async () => {
+    const all = (await stack.api('GET', `/turnos/${BRANCH}`)).body.data as Array<Record<string, unknown>>;
+    const byId = (id: number) => all.find((s) => s.idTurno === id)!;
+    // Open shift 2 has taken the seeded 38.50 cash sale; nothing is declared while a shift is open.
+    expect(byId(2)).toMatchObject({ efectivo: 38.5, tarjeta: 0, vales: 0, credito: 0, declaracion: null });
+    // Closed shift 1: its payments, the card tip included (SUM((importe+propina)*tipodecambio)).
+    const payments = await db
+      .selectFrom('chequespagos as p')
+      .innerJoin('formasdepago as f', 'f.idformadepago', 'p.idformadepago')
+      .select(['f.tipo', 'p.importe', 'p.propina', 'p.tipodecambio'])
+      .where('p.idturno_cierre', '=', 1)
+      .execute();
+    const taken = (tipo: number) =>
+      payments
+        .filter((p) => Number(p.tipo) === tipo)
+        .reduce((sum, p) => sum + Math.round((Number(p.importe) + Number(p.propina)) * Number(p.tipodecambio) * 100), 0) / 100;
+    expect(byId(1)).toMatchObject({ efectivo: taken(1), tarjeta: taken(2), vales: taken(3), credito: taken(4) });
+    expect(taken(2)).toBeGreaterThan(0);
+    const shift1 = await db.selectFrom('turnos').selectAll().where('idturno', '=', 1).executeTakeFirstOrThrow();
+    expect(byId(1).declaracion).toEqual({
+      efectivo: Number(shift1.efectivo),
+      tarjeta: Number(shift1.tarjeta),
+      vales: Number(shift1.vales),
+      credito: Number(shift1.credito),
+    });
+  });
 });
 
 describe('turnDependent', () => {
@@ -176,7 +210,12 @@ describe('close a shift', () => {
       if (op === 'shifts.close') throw new Error('power cut');
     };
     try {
-      const res = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA1', idEmpresa: company });
+      const res = await write('/turnos_cierre/{lk}', {
+        idTurno: 2,
+        estacion: 'CAJA1',
+        idEmpresa: company,
+        declaracion: [{ idFormaDePago: 'EFE', importe: 100 }],
+      });
       expect(res.status).toBe(500);
     } finally {
       hooks.beforeCommit = undefined;
@@ -202,7 +241,8 @@ describe('close a shift', () => {
       .execute();
     const paymentsBefore = await db.selectFrom('tempchequespagos').select(['folio', 'idformadepago', 'importe']).where('folio', 'in', movingFolios).execute();
 
-    const res = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA1', idEmpresa: company, serie: 'A' });
+    // Closed from the waiters' terminal that sells on CAJA1's shift, as SR closes shift 894 from DESKTOP-7 (shift-close rows 13-14).
+    const res = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'TERM1', idEmpresa: company, serie: 'A' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     // fillShift's 89.00 + 89.00 cash and 89.70 card, and the seeded sale of 38.50 cash paid earlier in the shift.
     expect(res.body).toMatchObject({ idTurno: 2, migratedCheques: moving.length, efectivo: 216.5, tarjeta: 89.7, vales: 0, credito: 0 });
@@ -247,13 +287,21 @@ describe('close a shift', () => {
 
     const shift = await db.selectFrom('turnos').selectAll().where('idturno', '=', 2).executeTakeFirstOrThrow();
     expect(shift.cierre).toBeInstanceOf(Date);
-    // The cash columns keep what the cashier declared, nothing here (shift-close row 95), for SR's cash cut to compare.
+    // The cash columns keep what the cashier declared, nothing here (shift-close row 95): the list says none was made.
     expect(shift).toMatchObject({ efectivo: '0.0000', tarjeta: '0.0000', vales: '0.0000', credito: '0.0000' });
+    const listed = (await stack.api('GET', `/turnos/${BRANCH}?search=2`)).body.data.find((t: { idTurno: number }) => t.idTurno === 2);
+    expect(listed).toMatchObject({ efectivo: 216.5, tarjeta: 89.7, vales: 0, credito: 0, declaracion: null });
     const counters = await db.selectFrom('folios').select(['serie', 'ultimaorden', 'ultimofolioproduccion']).where('serie', '=', 'A').executeTakeFirstOrThrow();
     expect(counters).toMatchObject({ ultimaorden: '0', ultimofolioproduccion: '0' });
-    // T1's account was paid and left; table 1 still has an open account.
-    expect((await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', 'T1').executeTakeFirstOrThrow()).estatus_ocupacion).toBe(0);
-    expect((await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', '3').executeTakeFirstOrThrow()).estatus_ocupacion).toBe(1);
+    // SR opens accounts without occupying tables (order-lifecycle rows 87-97); the close frees every table no assignment holds (shift-close row 91).
+    expect((await db.selectFrom('mesas').select('estatus_ocupacion').where('estatus_ocupacion', '!=', 0).execute()).length).toBe(0);
+
+    // SR's audit entries name the cashier and the terminal the close was made at, no one asking for it (shift-close row 229).
+    const audit = await db.selectFrom('bitacorasistema').selectAll().where('valores', '=', 'Turno: 2').execute();
+    expect(audit.map((a) => [a.usuario, a.estacion, a.usuariosolicita])).toEqual([
+      ['CAJERO', 'TERM1', ''],
+      ['CAJERO', 'TERM1', ''],
+    ]);
 
     const again = await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA1', idEmpresa: company });
     expect(again.status).toBe(409);

@@ -21,7 +21,9 @@ function parse(sql: string, quote: 'postgres' | 'mssql'): Map<string, Map<string
   const tables = new Map<string, Map<string, ParsedColumn>>();
   const tableRe = quote === 'postgres' ? /CREATE TABLE "(\w+)" \(\n([\s\S]*?)\n\);/g : /CREATE TABLE \[dbo\]\.\[(\w+)\] \(\n([\s\S]*?)\n\);/g;
   const columnRe =
-    quote === 'postgres' ? /^\s+"([^"]+)" (.+?)( GENERATED ALWAYS AS IDENTITY)?( NOT NULL)?$/ : /^\s+\[([^\]]+)\] (.+?)( IDENTITY\(1,1\))? (NOT NULL|NULL)$/;
+    quote === 'postgres'
+      ? /^\s+"([^"]+)" (.+?)( GENERATED ALWAYS AS IDENTITY \(START WITH 1 MINVALUE 0\))?( NOT NULL)?$/
+      : /^\s+\[([^\]]+)\] (.+?)( IDENTITY\(1,1\))? (NOT NULL|NULL)$/;
   for (const [, table, body] of sql.matchAll(tableRe)) {
     const columns = new Map<string, ParsedColumn>();
     for (const line of body!.split(',\n')) {

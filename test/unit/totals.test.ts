@@ -175,9 +175,11 @@ describe('computeTotals: worked example and fixed cases', () => {
       const places = SIX_DECIMAL_COLUMNS.has(k) ? 6 : k === 'descuento' ? 4 : 2;
       expect(v, k).toMatch(new RegExp(`^\\d+\\.\\d{${places}}$`));
     }
-    for (const k of ['totalconpropina', 'totalconcargo', 'totalconpropinacargo', 'totalcondonativo', 'totalconpropinacargodonativo'] as const) {
+    for (const k of ['totalconpropina', 'totalconcargo', 'totalconpropinacargo'] as const) {
       expect(h[k]).toBe(h.total);
     }
+    // With no donation SR writes 0 to the donation totals (order-lifecycle rows 123, 461, 585).
+    expect([h.totalcondonativo, h.totalconpropinacargodonativo]).toEqual(['0.00', '0.00']);
   });
 
   it('keeps g at 4 decimals and Σ cantidad at 6 in the API, 2 in numeric(11,2)', () => {

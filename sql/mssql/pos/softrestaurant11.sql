@@ -1865,12 +1865,113 @@ CREATE TABLE [dbo].[facturasmovtos] (
 );
 GO
 
+CREATE TABLE [dbo].[declaracioncajero] (
+  [idturnointerno] bigint NOT NULL,
+  [idturno] bigint NOT NULL,
+  [idformadepago] varchar(10) NOT NULL,
+  [importedeclarado] money NOT NULL,
+  [tipodecambio] money NOT NULL,
+  [tipo] numeric(1) NULL,
+  [descripcion] varchar(30) NOT NULL,
+  [WorkspaceId] uniqueidentifier NULL
+);
+GO
+
+CREATE TABLE [dbo].[movsinv] (
+  [fecha] datetime NULL,
+  [foliocheque] numeric(8) NULL,
+  [movto] numeric(8) NULL,
+  [idcompra] numeric(10) NULL,
+  [traspaso] numeric(8) NULL,
+  [invfisico] numeric(8) NULL,
+  [idconcepto] varchar(5) NULL,
+  [idinsumo] varchar(15) NULL,
+  [costo] money NULL,
+  [cantidad] numeric(14,4) NULL,
+  [idalmacen] varchar(5) NULL,
+  [idturno] numeric(6) NULL,
+  [presentaciondestino] varchar(15) NULL,
+  [idpedido] numeric(8,2) NULL,
+  [enviadoacentral] bit NULL
+);
+GO
+
+CREATE TABLE [dbo].[insumoselaboracion] (
+  [movimiento] bigint IDENTITY(1,1) NOT NULL,
+  [idinsumo] varchar(15) NULL,
+  [cantidad] numeric(14,4) NULL,
+  [status] numeric(1) NULL,
+  [minutosalerta] numeric(4,1) NULL,
+  [minutospreparacion] numeric(4,1) NULL,
+  [hora] datetime NULL,
+  [horafinalizacion] datetime NULL,
+  [usuarioautorizo] varchar(15) NULL,
+  [usuariofinalizo] varchar(15) NULL,
+  [aplicado] bit NOT NULL
+);
+GO
+
+CREATE TABLE [dbo].[reservaciones] (
+  [idreservacion] varchar(25) NOT NULL,
+  [idtiporeservacion] varchar(5) NULL,
+  [idarearestaurant] varchar(5) NULL,
+  [idcomisionista] varchar(15) NULL,
+  [idcliente] varchar(15) NULL,
+  [estatus] numeric(1) NULL,
+  [motivocancelacion] varchar(150) NULL,
+  [usuariocancelo] varchar(15) NULL,
+  [fechacancelacion] datetime NULL,
+  [observaciones] varchar(150) NULL,
+  [pax] numeric(3) NULL,
+  [fechaaltareserva] datetime NULL,
+  [fechareserva] datetime NULL,
+  [mesareservada] varchar(150) NULL,
+  [usuarioreserva] varchar(15) NULL,
+  [folio] bigint NULL,
+  [fumar] numeric(1) NULL,
+  CONSTRAINT [PK_reservaciones] PRIMARY KEY ([idreservacion])
+);
+GO
+
+CREATE TABLE [dbo].[notificaciones] (
+  [id_notificacion] int IDENTITY(1,1) NOT NULL,
+  [estatus_notificacion] bit NOT NULL,
+  [foliocuenta] bigint NOT NULL,
+  [idcuenta] varchar(15) NOT NULL,
+  [idmesero] varchar(10) NOT NULL,
+  [mensaje] varchar(max) NOT NULL,
+  [hora] datetime NOT NULL,
+  [tipo_notificacion] int NOT NULL,
+  [hora_leido] datetime NOT NULL,
+  [sistema_leido] int NOT NULL,
+  [idarearestaurant] varchar(5) NOT NULL,
+  CONSTRAINT [PK_notificaciones] PRIMARY KEY ([id_notificacion])
+);
+GO
+
+CREATE TABLE [dbo].[tempnotificaciones] (
+  [id_notificacion] int IDENTITY(1,1) NOT NULL,
+  [estatus_notificacion] bit NOT NULL,
+  [foliocuenta] bigint NOT NULL,
+  [idcuenta] varchar(15) NOT NULL,
+  [idmesero] varchar(10) NOT NULL,
+  [mensaje] varchar(max) NOT NULL,
+  [hora] datetime NOT NULL,
+  [tipo_notificacion] int NOT NULL,
+  [hora_leido] datetime NOT NULL,
+  [sistema_leido] int NOT NULL,
+  [idarearestaurant] varchar(5) NOT NULL,
+  CONSTRAINT [PK_tempnotificaciones] PRIMARY KEY ([id_notificacion])
+);
+GO
+
 CREATE TABLE [dbo].[configuracion] (
   [versiondb] varchar(20) NULL,
   [forzarmotivocancela] bit NULL,
   [nopermitircerrarturnocuentasabiertas] bit NULL,
   [nodescargarinventario] bit NULL,
-  [usarproduccion] bit NULL
+  [usarproduccion] bit NULL,
+  [fondofijocaja] money NULL
 );
 GO
 

@@ -6,11 +6,11 @@
 import type { PosContext } from '../context.js';
 import { productsQuery, productToApi } from '../operations/catalogs.js';
 import { CLOSED_TABLES, HEADER_COLUMNS, ordersOf, TEMP_TABLES } from '../operations/order-records.js';
-import { shiftsQuery, shiftToApi } from '../operations/shifts.js';
+import { shiftsQuery, shiftsToApi } from '../operations/shifts.js';
 import { accountKey, openedText } from './observe.js';
 
 type Order = Awaited<ReturnType<typeof ordersOf>>[number];
-export type ShiftRecord = ReturnType<typeof shiftToApi>;
+export type ShiftRecord = Awaited<ReturnType<typeof shiftsToApi>>[number];
 export type ProductRecord = ReturnType<typeof productToApi>;
 
 /** SQL Server takes at most 2,100 parameters per statement. */
@@ -57,10 +57,8 @@ export async function accountsClosedBy(ctx: PosContext, idturno: number): Promis
 export async function shiftRecords(ctx: PosContext, idturnos: readonly number[]): Promise<Map<number, ShiftRecord>> {
   const out = new Map<number, ShiftRecord>();
   for (const chunk of chunks(idturnos)) {
-    for (const row of await shiftsQuery(ctx).where('t.idturno', 'in', chunk).execute()) {
-      const record = shiftToApi(row);
-      out.set(record.idTurno, record);
-    }
+    const rows = await shiftsQuery(ctx).where('t.idturno', 'in', chunk).execute();
+    for (const record of await shiftsToApi(ctx, rows)) out.set(record.idTurno, record);
   }
   return out;
 }

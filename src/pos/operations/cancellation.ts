@@ -12,7 +12,7 @@ import type { PosContext } from '../context.js';
 import { implement } from '../operation.js';
 import { readSettings } from '../settings.js';
 import { accountLines, lockOpenAccount, requireLines, requireUser, saveTotals, type StoredLine } from './account.js';
-import { handheldDevicesInUse, renumberHandheldLines } from './handheld-accounts.js';
+import { keepsHandheldCopy, renumberHandheldLines } from './handheld-accounts.js';
 
 /** The requested lines plus every modifier that follows a requested base line. */
 function linesToCancel(lines: readonly StoredLine[], requested: ReadonlyArray<{ movimiento: number; idProducto: string }>): StoredLine[] {
@@ -37,6 +37,16 @@ function storedReason(ctx: Pick<PosContext, 'schema'>, razon: string, mesa: stri
   const kept = width < 0 ? razon : cutToWidth(razon, width - suffix.length);
   return `${kept}${suffix}`.trim();
 }
+
+/**
+ * The line number a cancelled kitchen row takes. The survivors are renumbered from 1, so a
+ * cancelled row keeping its number would share folio and `movimiento` with a live one, and a
+ * statement addressing a line as SR does (folio, movimiento, product: order-lifecycle row 229)
+ * could act on the cancelled row. No line is ever 0. SR's monitor statements are not in the
+ * traces; its own statements on kitchen rows there address a whole account (shift-close rows
+ * 94, 106, 120).
+ */
+const CANCELLED_KITCHEN_ROW = 0;
 
 export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
   const account = await lockOpenAccount(ctx, input.folio);
@@ -70,11 +80,16 @@ export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
       }),
     ),
   );
-  await ctx.db.updateTable('productosenproduccion').set({ cancelado: true }).where('folio', '=', account.folio).where('movimiento', 'in', gone).execute();
+  await ctx.db
+    .updateTable('productosenproduccion')
+    .set({ cancelado: true, movimiento: CANCELLED_KITCHEN_ROW })
+    .where('folio', '=', account.folio)
+    .where('movimiento', 'in', gone)
+    .execute();
 
   const survivors = lines.filter((l) => !gone.includes(l.movimiento));
   await renumber(ctx, account.folio, survivors);
-  if (await handheldDevicesInUse(ctx)) {
+  if (await keepsHandheldCopy(ctx, account.mesa)) {
     await renumberHandheldLines(ctx, account.mesa, [
       ...gone.map((from) => ({ from, to: null })),
       ...survivors.map((l, i) => ({ from: l.movimiento, to: i + 1 })),

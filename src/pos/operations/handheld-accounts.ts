@@ -2,8 +2,8 @@
  * Soft Restaurant's copy of open accounts for its handheld devices (Soft Restaurant Móvil):
  * `cuentas` per account and `detallescuentas` per line, kept only when devices are registered
  * (`registro_dispositivos` has rows, order-lifecycle rows 94-96 and 208-220). SR keys the lines
- * by table (`clavemesa`), and the header by folio; a paid account leaves both (rows 551-552), so
- * a quick sale, paid at once, never has them.
+ * by table (`clavemesa`, rows 209, 218, 551), and the header by folio; a paid account leaves
+ * both (rows 551-552), so a quick sale, paid at once, never has them.
  */
 import type { Decimal } from 'decimal.js';
 import { insertRows } from '../bulk-insert.js';
@@ -23,6 +23,16 @@ export function handheldDevicesInUse(ctx: PosContext): Promise<boolean> {
   });
 }
 
+/**
+ * Whether an open account gets the devices' copy: when devices are registered and the account
+ * has a table. SR keys the lines by table; an account without one would put its lines under
+ * `clavemesa` '' with every other such account's, where a device would show them all as one
+ * (the traces show SR's copy for a table account only, row 96).
+ */
+export async function keepsHandheldCopy(ctx: PosContext, mesa: string): Promise<boolean> {
+  return mesa.trim() !== '' && (await handheldDevicesInUse(ctx));
+}
+
 export interface HandheldAccount {
   folio: number;
   mesa: string;
@@ -33,7 +43,7 @@ export interface HandheldAccount {
   tipoDeServicio: number;
 }
 
-/** The account's header for the devices (order-lifecycle row 96). */
+/** The account's header for the devices (order-lifecycle row 96), its totals 0 as SR's next statement leaves them (127). */
 export async function openHandheldAccount(ctx: PosContext, a: HandheldAccount): Promise<void> {
   await ctx.db
     .insertInto('cuentas')
@@ -49,6 +59,10 @@ export async function openHandheldAccount(ctx: PosContext, a: HandheldAccount): 
         enviadosr: true,
         foliocuenta: a.folio,
         idmesa: '',
+        total: 0,
+        subtotal: 0,
+        totalimpuesto1: 0,
+        descuentoimporte: 0,
       }),
     )
     .execute();

@@ -1,23 +1,28 @@
 /**
- * The stock a closed shift consumed, queued as Soft Restaurant queues it after its close
- * (sr-traces/shift-close-flow.tsv rows 127-133); part of the close's transaction.
+ * The stock a closed shift consumed, deducted as Soft Restaurant deducts it right after its own
+ * close (sr-traces/shift-close-flow.tsv rows 127-133, 229-242), inside the close's transaction:
+ * queued in `inventariopendiente`, then applied to `movsinv` and taken off the queue, between
+ * SR's two audit entries. Nothing of it when the branch turns deduction off
+ * (`configuracion.nodescargarinventario`, row 129).
  */
 import { sql } from 'kysely';
+import { logEvent } from '../audit.js';
+import { insertRows } from '../bulk-insert.js';
 import type { PosContext } from '../context.js';
+import type { ClosingShift } from './shift-archive.js';
 
-const INVENTORY_TABLES = ['inventariopendiente', 'costos', 'insumos', 'insumosdetalle', 'recetasalmacenes'] as const;
+const RECIPE_TABLES = ['inventariopendiente', 'costos', 'insumos', 'insumosdetalle', 'recetasalmacenes'] as const;
 
 /**
- * Queues the recipe of every product the shift sold for deduction from stock, as SR does after
- * its close (rows 127-133): an `inventariopendiente` row per supply and warehouse, concept SPV,
- * minus the recipe quantity times the quantity sold, at the supply's average cost, in the
- * warehouse the recipe names for the account's area. SR applies these rows to stock itself
- * (rows 232-237). Cancelled accounts sold nothing; supplies that are not inventoried, and
+ * Queues the recipe of every product the shift sold, as SR does (rows 127-133): an
+ * `inventariopendiente` row per supply and warehouse, concept SPV, minus the recipe quantity
+ * times the quantity sold, at the supply's average cost, in the warehouse the recipe names for
+ * the account's area. Cancelled accounts sold nothing; supplies that are not inventoried, and
  * recipes without a warehouse, move no stock (SR drops such rows, row 234).
  */
-export async function queueInventoryDeduction(ctx: PosContext, idTurno: number): Promise<number> {
-  if (INVENTORY_TABLES.some((t) => !ctx.schema.hasTable(t))) return 0;
-  const result = await ctx.db
+async function queueDeduction(ctx: PosContext, idTurno: number): Promise<void> {
+  if (RECIPE_TABLES.some((t) => !ctx.schema.hasTable(t))) return;
+  await ctx.db
     .insertInto('inventariopendiente')
     .columns(['fecha', 'idconcepto', 'idinsumo', 'costo', 'cantidad', 'idalmacen', 'idturno'])
     .expression(
@@ -51,6 +56,68 @@ export async function queueInventoryDeduction(ctx: PosContext, idTurno: number):
         .where('ra.idalmacen', '!=', '')
         .groupBy(['co.idinsumo', 'ra.idalmacen']),
     )
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0);
+    .execute();
+}
+
+/** Pending rows per statement: three parameters each in the delete, under SQL Server's 2,100. */
+const ROWS_PER_STATEMENT = 500;
+
+/**
+ * Applies what is pending for the company's warehouses, as SR does (rows 232-237): rows without
+ * a warehouse are dropped (234); every row SR's read finds (232: a supply that exists, a
+ * warehouse of the company) becomes a stock movement in `movsinv` with its own date, concept,
+ * cost, quantity, warehouse and shift (236) and leaves the queue (237). Whatever shift queued it:
+ * SR applies the whole queue. The rows are locked as they are read, and a row is deleted by SR's
+ * own key (shift, supply, warehouse), so a row applied here is never applied twice by us.
+ */
+async function applyPending(ctx: PosContext, idEmpresa: string): Promise<void> {
+  if (!ctx.schema.hasTable('movsinv') || !ctx.schema.hasTable('almacen') || !ctx.schema.hasTable('inventariopendiente')) return;
+  await ctx.db.deleteFrom('inventariopendiente').where('idalmacen', '=', '').execute();
+  const pending = await ctx.db
+    .selectFrom('inventariopendiente as ip')
+    .innerJoin('insumos as i', 'i.idinsumo', 'ip.idinsumo')
+    .innerJoin('almacen as a', 'a.idalmacen', 'ip.idalmacen')
+    .select(['ip.fecha', 'ip.idconcepto', 'ip.idinsumo', 'ip.costo', 'ip.cantidad', 'ip.idalmacen', 'ip.idturno'])
+    .where('a.idempresa', '=', idEmpresa)
+    .orderBy('ip.idturno')
+    .orderBy('ip.idalmacen')
+    .orderBy('ip.idinsumo')
+    .forUpdate('ip')
+    .execute();
+  await insertRows(
+    ctx.db,
+    'movsinv',
+    pending.map((p) => ctx.schema.completeRow('movsinv', { ...p })),
+  );
+  for (let i = 0; i < pending.length; i += ROWS_PER_STATEMENT) {
+    const chunk = pending.slice(i, i + ROWS_PER_STATEMENT);
+    await ctx.db
+      .deleteFrom('inventariopendiente')
+      .where((eb) =>
+        eb.or(
+          chunk.map((p) =>
+            eb.and([
+              p.idturno === null ? eb('idturno', 'is', null) : eb('idturno', '=', p.idturno),
+              p.idinsumo === null ? eb('idinsumo', 'is', null) : eb('idinsumo', '=', p.idinsumo),
+              eb('idalmacen', '=', p.idalmacen!),
+            ]),
+          ),
+        ),
+      )
+      .execute();
+  }
+}
+
+/**
+ * Deducts the shift's stock: queue (127-133), SR's entry before it applies (229), apply
+ * (232-237), SR's entry after (242), both with SR's user and station. Finished elaborations
+ * (`insumoselaboracion`, rows 253-254) are left to SR: what it writes for them is not in the traces.
+ */
+export async function deductInventory(ctx: PosContext, shift: ClosingShift, by: { usuario: string; estacion: string }): Promise<void> {
+  await queueDeduction(ctx, shift.idTurno);
+  const entry = (evento: string) =>
+    logEvent(ctx, { usuario: by.usuario, evento, valores: `Turno: ${shift.idTurno}`, estacion: by.estacion, idempresa: shift.idEmpresa });
+  await entry('Aplicando Insumos pendientes por descargar');
+  await applyPending(ctx, shift.idEmpresa);
+  await entry('Aplicando insumos pendientes por descargar');
 }

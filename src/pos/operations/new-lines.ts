@@ -17,7 +17,7 @@ import { openShiftFor } from '../stations.js';
 import { precioSinImpuestos, Dec } from '../totals.js';
 import { dec, flag, text } from '../values.js';
 import { classification, type StoredLine } from './account.js';
-import { addHandheldLines, handheldDevicesInUse } from './handheld-accounts.js';
+import { addHandheldLines } from './handheld-accounts.js';
 
 interface Catalogue {
   descripcion: string;
@@ -151,7 +151,6 @@ export function detailRow(
     preciocatalogo: line.precio.toFixed(4),
     tiempo: '',
     hora: at.hora,
-    horaproduccion: at.hora,
     modificador: line.modificador,
     mitad: 0,
     comentario: line.comentario,
@@ -188,31 +187,18 @@ async function registeredModifierPrices(ctx: PosContext, idEmpresa: string, inpu
   return new Map(sorted.filter((r) => r.precio !== null).map((r) => [`${r.idproducto}|${r.idmodificador}`, dec(r.precio).toFixed()]));
 }
 
-interface Monitor {
-  idmonitor: string;
-  minutosalerta: string;
-  minutospreparacion: string;
-}
-
 /** The monitors each product is shown on (productosmonitores); none where the branch has no such table. */
-async function monitorsOf(ctx: PosContext, products: readonly string[]): Promise<Map<string, Monitor[]>> {
-  const byProduct = new Map<string, Monitor[]>();
+async function monitorsOf(ctx: PosContext, products: readonly string[]): Promise<Map<string, string[]>> {
+  const byProduct = new Map<string, string[]>();
   if (!ctx.schema.hasTable('productosmonitores') || products.length === 0) return byProduct;
   const rows = await ctx.db
     .selectFrom('productosmonitores')
-    .select(['idproducto', 'idmonitor', 'minutosalerta', 'minutospreparacion'])
+    .select(['idproducto', 'idmonitor'])
     .where('idproducto', 'in', [...new Set(products)])
     .where('idmonitor', 'is not', null)
     .orderBy('idmonitor')
     .execute();
-  for (const r of rows) {
-    const monitor = {
-      idmonitor: text(r.idmonitor) ?? '',
-      minutosalerta: dec(r.minutosalerta).toFixed(),
-      minutospreparacion: dec(r.minutospreparacion).toFixed(),
-    };
-    byProduct.set(r.idproducto!, [...(byProduct.get(r.idproducto!) ?? []), monitor]);
-  }
+  for (const r of rows) byProduct.set(r.idproducto!, [...(byProduct.get(r.idproducto!) ?? []), text(r.idmonitor) ?? '']);
   return byProduct;
 }
 
@@ -221,7 +207,7 @@ async function monitorsOf(ctx: PosContext, products: readonly string[]): Promise
  * number and priority for all of them and their kitchen queue rows. Returns the real line
  * numbers, in the order the lines were sent.
  */
-export async function insertLines(ctx: PosContext, account: AccountRef, lines: PricedLine[], lastMovimiento: number): Promise<number[]> {
+export async function insertLines(ctx: PosContext, account: AccountRef, lines: PricedLine[], lastMovimiento: number, handheld: boolean): Promise<number[]> {
   const movimientos = lines.map((_, i) => lastMovimiento + i + 1);
   const marks = compositeMarks(lines);
   const folioproduccion = await nextFolioProduccion(ctx, account.seriefolio);
@@ -246,16 +232,16 @@ export async function insertLines(ctx: PosContext, account: AccountRef, lines: P
     ctx,
     lines.map((l) => l.idproducto),
   );
-  const idturno = (await openShiftFor(ctx, account.estacion, account.idempresa, account.idmesero)) ?? 0;
+  const idturno = (await openShiftFor(ctx, account.estacion, account.idempresa)) ?? 0;
   await insertRows(
     ctx.db,
     'productosenproduccion',
     lines.flatMap((l, i) =>
-      (monitors.get(l.idproducto) ?? []).map((monitor) =>
+      (monitors.get(l.idproducto) ?? []).map((idmonitor) =>
         ctx.schema.completeRow('productosenproduccion', {
           idproducto: l.idproducto,
           folio: account.folio,
-          idmonitor: monitor.idmonitor,
+          idmonitor,
           movimiento: movimientos[i],
           cantidad: l.cantidad.toDecimalPlaces(3).toFixed(),
           comentario: l.input.comentario ?? '',
@@ -264,8 +250,10 @@ export async function insertLines(ctx: PosContext, account: AccountRef, lines: P
           modificador: l.modificador,
           estadomonitor: 0,
           ...marks[i],
-          minutospreparacion: monitor.minutospreparacion,
-          minutosalerta: monitor.minutosalerta,
+          // What SR's row 230 writes: minutes 0 and 0, no horaproduccion (whether SR would copy
+          // minutes set in productosmonitores, the trace cannot show).
+          minutospreparacion: 0,
+          minutosalerta: 0,
           idturno_cierre: idturno,
           prioridad,
           separador: false,
@@ -273,7 +261,7 @@ export async function insertLines(ctx: PosContext, account: AccountRef, lines: P
       ),
     ),
   );
-  if (await handheldDevicesInUse(ctx)) {
+  if (handheld) {
     await addHandheldLines(
       ctx,
       account,

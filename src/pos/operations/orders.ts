@@ -15,7 +15,7 @@ import { accountsHoldingTable, DINE_IN } from '../tables.js';
 import { computeTotals, Dec, totalsToApi, totalsToHeaderColumns } from '../totals.js';
 import { dec, int, text } from '../values.js';
 import { accountLines, lockOpenAccount, requireCompany, requireUser, requireWaiter, saveTotals } from './account.js';
-import { handheldDevicesInUse, openHandheldAccount } from './handheld-accounts.js';
+import { keepsHandheldCopy, openHandheldAccount } from './handheld-accounts.js';
 import { insertLines, priceLines } from './new-lines.js';
 
 /** `formasdepago.tipo` → the header column that accumulates it. */
@@ -90,6 +90,7 @@ async function insertAccount(ctx: PosContext, a: NewAccount, extra: Record<strin
     vales: 0,
     otros: 0,
     propina: 0,
+    propinatarjeta: 0,
     // SR's database gives every account a WorkspaceId of its own (NEWID() by default).
     WorkspaceId: randomUUID(),
     ...extra,
@@ -119,24 +120,13 @@ async function refuseOccupiedTable(ctx: PosContext, mesa: string): Promise<void>
   if (open) throw new PosError('table_occupied', `Table ${mesa} already has an open account (folio ${open.folio}).`, { mesa, folio: Number(open.folio) });
 }
 
-/** Marks the table occupied and assigned to the account, when the branch has such a table. */
-async function occupyTable(ctx: PosContext, mesa: string, folio: number, idMesero: string): Promise<void> {
-  if (mesa === '') return;
-  const updated = await ctx.db.updateTable('mesas').set({ estatus_ocupacion: 1 }).where('idmesa', '=', mesa).executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) return;
-  await ctx.db
-    .insertInto('mesasasignadas')
-    .values(ctx.schema.completeRow('mesasasignadas', { idmesa: mesa, folio, activo: 1, idmesero: idMesero }))
-    .execute();
-}
-
 export const createOrder = implement(ops.createOrder, async (ctx, input) => {
   await requireCompany(ctx, input.idEmpresa);
   const usuario = await requireUser(ctx, input.usuario);
   const station = await requireStation(ctx, input.estacion);
   const estacion = station.id;
   const idMesero = await requireWaiter(ctx, input.idMesero);
-  if (input.turnDependent && (await openShiftFor(ctx, estacion, input.idEmpresa, idMesero)) === undefined) {
+  if (input.turnDependent && (await openShiftFor(ctx, estacion, input.idEmpresa)) === undefined) {
     throw new PosError('shift_not_open', `No shift is open for station ${estacion} and company ${input.idEmpresa}.`);
   }
   const serie = input.serie ?? station.serie;
@@ -145,8 +135,9 @@ export const createOrder = implement(ops.createOrder, async (ctx, input) => {
   if (input.tipoDeServicio === DINE_IN && input.mesa !== '') await refuseOccupiedTable(ctx, input.mesa);
   const area = await areaOf(ctx, station, input.tipoDeServicio, input.mesa);
   const folio = await insertAccount(ctx, { ...input, estacion, idMesero, serie, usuario, orden, area });
-  await occupyTable(ctx, input.mesa, folio, idMesero);
-  if (await handheldDevicesInUse(ctx)) {
+  // SR writes neither `mesasasignadas` nor `mesas` when it opens an account (rows 87-97).
+  const handheld = await keepsHandheldCopy(ctx, input.mesa);
+  if (handheld) {
     await openHandheldAccount(ctx, {
       folio,
       mesa: input.mesa,
@@ -158,7 +149,7 @@ export const createOrder = implement(ops.createOrder, async (ctx, input) => {
     });
   }
   const account = { folio, idempresa: input.idEmpresa, estacion, idmesero: idMesero, mesa: input.mesa, seriefolio: serie };
-  const movimientos = lines.length > 0 ? await insertLines(ctx, account, lines, 0) : [];
+  const movimientos = lines.length > 0 ? await insertLines(ctx, account, lines, 0, handheld) : [];
   const totales = lines.length > 0 ? await saveTotals(ctx, folio, lines, '0') : totalsToApi(computeTotals([], 0));
   return { folio, orden, movimientos, totales };
 });
@@ -204,12 +195,17 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
     ctx,
     { ...input, estacion, serie, idMesero: '', tipoDeServicio: QUICK_SALE, usuario, orden, area },
     {
-      // Printing (row 361) and paying (row 548), at once.
-      pagado: true,
+      // Printing (row 361: SR writes blanks to autorizacionfolio and encodes something of its
+      // own in campoadicional1, which stays '') and paying (row 548: blanks to numerocuenta).
       impreso: true,
       impresiones: 1,
       cierre: ctx.now,
       numcheque,
+      cambiorepartidor: 0,
+      domicilioprogramado: false,
+      autorizacionfolio: '',
+      pagado: true,
+      cambio: 0,
       idturno: idTurno ?? 0,
       usuariopago: usuario,
       propinaincluida: 0,
@@ -220,7 +216,9 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
     },
   );
   const account = { folio, idempresa: input.idEmpresa, estacion, idmesero: '', mesa: input.mesa, seriefolio: serie };
-  if (lines.length > 0) await insertLines(ctx, account, lines, 0);
+  // Paid at once: SR deletes an account's handheld rows when it is paid (rows 551-552), so a
+  // quick sale never gets them.
+  if (lines.length > 0) await insertLines(ctx, account, lines, 0, false);
   const totales = await saveTotals(ctx, folio, lines, '0');
   await ctx.db
     .insertInto('tempchequespagos')
@@ -245,7 +243,7 @@ export const addLines = implement(ops.addLines, async (ctx, input) => {
   const existing = await accountLines(ctx, account.folio);
   const lines = await priceLines(ctx, account.idempresa, input.productos);
   const last = existing.at(-1)?.movimiento ?? 0;
-  const movimientos = await insertLines(ctx, account, lines, last);
+  const movimientos = await insertLines(ctx, account, lines, last, await keepsHandheldCopy(ctx, account.mesa));
   const totales = await saveTotals(ctx, account.folio, [...existing, ...lines], account.descuento);
   return { folio: account.folio, itemsAgregados: lines.length, movimientos, totales };
 });

@@ -12,7 +12,11 @@ const rate = decimal(4).min(0).max(100);
 const text = (max: number) => z.string().max(max);
 const usuario = text(15).optional().describe('Soft Restaurant user (usuarios.usuario) recorded as the author; must exist');
 
-export const folioParam = integer((n) => n.positive());
+/**
+ * An account's folio. 0 is one: SR reseeds an emptied `tempcheques` to 0 at a close (shift-close
+ * row 137), and SQL Server then numbers the next account 0 if the table never had one.
+ */
+export const folioParam = integer((n) => n.nonnegative());
 
 export const lineInput = z.object({
   movimiento: z.number().int().min(1).describe('position in this request, from 1, consecutive'),

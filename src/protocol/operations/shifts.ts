@@ -9,6 +9,18 @@ const amount = z
   .max(999_999_999)
   .refine((n) => Number(n.toFixed(2)) === n, 'at most 2 decimals');
 
+/**
+ * What a shift took, by tender, in pesos, as Soft Restaurant's cash cut adds it up: each
+ * payment's amount and tip times its exchange rate, by the payment method's tipo, over the
+ * shift's paid, not cancelled accounts. For an open shift, what it took so far.
+ */
+const tenderTotals = {
+  efectivo: z.number().describe('cash (formasdepago.tipo 1), foreign currency included at its exchange rate'),
+  tarjeta: z.number().describe('cards (tipo 2)'),
+  vales: z.number().describe('vouchers (tipo 3)'),
+  credito: z.number().describe('credit and other (tipo 4)'),
+};
+
 export const shiftRecord = z.object({
   idTurno: z.number().int(),
   estacion: z.string().nullable(),
@@ -20,10 +32,13 @@ export const shiftRecord = z.object({
   cajero: z.string().nullable(),
   idMesero: z.string().nullable(),
   fondoDolares: z.number(),
-  efectivo: z.number(),
-  tarjeta: z.number(),
-  vales: z.number(),
-  credito: z.number(),
+  ...tenderTotals,
+  declaracion: z
+    .object(tenderTotals)
+    .nullable()
+    .describe(
+      "what the cashier declared at the close, by tender, in pesos (SR's declaracioncajero, summed in the shift's cash columns); null when nothing was declared",
+    ),
 });
 
 export const listShifts = defineOperation({
@@ -70,7 +85,7 @@ export const closeShift = defineOperation({
   input: () =>
     z.object({
       idTurno: integer((n) => n.positive()),
-      estacion: z.string().min(1).max(40),
+      estacion: z.string().min(1).max(40).describe("the shift's station, or a terminal that sells on its shift (estaciones.cajacomandero)"),
       idEmpresa: z.string().min(1).max(15),
       serie: z
         .string()
@@ -78,10 +93,17 @@ export const closeShift = defineOperation({
         .optional()
         .describe("series whose order and production counters restart; default: the shift's station's series (estaciones.seriefolio)"),
       declaracion: z
-        .object({ efectivo: amount.optional(), tarjeta: amount.optional(), vales: amount.optional(), credito: amount.optional() })
+        .array(
+          z.object({
+            idFormaDePago: z.string().min(1).max(5).describe('the payment method counted (formasdepago.idformadepago); must exist'),
+            importe: amount.describe("what was counted, in the payment method's own currency (dollars for a dollar method)"),
+          }),
+        )
+        .max(100)
+        .refine((d) => new Set(d.map((x) => x.idFormaDePago.trimEnd().toUpperCase())).size === d.length, 'each payment method at most once')
         .optional()
         .describe(
-          "what the cashier counted, by tender; kept in the shift's cash columns for SR's cash cut to compare with the payments (0 for what is not declared)",
+          "what the cashier counted, per payment method: SR's declaracioncajero rows (amount, the method's exchange rate and tender), summed in pesos by tender into the shift's cash columns; nothing declared leaves them 0",
         ),
     }),
   output: () =>
@@ -89,9 +111,6 @@ export const closeShift = defineOperation({
       idTurno: z.number().int(),
       cierre: z.string(),
       migratedCheques: z.number().int().describe('paid and cancelled accounts moved to the history tables'),
-      efectivo: z.number(),
-      tarjeta: z.number(),
-      vales: z.number(),
-      credito: z.number(),
+      ...tenderTotals,
     }),
 });

@@ -4,7 +4,7 @@ insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result"
 select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
 select "forzarmotivocancela", "nopermitircerrarturnocuentasabiertas", "nodescargarinventario" from "configuracion";
 select "forzartipodescuento" from "parametros";
-select "turnoxmesero", "forzardescuento" from "parametros3";
+select "forzardescuento" from "parametros3";
 select "idtipodescuento", "descuento", "activar_maximo_descuento" from "tipodescuento" where "idtipodescuento" = @1;
 select "usuario" from "usuarios" where "usuario" = @1;
 select "d"."movimiento", "d"."idproducto", "d"."cantidad", "d"."precio", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."descuento", "d"."modificador", "p"."descripcion", "g"."clasificacion" from "tempcheqdet" as "d" left join "productos" as "p" on "p"."idproducto" = "d"."idproducto" left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "d"."foliodet" = @1 order by "d"."movimiento";

@@ -4,12 +4,12 @@ insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result"
 select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
 select "forzarmotivocancela", "nopermitircerrarturnocuentasabiertas", "nodescargarinventario" from "configuracion";
 select "forzartipodescuento" from "parametros";
-select "turnoxmesero", "forzardescuento" from "parametros3";
+select "forzardescuento" from "parametros3";
 select "idtipodescuento", "descuento", "activar_maximo_descuento" from "tipodescuento" where "idtipodescuento" = @1;
 select "d"."movimiento", "d"."idproducto", "d"."cantidad", "d"."precio", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."descuento", "d"."modificador", "p"."descripcion", "g"."clasificacion" from "tempcheqdet" as "d" left join "productos" as "p" on "p"."idproducto" = "d"."idproducto" left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "d"."foliodet" = @1 order by "d"."movimiento";
 update "tempcheqdet" set "descuento" = @1, "idtipodescuento" = @2, "usuariodescuento" = @3, "comentariodescuento" = @4 where "foliodet" = @5 and "movimiento" = @6;
 update "tempcheques" set "subtotal" = @1, "subtotalsinimpuestos" = @2, "total" = @3, "totalimpuesto1" = @4, "totalimpuestod1" = @5, "totalimpuestod2" = @6, "totalimpuestod3" = @7, "descuento" = @8, "descuentoimporte" = @9, "subtotalcondescuento" = @10, "totalsindescuento" = @11, "totalsindescuentoimp" = @12, "totaldescuentos" = @13, "totaldescuentoalimentos" = @14, "totaldescuentobebidas" = @15, "totaldescuentootros" = @16, "totalcortesias" = @17, "totalcortesiaalimentos" = @18, "totalcortesiabebidas" = @19, "totalcortesiaotros" = @20, "totaldescuentoycortesia" = @21, "totalalimentos" = @22, "totalbebidas" = @23, "totalotros" = @24, "totalalimentossindescuentos" = @25, "totalbebidassindescuentos" = @26, "totalotrossindescuentos" = @27, "totalarticulos" = @28, "totalconpropina" = @29, "totalconcargo" = @30, "totalconpropinacargo" = @31, "totalcondonativo" = @32, "totalconpropinacargodonativo" = @33 where "folio" = @34;
 select count(*) as "n" from "registro_dispositivos";
-insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuario", "evento", "valores", "estacion", "idempresa", "seriefolio") values (@1, @2, @3, @4, @5, @6, @7, @8, @9);
+insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuariosolicita", "usuario", "evento", "valores", "estacion", "idempresa", "seriefolio") values (@1, @2, @3, @4, @5, @6, @7, @8, @9, @10);
 insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
 update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;

@@ -10,7 +10,7 @@ update "productos" set "descripcion" = @1, "idgrupo" = @2, "nombrecorto" = @3, "
 update "productosdetalle" set "precio" = @1, "preciosinimpuestos" = @2, "impuesto1" = @3, "impuesto2" = @4, "impuesto3" = @5, "bloqueado" = @6, "permitirprodcompenmodif" = @7 where "idproducto" = @8 and "idempresa" = @9;
 update "modificadores" set "precio" = @1 where "idproducto" = @2 and "idmodificador" = @3 and ("idempresa" = @4 or "idempresa" is null);
 insert into "logcambioprecios" ("idproducto", "precioanterior", "precionuevo", "fecha", "usuario", "idempresa") values (@1, @2, @3, @4, @5, @6);
-insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuario", "evento", "valores", "idempresa") values (@1, @2, @3, @4, @5, @6, @7);
+insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuariosolicita", "usuario", "evento", "valores", "idempresa") values (@1, @2, @3, @4, @5, @6, @7, @8);
 update "productos" set "WorkspaceId" = @1 where "idproducto" = @2;
 select "Id" from "nsplatformcontrol" where "WorkspaceId" = @1 and "EntityType" = @2;
 insert into "nsplatformcontrol" ("WorkspaceId", "EntityType", "OperationType", "IsSync", "Attempts", "CreateDate") values (@1, @2, @3, @4, @5, @6);
@@ -27,7 +27,7 @@ select "clasificacion" from "grupos" where "idgrupo" = @1;
 update "productos" set "descripcion" = @1, "idgrupo" = @2, "nombrecorto" = @3, "visible_menu" = @4 where "idproducto" = @5;
 update "productosdetalle" set "precio" = @1, "preciosinimpuestos" = @2, "impuesto1" = @3, "impuesto2" = @4, "impuesto3" = @5, "bloqueado" = @6, "permitirprodcompenmodif" = @7 where "idproducto" = @8 and "idempresa" = @9;
 update "modificadores" set "precio" = @1 where "idproducto" = @2 and "idmodificador" = @3 and ("idempresa" = @4 or "idempresa" is null);
-insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuario", "evento", "valores", "idempresa") values (@1, @2, @3, @4, @5, @6, @7);
+insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuariosolicita", "usuario", "evento", "valores", "idempresa") values (@1, @2, @3, @4, @5, @6, @7, @8);
 update "productos" set "WorkspaceId" = @1 where "idproducto" = @2;
 select "Id" from "nsplatformcontrol" where "WorkspaceId" = @1 and "EntityType" = @2;
 insert into "nsplatformcontrol" ("WorkspaceId", "EntityType", "OperationType", "IsSync", "Attempts", "CreateDate") values (@1, @2, @3, @4, @5, @6);

@@ -17,7 +17,16 @@ export const shiftScenarios: Scenario[] = [
   { op: 'shifts.open', input: { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 500, idMesero: '02' } },
   {
     op: 'shifts.close',
-    input: { idTurno: 2, estacion: 'CAJA1', idEmpresa: company, serie: 'A' },
+    input: {
+      idTurno: 2,
+      estacion: 'CAJA1',
+      idEmpresa: company,
+      serie: 'A',
+      declaracion: [
+        { idFormaDePago: 'EFE', importe: 100 },
+        { idFormaDePago: 'USD', importe: 5 },
+      ],
+    },
     setup: async (db, run) => {
       // With the rule on, the close counts open accounts first; earlier scenarios left some open.
       await db.updateTable('configuracion').set({ nopermitircerrarturnocuentasabiertas: true }).execute();

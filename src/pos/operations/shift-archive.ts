@@ -1,0 +1,194 @@
+/**
+ * The part of a shift close that moves its accounts to history, as Soft Restaurant does
+ * (sr-traces/shift-close-flow.tsv): `cheques`' identity reseeded after its highest folio (rows
+ * 69-70); the shift's paid and cancelled accounts copied with every side table SR archives (76-88),
+ * already pointed at their new folios and processed (100-110); their tables freed and their table
+ * assignments and kitchen rows deleted (89-94); their temporary rows deleted (113-123).
+ *
+ * Every copy is one INSERT … SELECT, so the work is a fixed number of statements whatever the
+ * shift holds. What is deleted is exactly what was copied (found again through
+ * `foliotempcheques`), so an account a terminal pays while the close runs is never lost.
+ */
+import type { PosContext } from '../context.js';
+import { loosely, type PosTable } from '../schema.js';
+import { lockTable, reseedIdentity } from '../sql-dialect.js';
+import { terminalsOf } from '../stations.js';
+
+export interface ClosingShift {
+  idturnointerno: number;
+  idTurno: number;
+  /** The shift's own (cash) station. */
+  estacion: string;
+  idEmpresa: string;
+}
+
+/**
+ * SR reseeds `cheques` after its highest folio before it copies anything into it (rows 69-70),
+ * so an identity left behind (a restored backup) cannot make the copy collide with a folio in
+ * use. The table is held until the close commits: another close copying meanwhile would have
+ * folios above the highest one this close can see, and the reseed would hand them out again.
+ */
+async function reseedHistory(ctx: PosContext): Promise<void> {
+  await lockTable(ctx.db, 'cheques');
+  const top = await ctx.db
+    .selectFrom('cheques')
+    .select((eb) => eb.fn.max('folio').as('folio'))
+    .executeTakeFirst();
+  await reseedIdentity(ctx.db, 'cheques', 'folio', Number(top?.folio ?? 0));
+}
+
+/**
+ * Accounts no shift holds take this shift before anything is copied: a quick sale paid while no
+ * shift was open waits on shift 0 (the seed's `turnDependent: false`), and an account cancelled
+ * before it was ever paid keeps 0. SR's close does the same for a narrower set (row 75: `idturno`
+ * NULL, paid and cancelled call-centre accounts of its terminal); here the paid or cancelled
+ * accounts of the station and of the terminals that sell on its shift. Without this, such a sale
+ * would be in no cash cut and never reach the history tables.
+ */
+async function adoptShiftless(ctx: PosContext, shift: ClosingShift): Promise<void> {
+  await ctx.db
+    .updateTable('tempcheques')
+    .set({ idturno: shift.idTurno })
+    .where((eb) => eb.or([eb('idturno', '=', 0), eb('idturno', 'is', null)]))
+    .where((eb) => eb.or([eb('pagado', '=', true), eb('cancelado', '=', true)]))
+    .where((eb) => eb.or([eb('estacion', '=', shift.estacion), eb('estacion', 'in', terminalsOf(ctx, shift.estacion))]))
+    .where('idempresa', '=', shift.idEmpresa)
+    .execute();
+}
+
+/**
+ * Copies the closing accounts' headers into `cheques`, tagged with the shift; returns how many,
+ * counted in `cheques` rather than taken from the driver's row count, which on SQL Server also
+ * counts what triggers on the table write. The accounts copied: paid or cancelled in the shift (row 76).
+ */
+async function copyHeaders(ctx: PosContext, shift: ClosingShift): Promise<number> {
+  const columns = ctx.schema.sharedColumns('tempcheques', 'cheques', ['folio', 'idturno', 'foliotempcheques']);
+  const db = loosely(ctx.db);
+  await db
+    .insertInto('cheques')
+    .columns([...columns, 'idturno', 'foliotempcheques'])
+    .expression(
+      db
+        .selectFrom('tempcheques')
+        .select((eb) => [
+          ...columns.map((c) => `tempcheques.${c}` as const),
+          eb.cast(eb.val(shift.idTurno), 'bigint').as('idturno'),
+          eb.ref('tempcheques.folio').as('foliotempcheques'),
+        ])
+        .where((eb) =>
+          eb.and([eb('tempcheques.idturno', '=', shift.idTurno), eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)])]),
+        ),
+    )
+    .execute();
+  const copied = await ctx.db
+    .selectFrom('cheques')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('idturno', '=', shift.idTurno)
+    .executeTakeFirstOrThrow();
+  return Number(copied.n);
+}
+
+/** The side tables of an account that a close archives (rows 80-88), each with the column naming the account. */
+const ARCHIVED: ReadonlyArray<readonly [from: PosTable, to: PosTable, folioColumn: string]> = [
+  ['tempcheqdet', 'cheqdet', 'foliodet'],
+  ['tempchequespagos', 'chequespagos', 'folio'],
+  ['tempcancela', 'cancela', 'foliocheque'],
+  ['tempcheqpedidos', 'cheqpedidos', 'foliocheque'],
+  ['tempbitacoratarjetacredito', 'bitacoratarjetacredito', 'folio'],
+  ['tempbitacoraeasygoband', 'bitacoraeasygoband', 'folio'],
+  ['tempnumerostarjetas', 'numerostarjetas', 'foliocuenta'],
+  ['tempfoliosfacturados', 'foliosfacturados', 'folio'],
+];
+
+/**
+ * Copies the rows of a side table of the moved accounts, pointed at the new folio, tagged with
+ * the closing shift and processed: the state SR's copy (rows 80-88) and its repointing (101-110)
+ * leave together.
+ */
+async function copyChildren(ctx: PosContext, shift: ClosingShift, from: PosTable, to: PosTable, folioColumn: string): Promise<void> {
+  const marks = (['idturno_cierre', 'procesado'] as const).filter((c) => ctx.schema.has(to, c));
+  const columns = ctx.schema.sharedColumns(from, to, [folioColumn, ...marks]);
+  const db = loosely(ctx.db);
+  await db
+    .insertInto(to)
+    .columns([...columns, folioColumn, ...marks])
+    .expression(
+      db
+        .selectFrom(`${from} as src`)
+        .innerJoin('cheques as c', 'c.foliotempcheques', `src.${folioColumn}`)
+        .select((eb) => [
+          ...columns.map((c) => `src.${c}` as const),
+          eb.ref('c.folio').as(folioColumn),
+          ...marks.map((c) => (c === 'procesado' ? eb.cast(eb.val(true), 'boolean') : eb.cast(eb.val(shift.idTurno), 'bigint')).as(c)),
+        ])
+        .where('c.idturno', '=', shift.idTurno),
+    )
+    .execute();
+}
+
+function copiedFolios(ctx: PosContext, shift: ClosingShift) {
+  return ctx.db.selectFrom('cheques').select('foliotempcheques').where('idturno', '=', shift.idTurno);
+}
+
+/** Invoice lines of the moved accounts follow them to their new folios (row 100). */
+async function repointInvoiceLines(ctx: PosContext, shift: ClosingShift): Promise<void> {
+  if (!ctx.schema.has('facturasmovtos', 'foliodet')) return;
+  await ctx.db
+    .updateTable('facturasmovtos')
+    .set((eb) => ({
+      foliodet: eb
+        .selectFrom('cheques as c')
+        .select('c.folio')
+        .whereRef('c.foliotempcheques', '=', 'facturasmovtos.foliodet')
+        .where('c.idturno', '=', shift.idTurno),
+    }))
+    .where('foliodet', 'in', copiedFolios(ctx, shift))
+    .where('idfactura', 'in', ctx.db.selectFrom('foliosfacturados as ff').select('ff.idfactura').where('ff.idturno_cierre', '=', shift.idTurno))
+    .execute();
+}
+
+/**
+ * The moved accounts' tables are freed and their table assignments and kitchen rows deleted
+ * (rows 89-90, 94); then every table no active assignment holds is free (row 91). SR then reads
+ * every assignment (92) and frees every table (93): after row 91 that changes a table only if an
+ * active assignment holds it, which we take 92 to rule out (else 91 would be pointless), so 93
+ * is not repeated here.
+ */
+async function releaseTables(ctx: PosContext, shift: ClosingShift): Promise<void> {
+  await ctx.db
+    .updateTable('mesas')
+    .set({ estatus_ocupacion: 0 })
+    .where('idmesa', 'in', ctx.db.selectFrom('mesasasignadas').select('idmesa').where('folio', 'in', copiedFolios(ctx, shift)).where('activo', '=', 1))
+    .execute();
+  await ctx.db.deleteFrom('mesasasignadas').where('folio', 'in', copiedFolios(ctx, shift)).execute();
+  await ctx.db
+    .updateTable('mesas')
+    .set({ estatus_ocupacion: 0 })
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('mesasasignadas as ma').select('ma.idmesa').whereRef('ma.idmesa', '=', 'mesas.idmesa').where('ma.activo', '=', 1))),
+    )
+    .execute();
+  await ctx.db.deleteFrom('productosenproduccion').where('folio', 'in', copiedFolios(ctx, shift)).execute();
+}
+
+/** Deletes the temp rows of exactly the accounts that were copied (rows 113-123). */
+async function deleteCopied(ctx: PosContext, shift: ClosingShift): Promise<void> {
+  for (const [table, , column] of ARCHIVED) {
+    if (ctx.schema.hasTable(table)) await loosely(ctx.db).deleteFrom(table).where(column, 'in', copiedFolios(ctx, shift)).execute();
+  }
+  await ctx.db.deleteFrom('tempcheques').where('folio', 'in', copiedFolios(ctx, shift)).execute();
+}
+
+/** Moves the shift's paid and cancelled accounts to the history tables; returns how many. */
+export async function archiveAccounts(ctx: PosContext, shift: ClosingShift): Promise<number> {
+  await reseedHistory(ctx);
+  await adoptShiftless(ctx, shift);
+  const archived = await copyHeaders(ctx, shift);
+  for (const [from, to, folioColumn] of ARCHIVED) {
+    if (ctx.schema.hasTable(from) && ctx.schema.hasTable(to)) await copyChildren(ctx, shift, from, to, folioColumn);
+  }
+  await repointInvoiceLines(ctx, shift);
+  await releaseTables(ctx, shift);
+  await deleteCopied(ctx, shift);
+  return archived;
+}

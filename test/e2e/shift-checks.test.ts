@@ -1,0 +1,199 @@
+/**
+ * What Soft Restaurant reads before it opens or closes a shift, where it changes the outcome
+ * (order-lifecycle rows 13, 26, 28-30; shift-close rows 29, 66), and a declaration naming what
+ * the branch does not have. SR's own reads from the traces (../shared/sr-traces/, read when
+ * this runs) show what blocks.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localIso } from '../../src/pos/values.js';
+import { statement } from '../support/sr-traces.js';
+import { startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
+
+let stack: TestStack;
+const hooks: { clock?: () => number } = {};
+const company = '0000000001';
+
+beforeAll(async () => {
+  stack = await startTestStack({ agentHooks: { wallClock: () => (hooks.clock ?? Date.now)() } });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+function write(path: string, body: unknown, branch = STRICT_BRANCH): Promise<ApiResponse> {
+  return stack.api('POST', path.replace('{lk}', branch), { body, headers: { 'idempotency-key': randomUUID() } });
+}
+
+describe('what SR reads before it opens a shift (order-lifecycle rows 13, 26, 28-30)', () => {
+  const open = (extra: Record<string, unknown> = {}) =>
+    write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 100, ...extra }, STRICT_BRANCH);
+  const strict = () => stack.pos.get(STRICT_BRANCH)!.db;
+  const lastShift = async () => Number((await strict().selectFrom('parametros').select('ultimoturno').executeTakeFirstOrThrow()).ultimoturno);
+
+  it('a fixed cash float (configuracion.fondofijocaja) refuses another float and writes nothing', async () => {
+    await strict().updateTable('configuracion').set({ fondofijocaja: 500 }).execute();
+    try {
+      const before = await lastShift();
+      const refused = await open();
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({ code: 'fixed_cash_float', fondo: 500 });
+      expect(await lastShift()).toBe(before);
+      const opened = await open({ fondo: 500 });
+      expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+      await strict()
+        .updateTable('turnos')
+        .set({ cierre: new Date(Date.now() - 1000) })
+        .where('idturno', '=', opened.body.idTurno)
+        .execute();
+    } finally {
+      await strict().updateTable('configuracion').set({ fondofijocaja: null }).execute();
+    }
+  });
+
+  it('a shift of the company opened in the same second (row 26): the next one opens at the next second, once the clock reaches it', async () => {
+    const second = Math.floor(Date.now() / 1000) * 1000;
+    hooks.clock = () => second;
+    try {
+      await strict()
+        .insertInto('turnos')
+        .values(
+          stack.agents.get(STRICT_BRANCH)!.pos.schema.completeRow('turnos', {
+            idturno: 900,
+            apertura: new Date(second),
+            cierre: new Date(second),
+            idestacion: 'OTRA',
+            idempresa: company,
+            idmesero: '',
+          }),
+        )
+        .execute();
+      // SR's own check finds it.
+      const sameSecond = await sql
+        .raw(statement('order-lifecycle', 26).replace("'2025-07-25T08:17:04'", `'${localIso(new Date(second))!.slice(0, 19)}'`))
+        .execute(strict());
+      expect(sameSecond.rows.map((r) => Number((r as { idturno: unknown }).idturno))).toContain(900);
+      const opened = await open();
+      expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+      const row = await strict().selectFrom('turnos').select('apertura').where('idturno', '=', opened.body.idTurno).executeTakeFirstOrThrow();
+      expect(localIso(row.apertura)).toBe(opened.body.apertura);
+      expect(row.apertura!.getTime()).toBeGreaterThan(second);
+      expect(
+        await strict().selectFrom('turnos').select('idturno').where('apertura', '=', row.apertura).where('idempresa', '=', company).execute(),
+      ).toHaveLength(1);
+      // Not opened ahead of the clock.
+      expect(Date.now()).toBeGreaterThanOrEqual(row.apertura!.getTime());
+      await strict()
+        .updateTable('turnos')
+        .set({ cierre: new Date(second + 1000) })
+        .where('idturno', '=', opened.body.idTurno)
+        .execute();
+    } finally {
+      hooks.clock = undefined;
+    }
+  });
+
+  it('a clock behind the last close or the latest opening (rows 28-30) is refused', async () => {
+    hooks.clock = () => Date.parse('2001-02-03T12:00:00');
+    try {
+      const before = await lastShift();
+      const refused = await open();
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('clock_behind_last_close');
+      expect(await lastShift()).toBe(before);
+    } finally {
+      hooks.clock = undefined;
+    }
+  });
+});
+
+describe('what SR reads before it closes a shift (shift-close rows 29, 66)', () => {
+  const strict = () => stack.pos.get(STRICT_BRANCH)!.db;
+  const schema = () => stack.agents.get(STRICT_BRANCH)!.pos.schema;
+  const sr = (row: number, idTurno: number) => sql.raw(statement('shift-close', row).replace(/\b894\b/g, String(idTurno))).execute(strict());
+  const close = (idTurno: number) => write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA2', idEmpresa: company }, STRICT_BRANCH);
+  const isOpen = async (idTurno: number) =>
+    (await strict().selectFrom('turnos').select('cierre').where('idturno', '=', idTurno).executeTakeFirstOrThrow()).cierre === null;
+
+  it('refuses a close while a check printed for the shift is unpaid, and one whose lines name products gone from the catalogue', async () => {
+    await strict()
+      .updateTable('turnos')
+      .set({ cierre: new Date(Date.now() - 1000) })
+      .where('idestacion', '=', 'CAJA2')
+      .where('cierre', 'is', null)
+      .execute();
+    const opened = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 }, STRICT_BRANCH);
+    const idTurno = opened.body.idTurno as number;
+
+    // Printed and handed over, then reopened at a terminal: it carries the shift and is not paid.
+    const printed = await write(
+      '/temp_ordenes/{lk}',
+      { estacion: 'CAJA2', idEmpresa: company, productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] },
+      STRICT_BRANCH,
+    );
+    await strict().updateTable('tempcheques').set({ impreso: true, idturno: idTurno }).where('folio', '=', printed.body.folio).execute();
+    expect((await sr(66, idTurno)).rows).toHaveLength(1);
+    const unpaid = await close(idTurno);
+    expect(unpaid.status).toBe(409);
+    expect(unpaid.body).toMatchObject({ code: 'printed_accounts_unpaid', folios: [printed.body.folio] });
+    expect(await isOpen(idTurno)).toBe(true);
+    await strict().updateTable('tempcheques').set({ cancelado: true }).where('folio', '=', printed.body.folio).execute();
+
+    await strict()
+      .insertInto('productos')
+      .values(schema().completeRow('productos', { idproducto: 'ZZ01', descripcion: 'De temporada', idgrupo: 'BEB' }))
+      .execute();
+    await strict()
+      .insertInto('productosdetalle')
+      .values(
+        schema().completeRow('productosdetalle', {
+          idproducto: 'ZZ01',
+          idempresa: company,
+          precio: 10,
+          impuesto1: 16,
+          impuesto2: 0,
+          impuesto3: 0,
+          bloqueado: false,
+        }),
+      )
+      .execute();
+    const sale = await write(
+      '/ordenes/{lk}',
+      { estacion: 'CAJA2', idEmpresa: company, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: 'ZZ01', cantidad: 1 }] },
+      STRICT_BRANCH,
+    );
+    expect(sale.body.idTurno).toBe(idTurno);
+    await strict().deleteFrom('productos').where('idproducto', '=', 'ZZ01').execute();
+    expect((await sr(29, idTurno)).rows).toHaveLength(1);
+    const orphan = await close(idTurno);
+    expect(orphan.status).toBe(409);
+    expect(orphan.body).toMatchObject({ code: 'products_not_in_catalogue', lines: [{ folio: sale.body.folio, idProducto: 'ZZ01' }] });
+    expect(await isOpen(idTurno)).toBe(true);
+
+    await strict()
+      .insertInto('productos')
+      .values(schema().completeRow('productos', { idproducto: 'ZZ01', descripcion: 'De temporada', idgrupo: 'BEB' }))
+      .execute();
+    expect((await close(idTurno)).status).toBe(200);
+  });
+
+  it('refuses a declaration of a payment method the branch does not have, or one declared twice, and writes nothing', async () => {
+    const opened = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 }, STRICT_BRANCH);
+    const idTurno = opened.body.idTurno as number;
+    const declare = (declaracion: unknown) => write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA2', idEmpresa: company, declaracion }, STRICT_BRANCH);
+    const unknown = await declare([
+      { idFormaDePago: 'EFE', importe: 1 },
+      { idFormaDePago: 'BTC', importe: 1 },
+    ]);
+    expect(unknown.status).toBe(422);
+    expect(unknown.body).toMatchObject({ code: 'payment_method_not_found', idFormaDePago: ['BTC'] });
+    const twice = await declare([
+      { idFormaDePago: 'EFE', importe: 1 },
+      { idFormaDePago: 'efe', importe: 2 },
+    ]);
+    expect(twice.status).toBe(400);
+    expect(await isOpen(idTurno)).toBe(true);
+    expect(await strict().selectFrom('declaracioncajero').select('idturno').where('idturno', '=', idTurno).execute()).toEqual([]);
+  });
+});
