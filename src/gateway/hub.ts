@@ -122,8 +122,16 @@ export class AgentHub {
   /** Takes over HTTP upgrades to /agent/v1 on the gateway's server. */
   attach(server: Server): void {
     server.on('upgrade', (req, socket, head) => {
+      // Node hands the socket over without an error listener: a client that resets it while its
+      // token is checked would otherwise throw in the gateway. ws listens from handleUpgrade on.
+      const ignore = () => undefined;
+      socket.on('error', ignore);
       void admit(req, socket, { draining: this.#draining, log: this.opts.log, branchForTokenHash: (hash) => this.#branchForTokenHash(hash) }).then(
-        (admitted) => admitted && this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, admitted.licenseKey, admitted.tokenHash)),
+        (admitted) => {
+          if (!admitted) return;
+          socket.off('error', ignore);
+          this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, admitted.licenseKey, admitted.tokenHash));
+        },
       );
     });
   }
