@@ -2,7 +2,8 @@
  * Which agent serves which branch, and the jobs in flight to each. Agents connect to
  * /agent/v1 with their branch token (hub/admission.ts), say hello (hub/greeting.ts), and then
  * receive jobs; each job waits for its result until its deadline (504) or until its agent drops
- * (503) (hub/pending-jobs.ts). What the fleet view shows of them is written in batches
+ * (503) (hub/pending-jobs.ts). One sweep pings them and drops the silent ones
+ * (hub/connection-sweep.ts); what the fleet view shows of them is written in batches
  * (hub/status-batcher.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -22,8 +23,9 @@ import {
   type UpgradeProgressMessage,
 } from '../protocol/messages.js';
 import { admit } from './hub/admission.js';
-import { clockOffsetMs, type StatusWriter } from './hub/agent-status.js';
+import { clockOffsetMs } from './hub/agent-status.js';
 import { sendToAgent, type ConnectedAgent, type Greeting } from './hub/connected-agent.js';
+import { sweepConnections } from './hub/connection-sweep.js';
 import { takeHello } from './hub/greeting.js';
 import { PendingJobs } from './hub/pending-jobs.js';
 import { StatusBatcher } from './hub/status-batcher.js';
@@ -69,8 +71,6 @@ export interface HubCluster {
 
 export interface HubOptions {
   store: GatewayStore;
-  /** Where the fleet view's status is written (the store's fleet, unless told otherwise). */
-  status?: StatusWriter;
   log: Logger;
   jobTimeoutMs?: number;
   pingIntervalMs?: number;
@@ -102,7 +102,6 @@ export class AgentHub {
   readonly #pending = new PendingJobs<ConnectedAgent>();
   readonly #status: StatusBatcher;
   readonly #pingIntervalMs: number;
-  readonly #deadAfterMs: number;
   readonly #sweeper: NodeJS.Timeout;
   #closing = false;
   /** A rolling restart: no new agent is accepted, and the ones here are sent elsewhere. */
@@ -111,11 +110,10 @@ export class AgentHub {
   #cluster: HubCluster | undefined;
 
   constructor(private readonly opts: HubOptions) {
-    this.#status = new StatusBatcher(opts.status ?? opts.store.fleet, opts.log);
+    this.#status = new StatusBatcher(opts.store.fleet, opts.log);
     this.#pingIntervalMs = opts.pingIntervalMs ?? 15_000;
-    this.#deadAfterMs = opts.deadAfterMs ?? 45_000;
-    // One timer for every connection rather than one each: the pings go out as each falls due.
-    this.#sweeper = setInterval(() => this.#sweep(), Math.min(SWEEP_MS, this.#pingIntervalMs));
+    const timing = { pingIntervalMs: this.#pingIntervalMs, deadAfterMs: opts.deadAfterMs ?? 45_000 };
+    this.#sweeper = setInterval(() => sweepConnections(this.#greeting, this.#agents.values(), timing), Math.min(SWEEP_MS, this.#pingIntervalMs));
     this.#sweeper.unref();
   }
 
@@ -251,20 +249,6 @@ export class AgentHub {
       const generation = this.#tokenGeneration;
       const licenseKey = await this.opts.store.branchForAgentTokenHash(tokenHash);
       if (generation === this.#tokenGeneration) return licenseKey;
-    }
-  }
-
-  #sweep(): void {
-    const now = Date.now();
-    for (const greeting of this.#greeting) if (now >= greeting.helloDeadline) greeting.ws.close(CLOSE.badHello, 'no hello');
-    for (const agent of this.#agents.values()) {
-      if (now - agent.lastSeen > this.#deadAfterMs) {
-        agent.ws.terminate();
-      } else if (now >= agent.nextPingAt) {
-        agent.nextPingAt = now + this.#pingIntervalMs;
-        agent.pingSentAt = now;
-        agent.ws.ping();
-      }
     }
   }
 
