@@ -82,7 +82,14 @@ describe.each(PLATFORMS)('the %s release', (platform) => {
   });
 
   it('carries the installers, and WinSW with its own licence only for Windows', () => {
-    for (const file of ['service-install/install.sh', 'service-install/install.ps1', 'bin/branch-agent.js', 'config.example.json', 'README.md', 'docs/operations.md'])
+    for (const file of [
+      'service-install/install.sh',
+      'service-install/install.ps1',
+      'bin/branch-agent.js',
+      'config.example.json',
+      'README.md',
+      'docs/operations.md',
+    ])
       expect(existsSync(path.join(unpacked.get(platform)!, file)), file).toBe(true);
     expect(statSync(path.join(unpacked.get(platform)!, 'service-install/install.sh')).mode & 0o111).not.toBe(0);
     const winsw = path.join(unpacked.get(platform)!, 'service-install/winsw');
