@@ -88,6 +88,7 @@ describe.each(PLATFORMS)('the %s release', (platform) => {
       'bin/branch-agent.js',
       'config.example.json',
       'README.md',
+      'docs/install.md',
       'docs/operations.md',
     ])
       expect(existsSync(path.join(unpacked.get(platform)!, file)), file).toBe(true);
