@@ -26,7 +26,7 @@ beforeAll(() => {
     mkdirSync(into);
     const tar = spawnSync('tar', ['-xzf', tarball, '-C', into], { encoding: 'utf8' });
     expect(tar.status, tar.stderr).toBe(0);
-    // One folder, named for the version and the platform: what the README tells a branch to cd into.
+    // One folder, named for the version and the platform: what docs/install.md tells a branch to cd into.
     expect(readdirSync(into)).toEqual([`branch-agent-${version}-${platform}`]);
     unpacked.set(platform, path.join(into, `branch-agent-${version}-${platform}`));
   }
