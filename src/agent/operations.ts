@@ -4,6 +4,10 @@
  */
 import type { Implementation } from '../pos/operation.js';
 import * as attendance from '../pos/operations/attendance.js';
+import * as accountCancel from '../pos/operations/account-cancel.js';
+import * as accountPayment from '../pos/operations/account-payment.js';
+import * as accountPrint from '../pos/operations/account-print.js';
+import * as accountReopen from '../pos/operations/account-reopen.js';
 import * as cancellation from '../pos/operations/cancellation.js';
 import * as catalogs from '../pos/operations/catalogs.js';
 import * as discounts from '../pos/operations/discounts.js';
@@ -29,6 +33,10 @@ const all: Implementation[] = [
   cancellation.cancelLines,
   discounts.generalDiscount,
   discounts.lineDiscount,
+  accountPrint.printAccount,
+  accountPayment.payAccount,
+  accountReopen.reopenAccount,
+  accountCancel.cancelAccount,
   shifts.listShifts,
   shifts.openShift,
   shiftClose.closeShift,
