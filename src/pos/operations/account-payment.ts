@@ -46,7 +46,14 @@ export const payAccount = implement(ops.payAccount, async (ctx, input) => {
   }
   const lines = await accountLines(ctx, account.folio);
   const total = new Dec(computeTotals(lines, account.descuento).total.toFixed(2));
-  const settlement = settleTenders(total, input.pagos, await paymentMethods(ctx, input.pagos.map((p) => p.idFormaDePago)));
+  const settlement = settleTenders(
+    total,
+    input.pagos,
+    await paymentMethods(
+      ctx,
+      input.pagos.map((p) => p.idFormaDePago),
+    ),
+  );
 
   const totales = await saveTotals(ctx, account.folio, lines, account.descuento);
   const numcheque = account.impreso ? account.numcheque : (await printLocked(ctx, account)).numcheque;

@@ -11,7 +11,8 @@ import { lockAccount, refuseStates, requireUser } from './account.js';
 export const reopenAccount = implement(ops.reopenAccount, async (ctx, input) => {
   const account = await lockAccount(ctx, input.folio);
   refuseStates(account, ['cancelado', 'pagado', 'cuentaenuso']);
-  if (!account.impreso) throw new PosError('account_not_open', `Account ${account.folio} is not printed: it is open already.`, { folio: account.folio, state: 'open' });
+  if (!account.impreso)
+    throw new PosError('account_not_open', `Account ${account.folio} is not printed: it is open already.`, { folio: account.folio, state: 'open' });
   await requireUser(ctx, input.usuario);
   const reabiertas = account.reabiertas + 1;
   await ctx.db.updateTable('tempcheques').set({ impreso: false, reabiertas }).where('folio', '=', account.folio).execute();
