@@ -15,6 +15,7 @@ import * as invoices from '../pos/operations/invoices.js';
 import * as orders from '../pos/operations/orders.js';
 import * as products from '../pos/operations/products.js';
 import * as shiftClose from '../pos/operations/shift-close.js';
+import * as shiftCashCut from '../pos/operations/shift-cash-cut.js';
 import * as shifts from '../pos/operations/shifts.js';
 import * as ordersRead from '../pos/operations/orders-read.js';
 import * as printing from './print-operations.js';
@@ -40,6 +41,7 @@ const all: Implementation[] = [
   shifts.listShifts,
   shifts.openShift,
   shiftClose.closeShift,
+  shiftCashCut.cashCut,
   printing.printOrder,
   printing.printTest,
   ordersRead.listTempOrders,

@@ -32,4 +32,5 @@ export const settlementScenarios: Scenario[] = [
   { op: 'orders.pay', input: { pagos: [{ idFormaDePago: 'TAR', importe: 178 }] }, setup: (_db, run) => printed(run) },
   { op: 'orders.reopen', input: { usuario: 'CAJERO' }, setup: (_db, run) => printed(run) },
   { op: 'orders.cancel', input: { razon: 'El cliente se fue', idMotivoCancela: '01', usuario: 'CAJERO' }, setup: (_db, run) => account(run) },
+  { op: 'shifts.cashCut', input: { idTurno: 2 } },
 ];
