@@ -28,7 +28,8 @@ export async function printLocked(ctx: PosContext, account: LockedAccount): Prom
     return { numcheque: account.numcheque, impresiones };
   }
   const numcheque = account.numcheque > 0 ? account.numcheque : await nextNumcheque(ctx, account.seriefolio);
-  // Row 361, less campoadicional1, which SR fills with a code of its own that nothing of ours reads.
+  // Rows 325 (no tip included) and 361, less campoadicional1, which SR fills with a code of its
+  // own that nothing of ours reads.
   await ctx.db
     .updateTable('tempcheques')
     .set(
@@ -41,12 +42,18 @@ export async function printLocked(ctx: PosContext, account: LockedAccount): Prom
         codigo_unico_af: '',
         domicilioprogramado: false,
         autorizacionfolio: '',
+        propinaincluida: 0,
       }),
     )
     .where('folio', '=', account.folio)
     .execute();
   if (await handheldDevicesInUse(ctx)) {
-    await ctx.db.updateTable('cuentas').set({ imprimir: true, procesado: 1 }).where('foliocuenta', '=', account.folio).execute();
+    // Rows 328 and 363, as one statement.
+    await ctx.db
+      .updateTable('cuentas')
+      .set(ctx.schema.fitRow('cuentas', { propinaincluida: 0, imprimir: true, procesado: 1 }))
+      .where('foliocuenta', '=', account.folio)
+      .execute();
   }
   return { numcheque, impresiones };
 }

@@ -12,7 +12,7 @@ update "tempcheques" set "subtotal" = @1, "subtotalsinimpuestos" = @2, "total" =
 select count(*) as "n" from "registro_dispositivos";
 select "ultimofolio" from "folios" with (tablockx) where "serie" = @1;
 update "folios" set "ultimofolio" = @1 where "serie" = @2;
-update "tempcheques" set "impreso" = @1, "numcheque" = @2, "cierre" = @3, "impresiones" = @4, "cambiorepartidor" = @5, "codigo_unico_af" = @6, "domicilioprogramado" = @7, "autorizacionfolio" = @8 where "folio" = @9;
+update "tempcheques" set "impreso" = @1, "numcheque" = @2, "cierre" = @3, "impresiones" = @4, "cambiorepartidor" = @5, "codigo_unico_af" = @6, "domicilioprogramado" = @7, "autorizacionfolio" = @8, "propinaincluida" = @9 where "folio" = @10;
 insert into "tempchequespagos" ("folio", "idformadepago", "importe", "propina", "tipodecambio", "referencia", "importe_cashdro", "sistema_envio", "WorkspaceId", "cardBrand") values (@1, @2, @3, @4, @5, @6, @7, @8, @9, @10), (@11, @12, @13, @14, @15, @16, @17, @18, @19, @20), (@21, @22, @23, @24, @25, @26, @27, @28, @29, @30);
 update "tempcheques" set "cierre" = @1, "pagado" = @2, "impreso" = @3, "cambio" = @4, "idturno" = @5, "numerotarjeta" = @6, "puntosmonederogenerados" = @7, "saldoanteriormonedero" = @8, "titulartarjetamonedero" = @9, "usuariopago" = @10, "numerocuenta" = @11, "efectivo" = @12, "tarjeta" = @13, "vales" = @14, "otros" = @15, "propina" = @16, "propinatarjeta" = @17, "totalconpropina" = @18, "totalconpropinacargo" = @19 where "folio" = @20;
 insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);

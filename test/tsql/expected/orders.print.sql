@@ -8,7 +8,7 @@ update "tempcheques" set "subtotal" = @1, "subtotalsinimpuestos" = @2, "total" =
 select count(*) as "n" from "registro_dispositivos";
 select "ultimofolio" from "folios" with (tablockx) where "serie" = @1;
 update "folios" set "ultimofolio" = @1 where "serie" = @2;
-update "tempcheques" set "impreso" = @1, "numcheque" = @2, "cierre" = @3, "impresiones" = @4, "cambiorepartidor" = @5, "codigo_unico_af" = @6, "domicilioprogramado" = @7, "autorizacionfolio" = @8 where "folio" = @9;
+update "tempcheques" set "impreso" = @1, "numcheque" = @2, "cierre" = @3, "impresiones" = @4, "cambiorepartidor" = @5, "codigo_unico_af" = @6, "domicilioprogramado" = @7, "autorizacionfolio" = @8, "propinaincluida" = @9 where "folio" = @10;
 insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
 update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
 
