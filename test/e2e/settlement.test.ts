@@ -26,8 +26,8 @@ function write(path: string, body: unknown, key = randomUUID()): Promise<ApiResp
 
 const tacos = { movimiento: 1, idProducto: '3001', cantidad: 2 }; // 2 × 89.00 = 178.00
 
-async function openOrder(productos: unknown[] = [tacos]): Promise<number> {
-  const res = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', mesa: '', idMesero: '01', productos });
+async function openOrder(productos: unknown[] = [tacos], mesa = ''): Promise<number> {
+  const res = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', mesa, idMesero: '01', productos });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.folio;
 }
@@ -101,6 +101,7 @@ describe('print', () => {
     const added = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [tacos] });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     expect(added.body.totales.total).toBe(356);
+    expect((await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 0 })).status).toBe(200);
     const before = await ultimofolio();
     const reprint = await write(`/temp_ordenes/{lk}/${folio}/imprimir`, {});
     expect(reprint.body).toMatchObject({ numcheque, impresiones: 2, totales: { total: 356 } });
@@ -256,7 +257,7 @@ describe('pay', () => {
 
 describe('cancel', () => {
   it('cancels every line with the reason and motive, keeps the header cancelled, and refuses paying it', async () => {
-    const folio = await openOrder([tacos, { movimiento: 2, idProducto: '1005', cantidad: 1 }]);
+    const folio = await openOrder([tacos, { movimiento: 2, idProducto: '1005', cantidad: 1 }], 'T2');
     const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar`, { razon: 'El cliente se fue', idMotivoCancela: '01', usuario: 'CAJERO' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ folio, itemsCancelados: 2, jobId: expect.any(String) });
@@ -278,12 +279,16 @@ describe('cancel', () => {
       .orderBy('clave')
       .execute();
     expect(cancelled).toEqual([
-      { clave: '1005', razon: 'El cliente se fue', idmotivocancela: '01' },
-      { clave: '3001', razon: 'El cliente se fue', idmotivocancela: '01' },
+      { clave: '1005', razon: 'El cliente se fue Mesa: T2', idmotivocancela: '01' },
+      { clave: '3001', razon: 'El cliente se fue Mesa: T2', idmotivocancela: '01' },
     ]);
     const pay = await write(`/temp_ordenes/{lk}/${folio}/pagar`, { pagos: [{ idFormaDePago: 'EFE', importe: 1 }] });
     expect(pay.body).toMatchObject({ code: 'account_not_open', state: 'cancelled' });
     expect((await write(`/temp_ordenes/{lk}/${folio}/cancelar`, { razon: 'otra vez' })).status).toBe(409);
+    const log = await db.selectFrom('bitacorasistema').select(['evento', 'valores']).where('evento', 'like', '%Cancelación de cuenta').execute();
+    expect(log).toContainEqual({ evento: 'Comedor - Cancelación de cuenta', valores: `Cuenta: T2, Folio: ${folio}, Razón: El cliente se fue` });
+    // The table is free again: a new account opens on it.
+    await openOrder([tacos], 'T2');
   });
 
   it('refuses a paid account and an unknown motive', async () => {
