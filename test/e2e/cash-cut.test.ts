@@ -134,6 +134,9 @@ describe('cash cut', () => {
     const delta = (k: string) => Math.round((res.body.porTipo[k] - before.porTipo[k]) * 100) / 100;
     expect([delta('efectivo'), delta('tarjeta'), delta('vales'), delta('credito')]).toEqual([215.25, 150, 29.9, 50]);
     expect(res.body.ventas.cuentas - before.ventas.cuentas).toBe(4);
+    const sold = (k: string) => Math.round((res.body.ventas[k] - before.ventas[k]) * 100) / 100;
+    // 178.00 + 135.00 + 29.90 + 70.00, their taxes at 16 %, the tips in pesos (15 on the card, 1 dollar).
+    expect([sold('total'), sold('impuestos'), sold('propinas'), sold('propinasTarjeta')]).toEqual([412.9, 56.95, 32.25, 15]);
     expect(res.body.ventas.cuentasCanceladas - before.ventas.cuentasCanceladas).toBe(1);
     expect(res.body.ventas.productosCancelados - before.ventas.productosCancelados).toBe(2);
     const usd = res.body.formasDePago.find((m: { idFormaDePago: string }) => m.idFormaDePago === 'USD');
