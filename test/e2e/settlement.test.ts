@@ -228,7 +228,8 @@ describe('pay', () => {
     }
     expect((await payments(folio)).map((p) => p.idformadepago)).toEqual(['TAR']);
 
-    // The other way round: the terminal pays first; the API waits for it and is refused, writing nothing.
+    // The other way round: the terminal pays first, holding the lock while the API's request comes in
+    // (200 ms gives it time to reach the lock); waiting or not, the API finds it paid and writes nothing.
     const second = await openOrder();
     const before = await ultimofolio();
     let apiAnswer: Promise<ApiResponse> | undefined;
