@@ -17,6 +17,7 @@ import { authCacheBench } from './auth-cache.js';
 import { closeShiftBench } from './close-shift.js';
 import { clusterBench } from './cluster.js';
 import { BENCH_POLL_INTERVAL_MS, eventLatencyBench, pollCostBench } from './events.js';
+import { payBench } from './pay.js';
 import { printing } from './printing.js';
 import { buildRelease } from './release.js';
 import { roundtrip } from './roundtrip.js';
@@ -79,6 +80,7 @@ try {
       authCacheBench,
       roundtrip,
       addLinesBench,
+      payBench,
       closeShiftBench,
       searchBench,
       printing,
