@@ -140,7 +140,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
     const startedAt = new Date();
     let outcome;
     try {
-      outcome = await hub.dispatch(licenseKey, def.op.name, params, idempotency, opts.jobTimeoutMs);
+      outcome = await hub.dispatch({ licenseKey, op: def.op.name, params, idempotency, timeoutMs: opts.jobTimeoutMs });
     } catch (error) {
       if (error instanceof AgentOfflineError) throw new ApiError('agent_offline', error.message);
       if (error instanceof AgentTimeoutError) throw new ApiError('agent_timeout', error.message);

@@ -41,7 +41,7 @@ export function kitchenTicketOf(input: OrderFields, group: GroupFields, date: Da
 }
 
 export async function renderKitchenJob(target: PrinterTargetParams, ticket: KitchenTicket, copies = 1): Promise<Buffer> {
-  const one = target.kind === 'label' ? renderLabels(ticket, target) : await renderKitchenTicket(ticket, { widthMm: widthOf(target) });
+  const one = target.kind === 'label' ? renderLabels(ticket, target) : renderKitchenTicket(ticket, { widthMm: widthOf(target) });
   return Buffer.concat(Array<Buffer>(copies).fill(one));
 }
 

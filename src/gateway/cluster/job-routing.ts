@@ -6,17 +6,12 @@
  */
 import { ErrorCode, type NatsConnection, type Subscription } from 'nats';
 import type { Logger } from 'pino';
-import type { JobMessage } from '../../protocol/messages.js';
-import { AgentOfflineError, AgentTimeoutError, type AgentHub, type DispatchOutcome } from '../hub.js';
+import { AgentOfflineError, AgentTimeoutError, type AgentHub, type DispatchOutcome, type JobRequest } from '../hub.js';
 
 export const jobSubject = (licenseKey: string) => `branch-agent.jobs.${licenseKey}`;
 
-interface RoutedJob {
-  op: string;
-  params: unknown;
-  idempotency?: JobMessage['idempotency'];
-  timeoutMs: number;
-}
+/** The branch is the subject's. */
+type RoutedJob = Omit<JobRequest, 'licenseKey'>;
 
 type RoutedReply = { outcome: DispatchOutcome } | { failure: 'offline' | 'timeout'; message: string };
 
@@ -53,7 +48,7 @@ export class JobRouting {
       callback: (error, msg) => {
         if (error) return;
         const job = msg.json<RoutedJob>();
-        void this.hub.dispatchHere(licenseKey, job.op, job.params, job.idempotency, job.timeoutMs).then(
+        void this.hub.dispatchHere({ ...job, licenseKey }).then(
           (outcome) => msg.respond(JSON.stringify({ outcome } satisfies RoutedReply)),
           (failure: unknown) => {
             const reply: RoutedReply =
@@ -95,13 +90,7 @@ export class JobRouting {
     }
   }
 
-  async dispatch(
-    licenseKey: string,
-    op: string,
-    params: unknown,
-    idempotency: JobMessage['idempotency'] | undefined,
-    timeoutMs: number,
-  ): Promise<DispatchOutcome> {
+  async dispatch({ licenseKey, op, params, idempotency, timeoutMs }: JobRequest): Promise<DispatchOutcome> {
     const job: RoutedJob = { op, params, ...(idempotency ? { idempotency } : {}), timeoutMs };
     let waiting: Waiting | undefined;
     const moved = new Promise<never>((_resolve, reject) => {
