@@ -20,15 +20,19 @@
  */
 import {
   AliasNode,
+  BinaryOperationNode,
   ColumnNode,
   DataTypeNode,
   FunctionNode,
   IdentifierNode,
   MssqlAdapter,
   MssqlQueryCompiler,
+  OperatorNode,
+  PrimitiveValueListNode,
   ReferenceNode,
   sql,
   TableNode,
+  ValueNode,
   type AliasableExpression,
   type CompiledQuery,
   type Expression,
@@ -84,6 +88,14 @@ export class MssqlPosQueryCompiler extends MssqlQueryCompiler {
     }
     if (node.func === 'md5' || node.func === 'decode') throw new Error(`T-SQL: ${node.func} only as rowFingerprint's decode(md5(…), 'hex')`);
     super.visitFunction(node);
+  }
+
+  protected override visitBinaryOperation(node: BinaryOperationNode): void {
+    const numbers = anyOfArray(node);
+    if (!numbers) return super.visitBinaryOperation(node);
+    this.visitNode(node.leftOperand);
+    this.append(' in ');
+    this.visitNode(PrimitiveValueListNode.create(numbers));
   }
 
   protected override visitSelectQuery(node: SelectQueryNode): void {
@@ -158,6 +170,32 @@ export function escapeLike(text: string): string {
 /** Case-insensitive partial match that takes `%`, `_` and `[` in the search literally. */
 export function likeContains(value: Expression<unknown>, search: string): Expression<SqlBool> {
   return sql<SqlBool>`lower(${value}) like ${`%${escapeLike(search.toLowerCase())}%`} escape '\\'`;
+}
+
+/**
+ * `value IN (numbers)`, written as PostgreSQL's `value = any($1)`: the whole list is one array
+ * parameter, parsed and planned as one value however long it is. SQL Server has no arrays: the
+ * compiler spells it `value in (@1, @2, …)`, a parameter per number, and a statement takes at
+ * most 2,100, so callers cut long lists into chunks of `IN_LIST_LIMIT`.
+ */
+export function inNumbers(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any query's expression builder
+  eb: ExpressionBuilder<any, any>,
+  value: Expression<unknown>,
+  numbers: readonly number[],
+): Expression<SqlBool> {
+  return eb(value, '=', eb.fn('any', [eb.val([...numbers])]));
+}
+
+/** How many numbers one `inNumbers` list may hold: on SQL Server, room is left for the filters beside it. */
+export const IN_LIST_LIMIT: Record<PosDialectName, number> = { mssql: 2_000, postgres: 10_000 };
+
+/** `inNumbers`' node: `= any(<array parameter>)`. */
+function anyOfArray(node: BinaryOperationNode): readonly unknown[] | undefined {
+  const right = node.rightOperand;
+  if (!OperatorNode.is(node.operator) || node.operator.operator !== '=' || !FunctionNode.is(right) || right.func !== 'any') return undefined;
+  const only = right.arguments.length === 1 ? right.arguments[0] : undefined;
+  return only && ValueNode.is(only) && Array.isArray(only.value) ? (only.value as unknown[]) : undefined;
 }
 
 /** The T-SQL that SQL Server would run for a query node built for either dialect. */
