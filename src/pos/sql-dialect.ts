@@ -229,10 +229,38 @@ export class TsqlRecorder implements KyselyPlugin {
 const TSQL_FORMS = new WeakMap<RootOperationNode, CompiledQuery>();
 
 /** Runs the form for the connection's dialect; the T-SQL expectations record the SQL Server form. */
-async function runDialectStatement(db: PosDb, forms: { mssql: RawBuilder<unknown>; postgres: RawBuilder<unknown> }): Promise<void> {
+async function runDialectStatement(db: PosDb, forms: { mssql: RawBuilder<unknown>; postgres: RawBuilder<unknown> }): Promise<QueryResult<unknown>> {
   const chosen = dialectOf(db) === 'mssql' ? forms.mssql : forms.postgres;
   TSQL_FORMS.set(chosen.toOperationNode(), compileTsql(forms.mssql.toOperationNode()));
-  await chosen.execute(db);
+  return chosen.execute(db);
+}
+
+/** An idempotency record as `insertKeyIfAbsent` writes it. */
+export interface IdempotencyRow {
+  scope: string;
+  idem_key: string;
+  fingerprint: string;
+  op: string;
+  result: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/**
+ * Inserts an idempotency record unless one with its key exists, in one statement; true when it
+ * inserted. Either way a concurrent insert of the same key is waited for: PostgreSQL's
+ * `ON CONFLICT DO NOTHING` waits for the other transaction to end, and SQL Server's
+ * `WHERE NOT EXISTS` reads the key under UPDLOCK, HOLDLOCK, which the other one holds until it
+ * commits.
+ */
+export async function insertKeyIfAbsent(trx: PosDb, row: IdempotencyRow): Promise<boolean> {
+  const columns = sql`(scope, idem_key, fingerprint, op, result, created_at, expires_at)`;
+  const values = sql.join([row.scope, row.idem_key, row.fingerprint, row.op, row.result, row.created_at, row.expires_at]);
+  const result = await runDialectStatement(trx, {
+    mssql: sql`insert into ba_idempotency ${columns} select ${values} where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = ${row.scope} and idem_key = ${row.idem_key})`,
+    postgres: sql`insert into ba_idempotency ${columns} values (${values}) on conflict (scope, idem_key) do nothing`,
+  });
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 /**
