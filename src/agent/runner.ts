@@ -10,6 +10,7 @@ import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUni
 import type { PosDb } from '../pos/schema.js';
 import { markOrigins } from '../pos/events/origins.js';
 import { claim, recordResult } from '../pos/idempotency.js';
+import type { OutsideEffect } from '../pos/context.js';
 import type { Implementation } from '../pos/operation.js';
 import type { PosRuntime } from '../pos/runtime.js';
 
@@ -84,15 +85,27 @@ export class JobRunner {
     if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
 
     let afterCommit: Array<(db: PosDb) => Promise<void>> = [];
+    let outside: OutsideEffect | undefined;
     const attempt = () =>
       pos.db.transaction().execute(async (trx) => {
         afterCommit = [];
+        outside = undefined;
         const idem = job.idempotency;
         if (idem) {
           const outcome = await claim(trx, idem, job.op, base.now, this.opts.idempotencyRetentionMs);
           if (outcome.state === 'replay') return outcome.result;
         }
-        const result = await impl.run({ ...base, db: trx, afterCommit: (task) => afterCommit.push(task) }, parsed.data);
+        const result = await impl.run(
+          {
+            ...base,
+            db: trx,
+            afterCommit: (task) => afterCommit.push(task),
+            outside: (effect) => {
+              outside = effect;
+            },
+          },
+          parsed.data,
+        );
         await markOrigins(trx, job.jobId, job.op, parsed.data, result, base.now);
         if (idem) await recordResult(trx, idem, result);
         await this.opts.beforeCommit?.(job.op, trx);
@@ -118,11 +131,24 @@ export class JobRunner {
         }
       }
     }
+    if (outside) result = await this.#completeOutside(job, base.log, outside, result);
     for (const task of afterCommit) {
       await task(pos.db).catch((error: unknown) => base.log.warn({ err: error }, 'housekeeping after the write failed; the write itself is committed'));
     }
     this.opts.afterCommit?.(job.op);
     return result;
+  }
+
+  /** Runs a write's outside effect after its commit and records the completed result for replay. */
+  async #completeOutside(job: JobMessage, log: Logger, effect: OutsideEffect, result: unknown): Promise<unknown> {
+    const completed = { ...(result as Record<string, unknown>), ...(await effect(this.opts.pos.db)) };
+    if (job.idempotency) {
+      // A record left as the write wrote it makes a retry answer "not sent" instead of doing it again.
+      await recordResult(this.opts.pos.db, job.idempotency, completed).catch((error: unknown) =>
+        log.warn({ err: error }, 'could not record what the outside effect did; a retry answers what the write recorded'),
+      );
+    }
+    return completed;
   }
 
   #describe(job: JobMessage, error: unknown): JobError {

@@ -4,7 +4,7 @@ import type EpsonModule from 'escpos-buffer/dist/profile/Epson.js';
 import { createRequire } from 'node:module';
 import { cp858PageFor } from './code-pages.js';
 import { toPrintable } from './cp858.js';
-import type { KitchenTicket, KitchenTicketLine, TestTicket } from './ticket.js';
+import type { AccountTicket, KitchenTicket, KitchenTicketLine, TestTicket } from './ticket.js';
 import { formatTicketDate } from './ticket-date.js';
 import { wrapText, wrapWithPrefix } from './wrap.js';
 
@@ -94,6 +94,15 @@ class TicketWriter {
     }
   }
 
+  /** `left` wrapped to what `right` leaves of the line, `right` flush right on its first line. */
+  async columns2(left: string, right: string, styles = 0): Promise<void> {
+    const amount = toPrintable(right);
+    const width = Math.max(1, this.columns - amount.length - 1);
+    for (const [i, line] of wrapText(toPrintable(left), width).entries()) {
+      await this.printer.writeln(i === 0 ? line.padEnd(this.columns - amount.length) + amount : line, styles);
+    }
+  }
+
   async rule(): Promise<void> {
     await this.printer.writeln('-'.repeat(this.columns));
   }
@@ -154,5 +163,38 @@ export async function renderTestTicket(ticket: TestTicket, options: EscposOption
   await writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
   await writer.hanging('Columnas: ', String(writer.columns));
   await writer.hanging('Acentos: ', CODE_PAGE_CHECK);
+  return writer.finish();
+}
+
+/**
+ * The customer's ticket of an account: the business, the account's number and table, its lines
+ * with their amounts, the totals with each tax, and the tenders already recorded on it.
+ */
+export async function renderAccountTicket(ticket: AccountTicket, options: EscposOptions): Promise<Buffer> {
+  const writer = await TicketWriter.open(options);
+  await writer.paragraph(ticket.businessName, Style.Bold | Style.DoubleHeight, Align.Center);
+  if (ticket.businessSubtitle) await writer.paragraph(ticket.businessSubtitle, 0, Align.Center);
+  if (ticket.isReprint) await writer.paragraph('REIMPRESION', Style.Bold | Style.DoubleHeight | Style.DoubleWidth, Align.Center);
+  await writer.rule();
+  await writer.hanging('Cuenta: ', String(ticket.numcheque), Style.Bold | Style.DoubleHeight);
+  await writer.hanging('Folio: ', String(ticket.folio));
+  if (ticket.mesa) await writer.hanging('Mesa: ', ticket.mesa);
+  if (ticket.mesero) await writer.hanging('Mesero: ', ticket.mesero);
+  if (ticket.personas > 0) await writer.hanging('Personas: ', String(ticket.personas));
+  await writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
+  await writer.rule();
+  const quantityWidth = Math.max(0, ...ticket.lines.map((l) => formatQuantity(l.cantidad).length));
+  for (const line of ticket.lines) {
+    const prefix = line.modificador ? `${' '.repeat(quantityWidth + 1)}+ ` : `${formatQuantity(line.cantidad).padStart(quantityWidth)} `;
+    await writer.columns2(prefix + line.descripcion, line.importe);
+  }
+  await writer.rule();
+  for (const [i, total] of ticket.totals.entries()) {
+    await writer.columns2(total.label, total.amount, i === ticket.totals.length - 1 ? Style.Bold : 0);
+  }
+  if (ticket.payments.length > 0) {
+    await writer.rule();
+    for (const payment of ticket.payments) await writer.columns2(payment.label, payment.amount);
+  }
   return writer.finish();
 }
