@@ -94,12 +94,12 @@ class TicketWriter {
     }
   }
 
-  /** `left` wrapped to what `right` leaves of the line, `right` flush right on its first line. */
-  async columns2(left: string, right: string, styles = 0): Promise<void> {
-    const amount = toPrintable(right);
-    const width = Math.max(1, this.columns - amount.length - 1);
-    for (const [i, line] of wrapText(toPrintable(left), width).entries()) {
-      await this.printer.writeln(i === 0 ? line.padEnd(this.columns - amount.length) + amount : line, styles);
+  /** `text` after `prefix`, wrapped to what the amount leaves of the line; the amount flush right on its first line. */
+  async amountLine(prefix: string, text: string, amount: string, styles = 0): Promise<void> {
+    const right = toPrintable(amount);
+    const lines = wrapWithPrefix(toPrintable(prefix), toPrintable(text), Math.max(prefix.length + 1, this.columns - right.length - 1));
+    for (const [i, line] of lines.entries()) {
+      await this.printer.writeln(i === 0 ? line.padEnd(this.columns - right.length) + right : line, styles);
     }
   }
 
@@ -186,15 +186,15 @@ export async function renderAccountTicket(ticket: AccountTicket, options: Escpos
   const quantityWidth = Math.max(0, ...ticket.lines.map((l) => formatQuantity(l.cantidad).length));
   for (const line of ticket.lines) {
     const prefix = line.modificador ? `${' '.repeat(quantityWidth + 1)}+ ` : `${formatQuantity(line.cantidad).padStart(quantityWidth)} `;
-    await writer.columns2(prefix + line.descripcion, line.importe);
+    await writer.amountLine(prefix, line.descripcion, line.importe);
   }
   await writer.rule();
   for (const [i, total] of ticket.totals.entries()) {
-    await writer.columns2(total.label, total.amount, i === ticket.totals.length - 1 ? Style.Bold : 0);
+    await writer.amountLine('', total.label, total.amount, i === ticket.totals.length - 1 ? Style.Bold : 0);
   }
   if (ticket.payments.length > 0) {
     await writer.rule();
-    for (const payment of ticket.payments) await writer.columns2(payment.label, payment.amount);
+    for (const payment of ticket.payments) await writer.amountLine('', payment.label, payment.amount);
   }
   return writer.finish();
 }

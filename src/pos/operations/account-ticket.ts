@@ -63,9 +63,12 @@ export async function readAccountTicket(
     .select(['t.nopersonas', 'm.nombre as mesero', 'e.nombre as empresa', 'e.sucursal'])
     .where('t.folio', '=', account.folio)
     .executeTakeFirstOrThrow();
+  const businessName = text(header.empresa) || 'Soft Restaurant';
+  const sucursal = text(header.sucursal);
   return {
-    businessName: text(header.empresa) || 'Soft Restaurant',
-    businessSubtitle: text(header.sucursal) || undefined,
+    businessName,
+    // Many installations repeat the company's name as its branch's.
+    businessSubtitle: sucursal && sucursal !== businessName ? sucursal : undefined,
     numcheque: printed.numcheque,
     folio: account.folio,
     mesa: account.mesa,
