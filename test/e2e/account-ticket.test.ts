@@ -18,13 +18,15 @@ import { expectGolden } from '../unit/printing/golden.js';
 let stack: TestStack;
 let db: PosDb;
 const cleanups: Array<() => Promise<void> | void> = [];
+const hooks: { beforeCommit?: (op: string) => void } = {};
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({ agentHooks: { beforeCommit: (op) => hooks.beforeCommit?.(op) } });
   db = stack.pos.get(BRANCH)!.db;
 });
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  hooks.beforeCommit = undefined;
 });
 afterAll(async () => {
   await stack?.stop();
@@ -81,9 +83,15 @@ describe('POST /temp_ordenes/{licenseKey}/{folio}/imprimir with printerId', () =
     const printer = await virtualPrinter();
     const printerId = await registerAt(printer.port);
     const folio = await openOrder('T41');
+    let jobsAtCommit: number | undefined;
+    hooks.beforeCommit = (op) => {
+      if (op === 'orders.print') jobsAtCommit = printer.jobs.length;
+    };
     const res = await imprimir(folio, { printerId });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const job = await printer.waitForJob();
+    // Nothing had reached the printer when the account's transaction was about to commit.
+    expect(jobsAtCommit).toBe(0);
     expect(job.kind).toBe('escpos');
     expect(res.body).toMatchObject({
       folio,
@@ -98,7 +106,9 @@ describe('POST /temp_ordenes/{licenseKey}/{folio}/imprimir with printerId', () =
     expect(JSON.parse(record.results)).toEqual(res.body.ticket.results);
 
     const printed = lines(job.text);
-    expect(printed).toEqual(expect.arrayContaining(['Centro', `Cuenta: ${numcheque}`, `Folio: ${folio}`, 'Mesa: T41', 'Mesero: Juan Pérez']));
+    const empresa = await db.selectFrom('empresas').select('nombre').where('idempresa', '=', '0000000001').executeTakeFirstOrThrow();
+    expect(printed[0]).toBe(empresa.nombre);
+    expect(printed).toEqual(expect.arrayContaining([`Cuenta: ${numcheque}`, `Folio: ${folio}`, 'Mesa: T41', 'Mesero: Juan Pérez']));
     expect(printed).not.toContain('REIMPRESION');
     expect(amountOn(printed, '2 Tacos al pastor (3 pzas)')).toBe('178.00');
     expect(amountOn(printed, '1 Refresco de cola 355 ml')).toBe('29.90');
