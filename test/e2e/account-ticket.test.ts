@@ -18,10 +18,10 @@ import { expectGolden } from '../unit/printing/golden.js';
 let stack: TestStack;
 let db: PosDb;
 const cleanups: Array<() => Promise<void> | void> = [];
-const hooks: { beforeCommit?: (op: string) => void } = {};
+const hooks: { beforeCommit?: (op: string, trx: PosDb) => Promise<void> | void } = {};
 
 beforeAll(async () => {
-  stack = await startTestStack({ agentHooks: { beforeCommit: (op) => hooks.beforeCommit?.(op) } });
+  stack = await startTestStack({ agentHooks: { beforeCommit: (op, trx) => hooks.beforeCommit?.(op, trx) } });
   db = stack.pos.get(BRANCH)!.db;
 });
 afterEach(async () => {
@@ -83,15 +83,24 @@ describe('POST /temp_ordenes/{licenseKey}/{folio}/imprimir with printerId', () =
     const printer = await virtualPrinter();
     const printerId = await registerAt(printer.port);
     const folio = await openOrder('T41');
-    let jobsAtCommit: number | undefined;
-    hooks.beforeCommit = (op) => {
-      if (op === 'orders.print') jobsAtCommit = printer.jobs.length;
+    const key = randomUUID();
+    const agentRecord = async (trx: PosDb) =>
+      JSON.parse((await trx.selectFrom('ba_idempotency').select('result').where('idem_key', '=', key).executeTakeFirstOrThrow()).result);
+    let atCommit: { jobs: number; record: unknown } | undefined;
+    hooks.beforeCommit = async (op, trx) => {
+      if (op === 'orders.print') atCommit = { jobs: printer.jobs.length, record: await agentRecord(trx) };
     };
-    const res = await imprimir(folio, { printerId });
+    const res = await imprimir(folio, { printerId }, key);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const job = await printer.waitForJob();
-    // Nothing had reached the printer when the account's transaction was about to commit.
-    expect(jobsAtCommit).toBe(0);
+    // Nothing had reached the printer when the account's transaction was about to commit, and
+    // what the agent would answer a retry had the ticket never been sent says so.
+    expect(atCommit).toEqual({
+      jobs: 0,
+      record: expect.objectContaining({ folio, ticket: { orderRef: res.body.ticket.orderRef, results: [expect.objectContaining({ printerId, error: 'not_sent' })] } }),
+    });
+    const { jobId: _jobId, ...answered } = res.body;
+    expect(await agentRecord(db)).toEqual(answered);
     expect(job.kind).toBe('escpos');
     expect(res.body).toMatchObject({
       folio,
