@@ -34,7 +34,11 @@ export async function recordPrintJob(ctx: PosContext, job: PrintJobRecord): Prom
 
 /** What the printers said, once a job printed after its write's commit (an account's ticket). */
 export async function updatePrintJobResults(db: PosContext['db'], orderRef: string, results: unknown): Promise<void> {
-  await db.updateTable('ba_print_jobs').set({ results: JSON.stringify(results) }).where('id', '=', orderRef).execute();
+  await db
+    .updateTable('ba_print_jobs')
+    .set({ results: JSON.stringify(results) })
+    .where('id', '=', orderRef)
+    .execute();
 }
 
 /** Drops records older than `before` (the scheduler keeps 90 days). */

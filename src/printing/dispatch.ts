@@ -125,7 +125,11 @@ export async function printTestPage(input: OpInput<typeof ops.printTest>, now: D
 }
 
 /** The customer's ticket of an account, on a thermal printer (a label printer takes no receipt). */
-export async function printAccountTicket(printerId: string, target: PrinterTargetParams, ticket: AccountTicket): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
+export async function printAccountTicket(
+  printerId: string,
+  target: PrinterTargetParams,
+  ticket: AccountTicket,
+): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
   const sent = await send(target, await renderAccountTicket(ticket, { widthMm: widthOf(target) }));
   return { result: toResult(printerId, sent), delivery: { printerId, result: sent } };
 }

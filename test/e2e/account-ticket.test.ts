@@ -42,7 +42,14 @@ async function registerAt(port: number, opts: { kind?: 'thermal' | 'label'; widt
   const kind = opts.kind ?? 'thermal';
   const res = await stack.api('POST', '/print/printers', {
     key: opts.key ?? API_KEY,
-    body: { licenseKey: opts.licenseKey ?? BRANCH, printerIp: LOOPBACK, printerPort: port, displayName: 'Caja', kind, ...(kind === 'thermal' ? { widthMm: opts.widthMm ?? 80 } : {}) },
+    body: {
+      licenseKey: opts.licenseKey ?? BRANCH,
+      printerIp: LOOPBACK,
+      printerPort: port,
+      displayName: 'Caja',
+      kind,
+      ...(kind === 'thermal' ? { widthMm: opts.widthMm ?? 80 } : {}),
+    },
   });
   expect(res.status, res.text).toBe(201);
   return res.body.id as string;
@@ -65,7 +72,15 @@ async function openOrder(mesa: string, productos: unknown[] = [tacos, refresco])
 
 const header = (folio: number) => db.selectFrom('tempcheques').selectAll().where('folio', '=', folio).executeTakeFirstOrThrow();
 const printJob = (orderRef: string) => db.selectFrom('ba_print_jobs').selectAll().where('id', '=', orderRef).executeTakeFirstOrThrow();
-const printJobCount = async () => Number((await db.selectFrom('ba_print_jobs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const printJobCount = async () =>
+  Number(
+    (
+      await db
+        .selectFrom('ba_print_jobs')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const ultimofolio = async () => Number((await db.selectFrom('folios').select('ultimofolio').where('serie', '=', 'A').executeTakeFirstOrThrow()).ultimofolio);
 
 /** Every printed line, trailing blanks dropped. */
@@ -97,7 +112,10 @@ describe('POST /temp_ordenes/{licenseKey}/{folio}/imprimir with printerId', () =
     // what the agent would answer a retry had the ticket never been sent says so.
     expect(atCommit).toEqual({
       jobs: 0,
-      record: expect.objectContaining({ folio, ticket: { orderRef: res.body.ticket.orderRef, results: [expect.objectContaining({ printerId, error: 'not_sent' })] } }),
+      record: expect.objectContaining({
+        folio,
+        ticket: { orderRef: res.body.ticket.orderRef, results: [expect.objectContaining({ printerId, error: 'not_sent' })] },
+      }),
     });
     const { jobId: _jobId, ...answered } = res.body;
     expect(await agentRecord(db)).toEqual(answered);
@@ -239,7 +257,7 @@ describe('a printerId that cannot take the ticket is refused before anything is 
     expect(await header(folio)).toMatchObject({ impreso: false, numcheque: 0, impresiones: 0 });
   }
 
-  it('404 printer_not_found for an unknown id or another user\'s printer; 422 printer_not_thermal for a label printer', async () => {
+  it("404 printer_not_found for an unknown id or another user's printer; 422 printer_not_thermal for a label printer", async () => {
     const printer = await virtualPrinter();
     const folio = await openOrder('T47');
     const numbering = await ultimofolio();

@@ -49,10 +49,16 @@ const ticketPrinted: RouteDef['check'] = (data, jobId) => {
 };
 
 export const settlementRoutes = [
-  accountWrite('printOrderCheck', 'imprimir', { ...ops.printAccount, input: ops.printAccountBody }, 'Print an open order (numbers it on the first print), and optionally its ticket', {
-    prepare: ticketPrinter,
-    check: ticketPrinted,
-  }),
+  accountWrite(
+    'printOrderCheck',
+    'imprimir',
+    { ...ops.printAccount, input: ops.printAccountBody },
+    'Print an open order (numbers it on the first print), and optionally its ticket',
+    {
+      prepare: ticketPrinter,
+      check: ticketPrinted,
+    },
+  ),
   accountWrite('payOrder', 'pagar', ops.payAccount, 'Pay an open order in full, with one or more tenders'),
   accountWrite('reopenOrder', 'reabrir', ops.reopenAccount, 'Reopen a printed, unpaid order'),
   accountWrite('cancelOrder', 'cancelar', ops.cancelAccount, 'Cancel a whole open order'),
