@@ -2,7 +2,8 @@
  * The agent's print operations (protocol/operations/printing.ts): printing/dispatch.ts prints,
  * and the runner's transaction carries the job's record (`ba_print_jobs`, whose id is the
  * orderRef) with its idempotency record, which is what keeps a job delivered twice from printing
- * twice. They touch no Soft Restaurant table.
+ * twice. They touch no Soft Restaurant table, except the account's print that a customer's
+ * ticket comes with (pos/operations/account-print.ts).
  *
  * The printing stack (renderers, code pages, transport) loads on the first print: many branches
  * never print through the agent, and it would otherwise sit in every agent's memory.
@@ -73,7 +74,10 @@ export const printAccount = implement(settlement.printAccount, async (ctx, input
   ctx.outside!(async (db) => {
     const { printAccountTicket } = await printing();
     const { result, delivery } = await printAccountTicket(printerId, target, ticket);
-    await updatePrintJobResults(db, orderRef, [result]);
+    // What was printed is answered even if its record cannot be updated now.
+    await updatePrintJobResults(db, orderRef, [result]).catch((error: unknown) =>
+      ctx.log.warn({ err: error, orderRef }, 'could not record what the printer said'),
+    );
     logFailures(ctx, `printer did not take the ticket of account ${answer.folio} (orderRef ${orderRef})`, [delivery]);
     return { ticket: { orderRef, results: [result] } };
   });

@@ -141,7 +141,15 @@ export class JobRunner {
 
   /** Runs a write's outside effect after its commit and records the completed result for replay. */
   async #completeOutside(job: JobMessage, log: Logger, effect: OutsideEffect, result: unknown): Promise<unknown> {
-    const completed = { ...(result as Record<string, unknown>), ...(await effect(this.opts.pos.db)) };
+    let done: Record<string, unknown>;
+    try {
+      done = await effect(this.opts.pos.db);
+    } catch (error) {
+      // The write is committed: its answer stands, as its record says, and the failure is logged.
+      log.error({ err: error }, 'the outside effect of a committed write failed');
+      return result;
+    }
+    const completed = { ...(result as Record<string, unknown>), ...done };
     if (job.idempotency) {
       // A record left as the write wrote it makes a retry answer "not sent" instead of doing it again.
       await recordResult(this.opts.pos.db, job.idempotency, completed).catch((error: unknown) =>
