@@ -10,7 +10,8 @@ import type { OpInput } from '../protocol/operation.js';
 import type { PrinterTargetParams } from '../protocol/printers.js';
 import { renderAccountTicket, renderKitchenTicket, renderTestTicket } from './escpos.js';
 import { PrinterQueue } from './printer-queue.js';
-import type { AccountTicket, KitchenTicket, TestTicket } from './ticket.js';
+import type { KitchenTicket, TestTicket } from './ticket.js';
+import type { AccountTicket } from '../protocol/account-ticket.js';
 import type { PrintError, PrintResult } from './transport.js';
 import { renderLabels, renderTestLabel } from './tspl.js';
 

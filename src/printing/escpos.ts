@@ -4,7 +4,8 @@ import type EpsonModule from 'escpos-buffer/dist/profile/Epson.js';
 import { createRequire } from 'node:module';
 import { cp858PageFor } from './code-pages.js';
 import { toPrintable } from './cp858.js';
-import type { AccountTicket, KitchenTicket, KitchenTicketLine, TestTicket } from './ticket.js';
+import type { AccountTicket } from '../protocol/account-ticket.js';
+import type { KitchenTicket, KitchenTicketLine, TestTicket } from './ticket.js';
 import { formatTicketDate } from './ticket-date.js';
 import { wrapText, wrapWithPrefix } from './wrap.js';
 

@@ -9,7 +9,7 @@ import { Decimal } from 'decimal.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { renderAccountTicket } from '../../src/printing/escpos.js';
-import type { AccountTicket } from '../../src/printing/ticket.js';
+import type { AccountTicket } from '../../src/protocol/account-ticket.js';
 import { startVirtualPrinter, type VirtualPrinter, type VirtualPrinterOptions } from '../../src/printing/virtual-printer.js';
 import { LOOPBACK } from '../support/printer-ports.js';
 import { API_KEY, BRANCH, OTHER_USERS_BRANCH, OTHER_API_KEY, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';

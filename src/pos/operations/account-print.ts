@@ -4,7 +4,7 @@
  * marks it printed and closed (`cierre`), and flags the handheld devices' copy; a reprint only
  * counts. A printed account takes no lines or discounts until it is reopened.
  */
-import type { AccountTicket } from '../../printing/ticket.js';
+import type { AccountTicket } from '../../protocol/account-ticket.js';
 import type { PosContext } from '../context.js';
 import { nextNumcheque } from '../counters.js';
 import type { ApiTotales } from '../totals.js';

@@ -4,12 +4,11 @@
  * lines, the totals just stored with each tax, and the tenders a terminal has already recorded.
  */
 import type { Decimal } from 'decimal.js';
-import type { AccountTicket, TicketAmount } from '../../printing/ticket.js';
+import type { AccountTicket, TicketAmount } from '../../protocol/account-ticket.js';
 import type { PosContext } from '../context.js';
 import { Dec, type ApiTotales } from '../totals.js';
 import { dec, int, text } from '../values.js';
 import type { LockedAccount, StoredLine } from './account.js';
-import type { Printed } from './account-print.js';
 
 const money = (value: Decimal.Value) => new Dec(value).toDecimalPlaces(2).toFixed(2);
 
@@ -53,7 +52,7 @@ export async function readAccountTicket(
   ctx: PosContext,
   account: LockedAccount,
   lines: readonly StoredLine[],
-  printed: Printed,
+  printed: { numcheque: number; impresiones: number },
   totales: ApiTotales,
 ): Promise<AccountTicket> {
   const header = await ctx.db
