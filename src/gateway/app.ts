@@ -40,10 +40,10 @@ export interface GatewayOptions {
   log: Logger;
   jobTimeoutMs?: number;
   rateLimit?: { perSecond: number; burst: number };
-  /** Failed authentications allowed per client address before 429 (DEFAULT_FAILED_AUTH_LIMIT). */
+  /** Failed authentications allowed per client address, and over all, before 429 (DEFAULT_FAILED_AUTH_LIMIT). */
   failedAuthLimit?: FailedAuthLimit;
-  /** Whose X-Forwarded-For names the client address: any proxy (true, the default), none, or these addresses/CIDRs. */
-  trustProxy?: boolean | string[];
+  /** The proxies (addresses/CIDRs) whose X-Forwarded-For names the client address; none unless given. */
+  trustProxy?: readonly string[];
   idempotencyRetentionHours?: number;
   /** Job log entries older than this are purged (DEFAULT_JOB_LOG_RETENTION_DAYS). */
   jobLogRetentionDays?: number;
@@ -71,7 +71,8 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     loggerInstance: opts.log as FastifyBaseLogger,
     // The job log in the store records every dispatched call; per-request lines would repeat it.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: opts.trustProxy ?? true,
+    // Trusted from anyone, the header would let a client pick the address its failures count against.
+    trustProxy: opts.trustProxy?.length ? [...opts.trustProxy] : false,
     bodyLimit: 4 * 1024 * 1024,
     ajv: { customOptions: { coerceTypes: false } },
     clientErrorHandler: answerClientError,
@@ -140,7 +141,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     if (problem.status >= 500 && problem.code === 'internal_error') request.log.error({ err: error, url: request.url }, 'request failed');
     return sendProblem(request, reply, problem);
   });
-  // Before every route: a string no database can keep is refused before anything runs.
+  // Before every route: a string no database can keep is refused before anything runs (a body's, as it is parsed).
   app.addHook('preValidation', refuseUnstorableText);
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, toApiError(Object.assign(new Error('not found'), { statusCode: 404 }) as never)));
 
