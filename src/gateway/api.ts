@@ -77,7 +77,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
   async function authorizeBranch(request: FastifyRequest, licenseKey: string): Promise<void> {
     const owner = await store.branchOwner(licenseKey);
     if (owner !== request.userId) {
-      throw new ApiError('branch_forbidden', `This API key may not use branch ${licenseKey}.`);
+      throw new ApiError('branch_forbidden', 'This API key may not use the branch in licenseKey.');
     }
   }
 

@@ -220,21 +220,21 @@ export class AgentHub {
     timeoutMs: number,
   ): Promise<DispatchOutcome> {
     const agent = this.#agents.get(licenseKey);
-    if (!agent) throw new AgentOfflineError(`No agent is connected for branch ${licenseKey}.`);
+    if (!agent) throw new AgentOfflineError('No agent is connected for this branch.');
     const jobId = randomUUID();
     const dispatchedAt = new Date().toISOString();
     const job: JobMessage = { type: 'job', jobId, op, params, budgetMs: agentBudget(timeoutMs), ...(idempotency ? { idempotency } : {}) };
     const outcome = await new Promise<{ ok: boolean; data?: unknown; error?: JobError }>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(jobId);
-        reject(new AgentTimeoutError(`The agent of branch ${licenseKey} did not answer within ${timeoutMs} ms.`));
+        reject(new AgentTimeoutError(`The branch's agent did not answer within ${timeoutMs} ms.`));
       }, timeoutMs);
       this.#pending.set(jobId, { agent, resolve, reject, timer });
       agent.ws.send(JSON.stringify(job), (error) => {
         if (!error) return;
         clearTimeout(timer);
         this.#pending.delete(jobId);
-        reject(new AgentOfflineError(`The agent of branch ${licenseKey} disconnected.`));
+        reject(new AgentOfflineError("The branch's agent disconnected."));
       });
     });
     return { jobId, workerId: agent.workerId, dispatchedAt, ...outcome };
@@ -474,7 +474,7 @@ export class AgentHub {
         if (pending.agent !== agent) continue;
         clearTimeout(pending.timer);
         this.#pending.delete(jobId);
-        pending.reject(new AgentOfflineError(`The agent of branch ${licenseKey} disconnected while running the job.`));
+        pending.reject(new AgentOfflineError("The branch's agent disconnected while running the job."));
       }
     });
     ws.on('error', () => undefined);

@@ -55,8 +55,8 @@ const documentedPrinterUpdate = printerUpdate.meta({
     'A thermal printer keeps its label fields at their defaults, whatever is sent.',
 });
 
-function printerNotFound(id: string): ApiError {
-  return new ApiError('printer_not_found', `No printer ${id} is registered for this API key.`);
+function printerNotFound(): ApiError {
+  return new ApiError('printer_not_found', 'No printer with the id in the path is registered for this API key.');
 }
 
 export async function printerRoutes(app: FastifyInstance, { store, hub }: PrinterRoutesOptions): Promise<void> {
@@ -69,7 +69,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   async function authorizeBranch(userId: number, licenseKey: string): Promise<void> {
     if ((await store.branchOwner(licenseKey)) !== userId) {
-      throw new ApiError('branch_forbidden', `This API key may not use branch ${licenseKey}.`);
+      throw new ApiError('branch_forbidden', 'This API key may not use the branch in licenseKey.');
     }
   }
 
@@ -126,7 +126,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
     },
     async (request) => {
       const printer = await store.printers.get(request.userId, request.params.id);
-      if (!printer) throw printerNotFound(request.params.id);
+      if (!printer) throw printerNotFound();
       return toRecord(printer);
     },
   );
@@ -156,7 +156,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
           }
           return withThermalLabelDefaults(changes, merged.kind);
         });
-        if (!updated) throw printerNotFound(request.params.id);
+        if (!updated) throw printerNotFound();
         return toRecord(updated);
       },
     });

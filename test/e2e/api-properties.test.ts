@@ -5,7 +5,7 @@
  * bodies that are not UTF-8 JSON, bad keys, another user's branch, racing retries), and sends
  * them to a real gateway, agent, POS database and virtual printer. Whatever was sent:
  * - no 5xx; bodies shaped to stall the parser (100,000 deep, 4 MiB of values) are a 4xx within a second;
- * - every 4xx is problem+json with a code, and changed nothing: not the POS, not the gateway's
+ * - every 4xx is problem+json with a code, quotes nothing it was sent, and changed nothing: not the POS, not the gateway's
  *   registry, not a printer;
  * - every 2xx body matches the schema /openapi.json declares for it (generated clients work);
  * - concurrent retries with one Idempotency-Key run once; no key is left answering "in progress".
@@ -31,6 +31,7 @@ import {
   type PlannedRequest,
   type Pools,
   type Schema,
+  ECHO_MARKER,
   STALLING_BODIES,
 } from '../support/openapi-requests.js';
 import { LOOPBACK } from '../support/printer-ports.js';
@@ -259,6 +260,9 @@ function checkAnswer(endpoint: Endpoint, req: PlannedRequest, answer: Answer): v
     expect(problem.status, context).toBe(answer.status);
     expect(typeof problem.code, context).toBe('string');
     expect(typeof problem.title, context).toBe('string');
+    // What was sent is named by its field, never repeated (the path the request took aside).
+    const { instance: _instance, ...rest } = problem as Record<string, unknown>;
+    expect(JSON.stringify(rest), context).not.toMatch(new RegExp(`${ECHO_MARKER}|pg_sleep`));
     return;
   }
   const check = responseValidator(endpoint, answer.status);

@@ -159,7 +159,12 @@ export function objectArbitrary(s: Schema, pools: Pools): fc.Arbitrary<Record<st
 }
 
 /** What an attacker or a careless integration puts into a text field. */
+/** A value no answer has any reason to hold: a problem that does quoted the request back. */
+export const ECHO_MARKER = 'echo-marker-5b1d';
+
 export const HOSTILE_STRINGS: readonly string[] = [
+  ECHO_MARKER,
+  '"; SELECT pg_sleep(10); --',
   '\u0000',
   'a\u0000b',
   '\ud800',

@@ -29,7 +29,7 @@ async function resolvePrinters(ctx: RouteContext, ids: readonly string[]): Promi
   for (const id of ids) {
     const printer = found.get(id.toLowerCase());
     if (!printer || printer.licenseKey !== ctx.licenseKey) {
-      throw new ApiError('printer_not_found', `No printer ${id} of branch ${ctx.licenseKey} is registered for this API key.`, { printerId: id });
+      throw new ApiError('printer_not_found', 'A printer the request names (printerId, listed here) is not registered for this branch and API key.', { printerId: id });
     }
     targets[id] = toPrinterTarget(printer);
   }
