@@ -70,7 +70,7 @@ function demoHandler(printers: DemoPrinter[]): (req: IncomingMessage, res: Serve
       return true;
     }
     const match = /^\/demo\/printers\/([^/]+)\/last\.(txt|png)$/.exec(path);
-    const demo = match && printers.find((p) => p.id === match[1]?.toLowerCase());
+    const demo = match && printers.find((p) => p.id === match[1]);
     if (!match || !demo) {
       send(res, 404, 'text/plain; charset=utf-8', 'No such demo printer. GET /demo/printers lists them.\n');
       return true;
