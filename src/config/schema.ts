@@ -13,6 +13,7 @@ import {
 } from './gateway-defaults.js';
 import { licenseKey } from '../protocol/common.js';
 import { isAddressOrCidr } from './address-or-cidr.js';
+import { printerRuleConfig } from './printer-rule-config.js';
 
 /**
  * The schemas are built for each read of a config and dropped after it: held at module level they
@@ -65,6 +66,7 @@ export function configSchemas() {
     token: z.string().min(1),
     database: z.discriminatedUnion('dialect', [postgresDatabase, mssqlDatabase]),
     concurrency: z.number().int().min(1).max(64).default(8),
+    printers: printerRuleConfig(),
     idempotencyRetentionHours: z.number().positive().default(24),
     events: z
       .object({ pollIntervalMs: z.number().int().min(100).max(60_000).default(2_000).describe('how often the POS is polled for changes (events)') })
@@ -115,6 +117,7 @@ export function configSchemas() {
     databaseUrl: z.string().optional().describe('PostgreSQL URL of the store; an embedded PostgreSQL in dataDir when absent'),
     dataDir: z.string().default('./gateway-data'),
     jobTimeoutMs: z.number().int().positive().default(30_000),
+    printers: printerRuleConfig(),
     rateLimit: z.object({ perSecond: z.number().positive(), burst: z.number().positive() }).default({ perSecond: 20, burst: 40 }),
     failedAuthLimit: z
       .object({

@@ -9,7 +9,7 @@ import { startEmbeddedPostgres, type EmbeddedCluster } from '../embedded-postgre
 import { leaveStopSignalsToCaller } from '../embedded-postgres/exit-hooks.js';
 import { proxyList } from '../config/load.js';
 import { createPosDatabase } from './pos-database.js';
-import { startDemoPrinters, type DemoPrinters } from './printers.js';
+import { DEMO_PRINTER_RULE, startDemoPrinters, type DemoPrinters } from './printers.js';
 import { startStack, waitForAgents, type Stack } from './stack.js';
 
 export const DEMO_BRANCHES = [
@@ -55,7 +55,8 @@ export async function startDemo(opts: { host: string; port: number; log: Logger;
       port: opts.port,
       log: opts.log,
       // Webhook receivers of a demo run on the same machine, over plain http.
-      gateway: { webhooks: { allowHttp: true, allowLoopback: true }, trustProxy: opts.trustProxy },
+      gateway: { webhooks: { allowHttp: true, allowLoopback: true }, trustProxy: opts.trustProxy, printers: DEMO_PRINTER_RULE },
+      agent: { printers: DEMO_PRINTER_RULE },
     });
     await waitForAgents(
       stack,

@@ -15,6 +15,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { renderPreviewPng } from '../printing/preview.js';
 import { startVirtualPrinter, type VirtualPrinter } from '../printing/virtual-printer.js';
+import { DEFAULT_PRINTER_PORTS, type PrinterRule } from '../protocol/printer-rule.js';
 import { printerCreate } from '../protocol/printers.js';
 import type { Stack } from './stack.js';
 
@@ -38,6 +39,12 @@ export interface DemoPrinters {
 }
 
 export const DEMO_PRINTERS_PATH = '/demo/printers';
+
+/**
+ * Where the demo's gateway and agents let printers be: its virtual printers listen on loopback,
+ * on whatever unprivileged port is free, besides the usual ports (DEFAULT_PRINTER_RULE).
+ */
+export const DEMO_PRINTER_RULE: PrinterRule = { ports: [...DEFAULT_PRINTER_PORTS, [1024, 65535]], allowLoopback: true };
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { ERROR_STATUS, ERROR_TITLES, isErrorCode } from '../protocol/errors.js';
+import { DEFAULT_PRINTER_RULE, type PrinterRule } from '../protocol/printer-rule.js';
 import { VERSION } from '../version.js';
 import { apiPlugin, rateLimitWindowMs } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
@@ -42,6 +43,8 @@ export interface GatewayOptions {
   rateLimit?: { perSecond: number; burst: number };
   /** Failed authentications allowed per client address, and over all, before 429 (DEFAULT_FAILED_AUTH_LIMIT). */
   failedAuthLimit?: FailedAuthLimit;
+  /** Where printers may be registered (DEFAULT_PRINTER_RULE unless given). */
+  printers?: PrinterRule;
   /** The proxies (addresses/CIDRs) whose X-Forwarded-For names the client address; none unless given. */
   trustProxy?: readonly string[];
   idempotencyRetentionHours?: number;
@@ -175,6 +178,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? DEFAULT_IDEMPOTENCY_RETENTION_HOURS) * 3_600_000,
     jobLog,
     rollouts: new RolloutDriver(opts.store, hub, opts.log),
+    printers: opts.printers ?? DEFAULT_PRINTER_RULE,
     events: { signals, webhookKey: opts.webhookKey, policy, timeoutMs: retry.timeoutMs ?? 10_000 },
   });
   delivery.start();

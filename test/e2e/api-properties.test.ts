@@ -309,7 +309,7 @@ describe('the API, driven by /openapi.json', () => {
         const raced = req.idempotencyKey ? racers : 1;
         const answers = await Promise.all(Array.from({ length: raced }, () => send(req)));
         for (const answer of answers) checkAnswer(endpoint, req, answer);
-        if (variation.kind === 'raw-body' && STALLING_BODIES.has(variation.body)) {
+        if (variation.kind === 'raw-body' && STALLING_BODIES.has(variation.body) && req.body !== undefined) {
           // Refused before it is parsed (or authenticated, when the key is bad): never a long wait.
           for (const answer of answers) expect(answer.status, req.label).toBeGreaterThanOrEqual(400);
           for (const answer of answers) expect(answer.elapsedMs, req.label).toBeLessThan(1_000);
