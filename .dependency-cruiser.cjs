@@ -1,5 +1,5 @@
 /**
- * The layering of src/ (README, Layout), checked by `npm run lint`. From the bottom up:
+ * The layering of src/ (docs/architecture.md, Layering), checked by `npm run lint`. From the bottom up:
  * protocol (schemas, wire messages, error codes) and a few shared leaves (version, logging, the
  * PostgreSQL pool, SQL migrations, database-error classification, the embedded server); config;
  * pos and printing; agent and gateway; demo and cli on top. Each imports only what is below it.

@@ -31,7 +31,7 @@ export interface AgentConfig {
   idempotencyRetentionHours?: number;
   /** How often the POS is polled for changes (DEFAULT_EVENT_POLL_MS). */
   events?: { pollIntervalMs?: number };
-  /** Heartbeat and reconnect timings; the defaults are DESIGN.md's (tests shorten them). */
+  /** Heartbeat and reconnect timings (docs/architecture.md, Wire protocol); tests shorten them. */
   connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'> & {
     /** How often the agent reports its health to the gateway (default 15 s). */
     heartbeatIntervalMs?: number;

@@ -1,5 +1,5 @@
 /**
- * The only body the API reads: JSON in UTF-8 (API.md, Conventions). Fastify's own parser decodes
+ * The only body the API reads: JSON in UTF-8 (docs/api.md, Conventions). Fastify's own parser decodes
  * any declared charset as UTF-8, drops a byte order mark and turns invalid bytes into U+FFFD, so
  * a Latin-1 or UTF-16 body was written as mangled text. Here a body is refused instead: 415 for a
  * charset other than UTF-8, 400 for a byte order mark, bytes that are not UTF-8, a shape past the

@@ -1,5 +1,5 @@
 /**
- * The printer registry (API.md: List my printers, Register, Get, Update, List printers of a
+ * The printer registry (docs/api.md, Printers: List my printers, Register, Get, Update, List printers of a
  * branch). Gateway-local routes: no job goes to an agent. Printers belong to the API key's user;
  * a printer of another user is answered as not found. Registered inside the authenticated API
  * plugin, so X-Api-Key, the rate limit and the problem format apply as everywhere.

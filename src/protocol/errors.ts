@@ -1,4 +1,4 @@
-/** Every error code of the API (API.md) with its HTTP status. One table for both sides. */
+/** Every error code of the API with its HTTP status (docs/api.md, Error codes). One table for both sides. */
 export const ERROR_STATUS = {
   validation_failed: 400,
   idempotency_key_missing: 400,

@@ -1,5 +1,5 @@
 /**
- * The printer registry (API.md, Records → Printer): what a client sends to register or change a
+ * The printer registry (docs/api.md, Printers): what a client sends to register or change a
  * printer, the record the gateway answers with, and the target the gateway puts into a print job
  * so the agent knows where and how to print. Printers belong to the API key's user.
  */

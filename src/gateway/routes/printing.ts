@@ -1,5 +1,5 @@
 /**
- * Print an order and print a test page (API.md, Printing): jobs for the branch's agent. The
+ * Print an order and print a test page (docs/api.md, Printing): jobs for the branch's agent. The
  * client names printers by id; `prepare` resolves each one in the user's registry (it must be a
  * printer of that branch) into the target the agent prints to, so a client can never make an
  * agent print to an address that is not registered. `check` turns any failed printer into a 502.

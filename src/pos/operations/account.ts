@@ -1,7 +1,7 @@
 /**
  * What every write on an open account shares: taking the account's row lock before reading
  * anything it checks, the open-account rule, reading its lines with their classification, and
- * storing the totals recomputed from scratch (TOTALS.md: nothing is accumulated).
+ * storing the totals recomputed from scratch (docs/totals.md: nothing is accumulated).
  */
 import type { Decimal } from 'decimal.js';
 import { PosError } from '../../protocol/errors.js';

@@ -1,5 +1,5 @@
 /**
- * General and per-line discounts. A request becomes a percentage (TOTALS.md), which REPLACES
+ * General and per-line discounts. A request becomes a percentage (docs/totals.md), which REPLACES
  * the one stored (0 removes it); the totals are then recomputed from the lines. As the seed
  * asks, a general discount marks the account for Soft Restaurant to process the discount
  * (`tempcheques.procesar_descuento_sr`), and a per-line discount leaves an audit entry.

@@ -1,5 +1,5 @@
 /**
- * Printing (API.md, Printing): a kitchen ticket per group of an order, or a test page, on the
+ * Printing (docs/api.md, Printing): a kitchen ticket per group of an order, or a test page, on the
  * branch's registered printers. The client names printers by id; the gateway adds each one's
  * target (address, kind, paper) from its registry before the job goes to the agent, which renders
  * and prints. A failed printer is a result, not an error: the gateway turns it into a 502.
