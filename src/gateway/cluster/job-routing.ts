@@ -90,8 +90,7 @@ export class JobRouting {
   agentMoved(licenseKey: string): void {
     const before = Date.now() - MOVE_MARGIN_MS;
     for (const waiting of this.#waiting.get(licenseKey) ?? []) {
-      if (waiting.startedAt < before)
-        waiting.reject(new AgentOfflineError("The branch's agent moved to another gateway while running the job."));
+      if (waiting.startedAt < before) waiting.reject(new AgentOfflineError("The branch's agent moved to another gateway while running the job."));
     }
   }
 

@@ -96,7 +96,8 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts, keyed
         const mine = await store.branchesOfUser(userId);
         const chosen = body.licenseKeys ?? mine;
         const foreign = chosen.filter((k) => !mine.includes(k));
-        if (foreign.length > 0) throw new ApiError('branch_forbidden', 'This API key may not use some of the branches in licenseKeys (listed again here).', { licenseKeys: foreign });
+        if (foreign.length > 0)
+          throw new ApiError('branch_forbidden', 'This API key may not use some of the branches in licenseKeys (listed again here).', { licenseKeys: foreign });
         if ((await store.releases.platforms(body.version)).length === 0) {
           throw new ApiError('release_not_found', 'The release in version is not published: branch-agent releases add <tarball> publishes it.');
         }

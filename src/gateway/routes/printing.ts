@@ -29,7 +29,9 @@ async function resolvePrinters(ctx: RouteContext, ids: readonly string[]): Promi
   for (const id of ids) {
     const printer = found.get(id);
     if (!printer || printer.licenseKey !== ctx.licenseKey) {
-      throw new ApiError('printer_not_found', 'A printer the request names (printerId, listed here) is not registered for this branch and API key.', { printerId: id });
+      throw new ApiError('printer_not_found', 'A printer the request names (printerId, listed here) is not registered for this branch and API key.', {
+        printerId: id,
+      });
     }
     targets[id] = toPrinterTarget(printer);
   }

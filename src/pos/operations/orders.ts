@@ -117,7 +117,8 @@ async function areaOf(ctx: PosContext, station: Station, tipoDeServicio: number,
 async function refuseOccupiedTable(ctx: PosContext, mesa: string): Promise<void> {
   await ctx.db.selectFrom('mesas').select('idmesa').where('idmesa', '=', mesa).forUpdate().execute();
   const open = await accountsHoldingTable(ctx, sql.val(mesa)).select('tc.folio').executeTakeFirst();
-  if (open) throw new PosError('table_occupied', `The table in mesa already has an open account (folio ${open.folio}).`, { field: 'mesa', folio: Number(open.folio) });
+  if (open)
+    throw new PosError('table_occupied', `The table in mesa already has an open account (folio ${open.folio}).`, { field: 'mesa', folio: Number(open.folio) });
 }
 
 export const createOrder = implement(ops.createOrder, async (ctx, input) => {
