@@ -16,6 +16,7 @@ import { authCacheBench } from './auth-cache.js';
 import { closeShiftBench } from './close-shift.js';
 import { clusterBench } from './cluster.js';
 import { BENCH_POLL_INTERVAL_MS, eventLatencyBench, pollCostBench } from './events.js';
+import { payBench } from './pay.js';
 import { printing } from './printing.js';
 import { buildRelease } from './release.js';
 import { roundtrip } from './roundtrip.js';
@@ -72,7 +73,18 @@ try {
     await waitForAgents(stack, [licenseKey], 30_000);
     const ctx: BenchContext = { cluster, posUrl: cluster.url('pos_bench_template'), stack, licenseKey, apiKey, pos };
     // auth-cache first: its memory reading is cleanest before the others' garbage.
-    for (const bench of [authCacheBench, roundtrip, addLinesBench, closeShiftBench, searchBench, printing, eventLatencyBench, pollCostBench, clusterBench]) {
+    for (const bench of [
+      authCacheBench,
+      roundtrip,
+      addLinesBench,
+      payBench,
+      closeShiftBench,
+      searchBench,
+      printing,
+      eventLatencyBench,
+      pollCostBench,
+      clusterBench,
+    ]) {
       for (const line of await bench(ctx)) console.log(line);
     }
     const release = buildRelease();

@@ -4,6 +4,10 @@
  */
 import type { Implementation } from '../pos/operation.js';
 import * as attendance from '../pos/operations/attendance.js';
+import * as accountCancel from '../pos/operations/account-cancel.js';
+import * as accountPayment from '../pos/operations/account-payment.js';
+import * as accountPrint from '../pos/operations/account-print.js';
+import * as accountReopen from '../pos/operations/account-reopen.js';
 import * as cancellation from '../pos/operations/cancellation.js';
 import * as catalogs from '../pos/operations/catalogs.js';
 import * as discounts from '../pos/operations/discounts.js';
@@ -11,6 +15,7 @@ import * as invoices from '../pos/operations/invoices.js';
 import * as orders from '../pos/operations/orders.js';
 import * as products from '../pos/operations/products.js';
 import * as shiftClose from '../pos/operations/shift-close.js';
+import * as shiftCashCut from '../pos/operations/shift-cash-cut.js';
 import * as shifts from '../pos/operations/shifts.js';
 import * as ordersRead from '../pos/operations/orders-read.js';
 import * as printing from './print-operations.js';
@@ -29,9 +34,14 @@ const all: Implementation[] = [
   cancellation.cancelLines,
   discounts.generalDiscount,
   discounts.lineDiscount,
+  accountPrint.printAccount,
+  accountPayment.payAccount,
+  accountReopen.reopenAccount,
+  accountCancel.cancelAccount,
   shifts.listShifts,
   shifts.openShift,
   shiftClose.closeShift,
+  shiftCashCut.cashCut,
   printing.printOrder,
   printing.printTest,
   ordersRead.listTempOrders,

@@ -28,6 +28,10 @@ const MARKS: Record<string, (input: Loose, result: Loose) => Array<OriginMark | 
   'orders.cancelLines': (i) => [orden(value(i, 'folio'))],
   'orders.discount': (i) => [orden(value(i, 'folio'))],
   'orders.lineDiscount': (i) => [orden(value(i, 'folio'))],
+  'orders.print': (i) => [orden(value(i, 'folio'))],
+  'orders.pay': (i) => [orden(value(i, 'folio'))],
+  'orders.reopen': (i) => [orden(value(i, 'folio'))],
+  'orders.cancel': (i) => [orden(value(i, 'folio'))],
   'shifts.open': (_, r) => [turno(value(r, 'idTurno'))],
   // The accounts a close moves to history are its changes too.
   'shifts.close': (i) => [value(i, 'idTurno') === undefined ? undefined : { kind: 'cierre', entity: value(i, 'idTurno')! }],

@@ -24,8 +24,19 @@ export interface OpenAccount {
   descuento: string;
 }
 
-/** Locks the header (UPDLOCK/FOR UPDATE) and refuses an account that is not open, saying why. */
-export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<OpenAccount> {
+/** An account's header as a settlement reads it: what it is, and where it is in its life. */
+export interface LockedAccount extends OpenAccount {
+  numcheque: number;
+  impresiones: number;
+  reabiertas: number;
+  pagado: boolean;
+  cancelado: boolean;
+  impreso: boolean;
+  cuentaenuso: boolean;
+}
+
+/** Locks the header (UPDLOCK/FOR UPDATE) before anything about it is read; 404 when there is none. */
+export async function lockAccount(ctx: PosContext, folio: number): Promise<LockedAccount> {
   const row = await ctx.db
     .selectFrom('tempcheques')
     .select([
@@ -37,6 +48,9 @@ export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<O
       'seriefolio',
       'tipodeservicio',
       'descuento',
+      'numcheque',
+      'impresiones',
+      'reabiertas',
       'pagado',
       'cancelado',
       'impreso',
@@ -46,13 +60,6 @@ export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<O
     .forUpdate()
     .executeTakeFirst();
   if (!row) throw new PosError('account_not_found', 'There is no open account with the folio in the request.', { folio });
-  const refuse = (why: string, state: string) => {
-    throw new PosError('account_not_open', `The account ${why}.`, { folio, state });
-  };
-  if (flag(row.cancelado)) refuse('is cancelled', 'cancelled');
-  if (flag(row.pagado)) refuse('is already paid', 'paid');
-  if (flag(row.impreso)) refuse('is printed and has not been reopened', 'printed');
-  if (flag(row.cuentaenuso)) refuse('is in use at a station', 'in_use');
   return {
     folio: Number(row.folio),
     mesa: text(row.mesa) ?? '',
@@ -62,7 +69,36 @@ export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<O
     seriefolio: text(row.seriefolio) ?? '',
     tipodeservicio: int(row.tipodeservicio) ?? 1,
     descuento: dec(row.descuento).toFixed(),
+    numcheque: int(row.numcheque) ?? 0,
+    impresiones: int(row.impresiones) ?? 0,
+    reabiertas: int(row.reabiertas) ?? 0,
+    pagado: flag(row.pagado),
+    cancelado: flag(row.cancelado),
+    impreso: flag(row.impreso),
+    cuentaenuso: flag(row.cuentaenuso),
   };
+}
+
+/** The states that end what a write may do to an account, in the order they are reported. */
+const CLOSED_STATES = [
+  ['cancelado', 'is cancelled', 'cancelled'],
+  ['pagado', 'is already paid', 'paid'],
+  ['impreso', 'is printed and has not been reopened', 'printed'],
+  ['cuentaenuso', 'is in use at a station', 'in_use'],
+] as const;
+
+/** Refuses (409 account_not_open) an account in any of the states named, saying which. */
+export function refuseStates(account: LockedAccount, states: ReadonlyArray<(typeof CLOSED_STATES)[number][0]>): void {
+  for (const [key, why, state] of CLOSED_STATES) {
+    if (states.includes(key) && account[key]) throw new PosError('account_not_open', `Account ${account.folio} ${why}.`, { folio: account.folio, state });
+  }
+}
+
+/** Locks the header (UPDLOCK/FOR UPDATE) and refuses an account that is not open, saying why. */
+export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<OpenAccount> {
+  const account = await lockAccount(ctx, folio);
+  refuseStates(account, ['cancelado', 'pagado', 'impreso', 'cuentaenuso']);
+  return account;
 }
 
 export interface StoredLine extends TotalsLine {

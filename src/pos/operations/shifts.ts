@@ -55,13 +55,13 @@ const tenderAmounts = (t: TenderAmounts) => ({
  */
 export async function shiftsToApi(ctx: Pick<PosContext, 'db' | 'schema'>, rows: readonly ShiftRow[]) {
   const numbered = rows.map((r) => ({ ...r, idturnointerno: Number(r.idturnointerno), idTurno: int(r.idturno) ?? 0 }));
-  const [takings, declarations] = await Promise.all([
-    shiftTakings(
-      ctx,
-      numbered.map((r) => r.idTurno),
-    ),
-    shiftDeclarations(ctx, numbered),
-  ]);
+  // One after the other: run together, the two statements reach the database in either order,
+  // and the saved T-SQL of the operations that list shifts changed from run to run.
+  const takings = await shiftTakings(
+    ctx,
+    numbered.map((r) => r.idTurno),
+  );
+  const declarations = await shiftDeclarations(ctx, numbered);
   return numbered.map((r) => {
     const declared = declarations.get(r.idturnointerno);
     return {
