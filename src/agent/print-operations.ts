@@ -12,6 +12,7 @@ import { implement } from '../pos/operation.js';
 import { recordPrintJob } from '../pos/print-jobs.js';
 import type { Delivery } from '../printing/dispatch.js';
 import * as ops from '../protocol/operations/printing.js';
+import { DEFAULT_PRINTER_RULE } from '../protocol/printer-rule.js';
 
 /** What the order stores of `price`: text as it came, a number as its decimal digits (no binary rounding). */
 function priceAsSent(price: string | number | undefined): string | undefined {
@@ -28,7 +29,7 @@ const printing = () => import('../printing/dispatch.js');
 
 export const printOrder = implement(ops.printOrder, async (ctx, input) => {
   const { printOrderTickets } = await printing();
-  const { results, deliveries } = await printOrderTickets(input, ctx.now);
+  const { results, deliveries } = await printOrderTickets(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE);
   const orderRef = await recordPrintJob(ctx, {
     kind: 'order',
     orderFolio: String(input.orderFolio),
@@ -43,7 +44,7 @@ export const printOrder = implement(ops.printOrder, async (ctx, input) => {
 
 export const printTest = implement(ops.printTest, async (ctx, input) => {
   const { printTestPage } = await printing();
-  const { result, delivery } = await printTestPage(input, ctx.now);
+  const { result, delivery } = await printTestPage(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE);
   const orderRef = await recordPrintJob(ctx, { kind: 'test', isReprint: false, results: [result] });
   logFailures(ctx, `printer did not take the test page (orderRef ${orderRef})`, [delivery]);
   return { orderRef, results: [result] };
