@@ -58,6 +58,13 @@ module.exports = {
       to: { path: '^src/(pos|printing)/' },
     },
     {
+      name: 'hub-knows-no-fleet',
+      severity: 'error',
+      comment: 'fleet/ drives rollouts through the hub and stores what the hub reports (hub/agent-status.ts): the arrow points one way.',
+      from: { path: '^src/gateway/hub' },
+      to: { path: '^src/gateway/fleet/' },
+    },
+    {
       name: 'only-the-top-imports-demo',
       severity: 'error',
       comment: 'Production code never depends on the demo; only cli, demo, bench and tests may.',

@@ -16,6 +16,7 @@ import type { Delivery } from '../printing/dispatch.js';
 import * as ops from '../protocol/operations/printing.js';
 import type { PrintResultRecord } from '../protocol/operations/printing.js';
 import * as settlement from '../protocol/operations/settlement.js';
+import { DEFAULT_PRINTER_RULE } from '../protocol/printer-rule.js';
 
 /** What the order stores of `price`: text as it came, a number as its decimal digits (no binary rounding). */
 function priceAsSent(price: string | number | undefined): string | undefined {
@@ -32,7 +33,7 @@ const printing = () => import('../printing/dispatch.js');
 
 export const printOrder = implement(ops.printOrder, async (ctx, input) => {
   const { printOrderTickets } = await printing();
-  const { results, deliveries } = await printOrderTickets(input, ctx.now);
+  const { results, deliveries } = await printOrderTickets(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE);
   const orderRef = await recordPrintJob(ctx, {
     kind: 'order',
     orderFolio: String(input.orderFolio),
@@ -47,7 +48,7 @@ export const printOrder = implement(ops.printOrder, async (ctx, input) => {
 
 export const printTest = implement(ops.printTest, async (ctx, input) => {
   const { printTestPage } = await printing();
-  const { result, delivery } = await printTestPage(input, ctx.now);
+  const { result, delivery } = await printTestPage(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE);
   const orderRef = await recordPrintJob(ctx, { kind: 'test', isReprint: false, results: [result] });
   logFailures(ctx, `printer did not take the test page (orderRef ${orderRef})`, [delivery]);
   return { orderRef, results: [result] };
@@ -73,7 +74,7 @@ export const printAccount = implement(settlement.printAccount, async (ctx, input
   const orderRef = await recordPrintJob(ctx, { kind: 'account', orderFolio: String(answer.numcheque), isReprint: ticket.isReprint, results: [notSent] });
   ctx.outside!(async (db) => {
     const { printAccountTicket } = await printing();
-    const { result, delivery } = await printAccountTicket(printerId, target, ticket);
+    const { result, delivery } = await printAccountTicket(printerId, target, ticket, ctx.printerRule ?? DEFAULT_PRINTER_RULE);
     // What was printed is answered even if its record cannot be updated now.
     await updatePrintJobResults(db, orderRef, [result]).catch((error: unknown) =>
       ctx.log.warn({ err: error, orderRef }, 'could not record what the printer said'),

@@ -8,6 +8,7 @@ import { PosError } from '../protocol/errors.js';
 import type { JobError, JobMessage, ResultMessage } from '../protocol/messages.js';
 import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation } from '../database-errors.js';
 import type { PosDb } from '../pos/schema.js';
+import { DEFAULT_PRINTER_RULE, type PrinterRule } from '../protocol/printer-rule.js';
 import { markOrigins } from '../pos/events/origins.js';
 import { claim, recordResult } from '../pos/idempotency.js';
 import type { OutsideEffect } from '../pos/context.js';
@@ -20,6 +21,8 @@ export interface RunnerOptions {
   log: Logger;
   concurrency: number;
   idempotencyRetentionMs: number;
+  /** Where printers may be; DEFAULT_PRINTER_RULE unless given. */
+  printerRule?: PrinterRule;
   /** Called inside a write's transaction just before commit; tests use it to inject failures. */
   beforeCommit?: (op: string, trx: PosDb) => Promise<void> | void;
   /** Called once a write has committed, before its answer is sent; tests use it to lose answers. */
@@ -81,7 +84,13 @@ export class JobRunner {
     // Whole seconds: SQL Server's datetime keeps 1/300 s and would round .999 up to the next
     // second, so a time the API answers would differ from the one a later read shows.
     const now = new Date(Math.floor((this.opts.wallClock ?? Date.now)() / 1000) * 1000);
-    const base = { dialect: pos.dialect, schema: pos.schema, log: log.child({ jobId: job.jobId, op: job.op }), now };
+    const base = {
+      dialect: pos.dialect,
+      schema: pos.schema,
+      log: log.child({ jobId: job.jobId, op: job.op }),
+      now,
+      printerRule: this.opts.printerRule ?? DEFAULT_PRINTER_RULE,
+    };
     if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
 
     let afterCommit: Array<(db: PosDb) => Promise<void>> = [];

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { InstalledSchema } from './columns.js';
+import type { PrinterRule } from '../protocol/printer-rule.js';
 import type { PosDialectName } from './sql-dialect.js';
 import type { PosDb } from './schema.js';
 
@@ -14,6 +15,8 @@ export interface PosContext {
   log: Logger;
   /** Branch-local now; one value per job so every row of a write carries the same time. */
   now: Date;
+  /** Where the print operations may send (the agent's `printers` config); DEFAULT_PRINTER_RULE unless set. */
+  printerRule?: PrinterRule;
   /**
    * For a write: work to do once its transaction has committed, outside it, as Soft Restaurant
    * does some housekeeping after its own (a failure there is logged; the write stands).

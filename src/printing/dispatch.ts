@@ -7,6 +7,7 @@
 import * as ops from '../protocol/operations/printing.js';
 import type { PrintOrderInput, PrintResultRecord } from '../protocol/operations/printing.js';
 import type { OpInput } from '../protocol/operation.js';
+import type { PrinterRule } from '../protocol/printer-rule.js';
 import type { PrinterTargetParams } from '../protocol/printers.js';
 import { renderAccountTicket, renderKitchenTicket, renderTestTicket } from './escpos.js';
 import { PrinterQueue } from './printer-queue.js';
@@ -42,7 +43,7 @@ export function kitchenTicketOf(input: OrderFields, group: GroupFields, date: Da
 }
 
 export async function renderKitchenJob(target: PrinterTargetParams, ticket: KitchenTicket, copies = 1): Promise<Buffer> {
-  const one = target.kind === 'label' ? renderLabels(ticket, target) : await renderKitchenTicket(ticket, { widthMm: widthOf(target) });
+  const one = target.kind === 'label' ? renderLabels(ticket, target) : renderKitchenTicket(ticket, { widthMm: widthOf(target) });
   return Buffer.concat(Array<Buffer>(copies).fill(one));
 }
 
@@ -50,8 +51,8 @@ export async function renderTestJob(target: PrinterTargetParams, ticket: TestTic
   return target.kind === 'label' ? renderTestLabel(ticket, target) : renderTestTicket(ticket, { widthMm: widthOf(target) });
 }
 
-function send(target: PrinterTargetParams, bytes: Buffer): Promise<PrintResult> {
-  return printerQueue.send({ host: target.printerIp, port: target.printerPort }, bytes, { language: target.kind === 'label' ? 'tspl' : 'escpos' });
+function send(target: PrinterTargetParams, bytes: Buffer, rule: PrinterRule): Promise<PrintResult> {
+  return printerQueue.send({ host: target.printerIp, port: target.printerPort }, bytes, { language: target.kind === 'label' ? 'tspl' : 'escpos', rule });
 }
 
 /**
@@ -65,6 +66,7 @@ const FAILURE_SENTENCES: Record<PrintError, string> = {
   paper_out: 'The printer is out of paper.',
   cover_open: 'The printer cover is open.',
   offline: 'The printer dropped the connection before the job was complete.',
+  not_allowed: "The agent does not print to this printer's address or port (its printers setting): check them in the registry.",
 };
 
 function toResult(printerId: string, result: PrintResult): PrintResultRecord {
@@ -88,7 +90,11 @@ export interface Delivery {
  * groups of one printer go in request order, and once one of them fails the rest are not sent
  * (each would only wait out the same timeout again): they fail with the same error.
  */
-export async function printOrderTickets(input: OpInput<typeof ops.printOrder>, now: Date): Promise<{ results: PrintResultRecord[]; deliveries: Delivery[] }> {
+export async function printOrderTickets(
+  input: OpInput<typeof ops.printOrder>,
+  now: Date,
+  rule: PrinterRule,
+): Promise<{ results: PrintResultRecord[]; deliveries: Delivery[] }> {
   const results: PrintResultRecord[] = Array.from({ length: input.grupos.length });
   const deliveries: Delivery[] = [];
   const byPrinter = new Map<string, number[]>();
@@ -108,7 +114,7 @@ export async function printOrderTickets(input: OpInput<typeof ops.printOrder>, n
         }
         const target = input.printers[group.printerId]!;
         const bytes = await renderKitchenJob(target, kitchenTicketOf(input, group, now), group.copias);
-        const sent = await send(target, bytes);
+        const sent = await send(target, bytes, rule);
         deliveries.push({ printerId: group.printerId, result: sent });
         results[i] = toResult(group.printerId, sent);
         if (results[i].status === 'failed') failure = results[i];
@@ -118,10 +124,14 @@ export async function printOrderTickets(input: OpInput<typeof ops.printOrder>, n
   return { results, deliveries };
 }
 
-export async function printTestPage(input: OpInput<typeof ops.printTest>, now: Date): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
+export async function printTestPage(
+  input: OpInput<typeof ops.printTest>,
+  now: Date,
+  rule: PrinterRule,
+): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
   const target = input.printers[input.printerId]!;
   const ticket: TestTicket = { title: input.title, message: input.message, printerName: input.printerName ?? target.displayName, date: now };
-  const sent = await send(target, await renderTestJob(target, ticket));
+  const sent = await send(target, await renderTestJob(target, ticket), rule);
   return { result: toResult(input.printerId, sent), delivery: { printerId: input.printerId, result: sent } };
 }
 
@@ -130,7 +140,8 @@ export async function printAccountTicket(
   printerId: string,
   target: PrinterTargetParams,
   ticket: AccountTicket,
+  rule: PrinterRule,
 ): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
-  const sent = await send(target, await renderAccountTicket(ticket, { widthMm: widthOf(target) }));
+  const sent = await send(target, renderAccountTicket(ticket, { widthMm: widthOf(target) }), rule);
   return { result: toResult(printerId, sent), delivery: { printerId, result: sent } };
 }

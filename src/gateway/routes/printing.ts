@@ -24,12 +24,14 @@ function clientView(op: OperationDef<z.ZodObject, z.ZodObject>, body: z.ZodObjec
 
 /** The user's printers of this branch with these ids, as job targets keyed by the ids as sent. */
 export async function resolvePrinters(ctx: RouteContext, ids: readonly string[]): Promise<Record<string, PrinterTargetParams>> {
-  const found = new Map((await ctx.store.printers.find(ctx.userId, [...new Set(ids)])).map((p) => [p.id.toLowerCase(), p]));
+  const found = new Map((await ctx.store.printers.find(ctx.userId, [...new Set(ids)])).map((p) => [p.id, p]));
   const targets: Record<string, PrinterTargetParams> = {};
   for (const id of ids) {
-    const printer = found.get(id.toLowerCase());
+    const printer = found.get(id);
     if (!printer || printer.licenseKey !== ctx.licenseKey) {
-      throw new ApiError('printer_not_found', `No printer ${id} of branch ${ctx.licenseKey} is registered for this API key.`, { printerId: id });
+      throw new ApiError('printer_not_found', 'A printer the request names (printerId, listed here) is not registered for this branch and API key.', {
+        printerId: id,
+      });
     }
     targets[id] = toPrinterTarget(printer);
   }

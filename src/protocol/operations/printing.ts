@@ -50,7 +50,7 @@ export const printTestBody = z.object({
 /** The targets the gateway resolved, by printer id. */
 export const printers = z.record(z.string(), printerTarget).describe('set by the gateway from its printer registry');
 
-export const PRINT_ERRORS = ['unreachable', 'timeout', 'refused', 'paper_out', 'cover_open', 'offline', 'not_sent'] as const;
+export const PRINT_ERRORS = ['unreachable', 'timeout', 'refused', 'paper_out', 'cover_open', 'offline', 'not_allowed', 'not_sent'] as const;
 
 export const printResult = z.object({
   printerId: z.string(),
