@@ -22,7 +22,16 @@ export interface PosContext {
    * does some housekeeping after its own (a failure there is logged; the write stands).
    */
   afterCommit?: (task: (db: PosDb) => Promise<void>) => void;
+  /**
+   * For a write: an effect outside the database (a print) to run once its transaction has
+   * committed, so that the effect failing cannot undo the write. What the effect returns replaces
+   * those fields of the result, in the answer and in the idempotency record, so a retry answers
+   * what happened without doing it again. Until then the record keeps what the write returned.
+   */
+  outside?: (effect: OutsideEffect) => void;
 }
+
+export type OutsideEffect = (db: PosDb) => Promise<Record<string, unknown>>;
 
 const readsOfJob = new WeakMap<object, Map<string, Promise<unknown>>>();
 

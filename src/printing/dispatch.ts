@@ -9,10 +9,11 @@ import type { PrintOrderInput, PrintResultRecord } from '../protocol/operations/
 import type { OpInput } from '../protocol/operation.js';
 import type { PrinterRule } from '../protocol/printer-rule.js';
 import type { PrinterTargetParams } from '../protocol/printers.js';
-import { renderKitchenTicket, renderTestTicket } from './escpos.js';
+import { renderAccountTicket, renderKitchenTicket, renderTestTicket } from './escpos.js';
 import { PrinterQueue } from './printer-queue.js';
 import type { KitchenTicket, TestTicket } from './ticket.js';
-import type { PrintResult } from './transport.js';
+import type { AccountTicket } from '../protocol/account-ticket.js';
+import type { PrintError, PrintResult } from './transport.js';
 import { renderLabels, renderTestLabel } from './tspl.js';
 
 /** Every print of this process goes through here: one job at a time per printer. */
@@ -58,7 +59,7 @@ function send(target: PrinterTargetParams, bytes: Buffer, rule: PrinterRule): Pr
  * What the client reads about a failed printer: the stable code and a sentence for people. What
  * the socket said (`connect ECONNREFUSED 10.0.0.9:9100`) is for the agent's log only.
  */
-const FAILURE_SENTENCES: Record<PrintResultRecord['error'] & string, string> = {
+const FAILURE_SENTENCES: Record<PrintError, string> = {
   unreachable: 'The printer did not answer: check that it is on and connected to the network.',
   refused: 'The printer refused the connection: check its address and port in the registry.',
   timeout: 'The printer stopped answering while it was printing.',
@@ -107,7 +108,7 @@ export async function printOrderTickets(
       for (const i of indexes) {
         const group = input.grupos[i]!;
         if (failure) {
-          const detail = `Not sent: an earlier ticket of this order failed on this printer. ${FAILURE_SENTENCES[failure.error!]}`;
+          const detail = `Not sent: an earlier ticket of this order failed on this printer. ${FAILURE_SENTENCES[failure.error as PrintError]}`;
           results[i] = { printerId: group.printerId, status: 'failed', error: failure.error, detail };
           continue;
         }
@@ -132,4 +133,15 @@ export async function printTestPage(
   const ticket: TestTicket = { title: input.title, message: input.message, printerName: input.printerName ?? target.displayName, date: now };
   const sent = await send(target, await renderTestJob(target, ticket), rule);
   return { result: toResult(input.printerId, sent), delivery: { printerId: input.printerId, result: sent } };
+}
+
+/** The customer's ticket of an account, on a thermal printer (a label printer takes no receipt). */
+export async function printAccountTicket(
+  printerId: string,
+  target: PrinterTargetParams,
+  ticket: AccountTicket,
+  rule: PrinterRule,
+): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
+  const sent = await send(target, renderAccountTicket(ticket, { widthMm: widthOf(target) }), rule);
+  return { result: toResult(printerId, sent), delivery: { printerId, result: sent } };
 }
