@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { ping, type PosDbConfig } from '../pos/db.js';
 import { operations } from './operations.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
+import type { PrinterRule } from '../protocol/printer-rule.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
 import { EventPump } from './event-pump.js';
@@ -25,6 +26,8 @@ export interface AgentConfig {
   token: string;
   database: PosDbConfig;
   concurrency?: number;
+  /** Where printers may be (DEFAULT_PRINTER_RULE): checked again here before any socket opens. */
+  printers?: PrinterRule;
   idempotencyRetentionHours?: number;
   /** How often the POS is polled for changes (DEFAULT_EVENT_POLL_MS). */
   events?: { pollIntervalMs?: number };
@@ -61,6 +64,7 @@ export async function startAgent(
     operations,
     log,
     concurrency: config.concurrency ?? 8,
+    printerRule: config.printers,
     idempotencyRetentionMs: (config.idempotencyRetentionHours ?? 24) * 3_600_000,
     ...testHooks,
   });

@@ -6,7 +6,6 @@ import type { Implementation } from '../pos/operation.js';
 import * as attendance from '../pos/operations/attendance.js';
 import * as accountCancel from '../pos/operations/account-cancel.js';
 import * as accountPayment from '../pos/operations/account-payment.js';
-import * as accountPrint from '../pos/operations/account-print.js';
 import * as accountReopen from '../pos/operations/account-reopen.js';
 import * as cancellation from '../pos/operations/cancellation.js';
 import * as catalogs from '../pos/operations/catalogs.js';
@@ -34,7 +33,7 @@ const all: Implementation[] = [
   cancellation.cancelLines,
   discounts.generalDiscount,
   discounts.lineDiscount,
-  accountPrint.printAccount,
+  printing.printAccount,
   accountPayment.payAccount,
   accountReopen.reopenAccount,
   accountCancel.cancelAccount,

@@ -2,7 +2,7 @@
  * The gateway's limits and retention when nothing sets them: shared by the config schema and the
  * modules that apply them (which the demo and the tests start without a config file).
  */
-export const DEFAULT_FAILED_AUTH_LIMIT = { maxFailures: 20, windowSeconds: 60, trackedAddresses: 10_000 };
+export const DEFAULT_FAILED_AUTH_LIMIT = { maxFailures: 20, maxFailuresAllAddresses: 1_000, windowSeconds: 60, trackedAddresses: 10_000 };
 export const DEFAULT_API_KEY_CACHE_SIZE = 10_000;
 export const DEFAULT_IDEMPOTENCY_RETENTION_HOURS = 24;
 export const DEFAULT_JOB_LOG_RETENTION_DAYS = 30;

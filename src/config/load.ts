@@ -20,9 +20,18 @@ function applyEnvironment(raw: Record<string, unknown>, env: NodeJS.ProcessEnv):
     if (env.HOST) gateway.host = env.HOST;
     if (env.PORT) gateway.port = Number(env.PORT);
     if (env.WEBHOOK_KEY) gateway.webhookKey = env.WEBHOOK_KEY;
+    if (env.TRUST_PROXY) gateway.trustProxy = proxyList(env.TRUST_PROXY);
     if (env.NATS_URL) gateway.cluster = { ...(gateway.cluster as object | undefined), natsUrl: env.NATS_URL };
   }
   return raw;
+}
+
+/** TRUST_PROXY: addresses or CIDRs separated by commas (the demo reads it too). */
+export function proxyList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): ConfigFile {

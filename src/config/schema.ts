@@ -12,6 +12,8 @@ import {
   DEFAULT_PURGE_INTERVAL_MINUTES,
 } from './gateway-defaults.js';
 import { licenseKey } from '../protocol/common.js';
+import { isAddressOrCidr } from './address-or-cidr.js';
+import { printerRuleConfig } from './printer-rule-config.js';
 
 /**
  * The schemas are built for each read of a config and dropped after it: held at module level they
@@ -64,6 +66,7 @@ export function configSchemas() {
     token: z.string().min(1),
     database: z.discriminatedUnion('dialect', [postgresDatabase, mssqlDatabase]),
     concurrency: z.number().int().min(1).max(64).default(8),
+    printers: printerRuleConfig(),
     idempotencyRetentionHours: z.number().positive().default(24),
     events: z
       .object({ pollIntervalMs: z.number().int().min(100).max(60_000).default(2_000).describe('how often the POS is polled for changes (events)') })
@@ -114,15 +117,19 @@ export function configSchemas() {
     databaseUrl: z.string().optional().describe('PostgreSQL URL of the store; an embedded PostgreSQL in dataDir when absent'),
     dataDir: z.string().default('./gateway-data'),
     jobTimeoutMs: z.number().int().positive().default(30_000),
+    printers: printerRuleConfig(),
     rateLimit: z.object({ perSecond: z.number().positive(), burst: z.number().positive() }).default({ perSecond: 20, burst: 40 }),
     failedAuthLimit: z
       .object({
         maxFailures: z.number().int().min(1).default(DEFAULT_FAILED_AUTH_LIMIT.maxFailures),
+        maxFailuresAllAddresses: z.number().int().min(1).default(DEFAULT_FAILED_AUTH_LIMIT.maxFailuresAllAddresses),
         windowSeconds: z.number().int().min(1).default(DEFAULT_FAILED_AUTH_LIMIT.windowSeconds),
         trackedAddresses: z.number().int().min(1).default(DEFAULT_FAILED_AUTH_LIMIT.trackedAddresses),
       })
       .default(DEFAULT_FAILED_AUTH_LIMIT)
-      .describe('failed authentications a client address may make per window before 429 rate_limited; a valid key is never refused'),
+      .describe(
+        'failed authentications a client address (maxFailures), and all addresses together (maxFailuresAllAddresses), may make per window before 429 rate_limited; a valid key is never refused',
+      ),
     apiKeyCacheSize: z
       .number()
       .int()
@@ -150,9 +157,13 @@ export function configSchemas() {
       .default({ allowHttp: false, allowLoopback: false, allowPrivate: false, timeoutMs: 10_000 }),
     purgeIntervalMinutes: z.number().positive().default(DEFAULT_PURGE_INTERVAL_MINUTES).describe('how often records past their retention are deleted'),
     trustProxy: z
-      .union([z.boolean(), z.array(z.string().min(1)).min(1)])
-      .default(true)
-      .describe("whose X-Forwarded-For names the client address: true any proxy, false none, or the proxies' addresses/CIDRs"),
+      .array(z.string().refine(isAddressOrCidr, 'must be an IP address or CIDR, e.g. 10.0.0.5 or 10.0.0.0/24'), {
+        error: 'must be a list of the proxies\' addresses or CIDRs, e.g. ["10.0.0.5"]; trusting any proxy would let a client choose its address',
+      })
+      .default([])
+      .describe(
+        'the proxies in front of the gateway, by address or CIDR, whose X-Forwarded-For names the client address (TRUST_PROXY, comma-separated); none by default',
+      ),
     log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info') }).default({ level: 'info' }),
     cluster: z
       .object({

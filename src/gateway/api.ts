@@ -7,6 +7,7 @@ import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { JobMessage } from '../protocol/messages.js';
+import type { PrinterRule } from '../protocol/printer-rule.js';
 import { answerOnce, idempotencyHeaders, idempotencyKeyOf, type KeyedWrites } from './idempotency.js';
 import { ApiError, jobErrorToApiError, validationProblem } from './problems.js';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
@@ -42,6 +43,7 @@ export interface ApiOptions {
   idempotencyRetentionMs: number;
   jobLog: JobLog;
   rollouts: RolloutDriver;
+  printers: PrinterRule;
   events: { signals: FeedSignals; webhookKey: Buffer; policy: AddressPolicy; timeoutMs: number };
 }
 
@@ -77,11 +79,11 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
   async function authorizeBranch(request: FastifyRequest, licenseKey: string): Promise<void> {
     const owner = await store.branchOwner(licenseKey);
     if (owner !== request.userId) {
-      throw new ApiError('branch_forbidden', `This API key may not use branch ${licenseKey}.`);
+      throw new ApiError('branch_forbidden', 'This API key may not use the branch in licenseKey.');
     }
   }
 
-  await printerRoutes(app, { store, hub });
+  await printerRoutes(app, { store, hub, rule: opts.printers });
   await eventFeedRoutes(app, { store, signals: opts.events.signals });
   await webhookRoutes(app, { store, webhookKey: opts.events.webhookKey, policy: opts.events.policy, timeoutMs: opts.events.timeoutMs });
   // A claim is taken over once it is older than twice a job's timeout: its request has surely ended.

@@ -71,7 +71,7 @@ export async function eventFeedRoutes(app: FastifyInstance, { store, signals }: 
     async (request) => {
       const { licenseKey } = request.params;
       if ((await store.branchOwner(licenseKey)) !== request.userId) {
-        throw new ApiError('branch_forbidden', `This API key may not use branch ${licenseKey}.`);
+        throw new ApiError('branch_forbidden', 'This API key may not use the branch in licenseKey.');
       }
       const { after, limit, wait, last } = request.query;
       if (last !== undefined) {

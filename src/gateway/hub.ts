@@ -193,17 +193,12 @@ export class AgentHub {
   /** Runs a job on the branch's agent if it is connected to this instance. */
   async dispatchHere({ licenseKey, op, params, idempotency, timeoutMs }: JobRequest): Promise<DispatchOutcome> {
     const agent = this.#agents.get(licenseKey);
-    if (!agent) throw new AgentOfflineError(`No agent is connected for branch ${licenseKey}.`);
+    if (!agent) throw new AgentOfflineError('No agent is connected for this branch.');
     const jobId = randomUUID();
     const dispatchedAt = new Date().toISOString();
-    const outcome = this.#pending.wait(
-      jobId,
-      agent,
-      timeoutMs,
-      () => new AgentTimeoutError(`The agent of branch ${licenseKey} did not answer within ${timeoutMs} ms.`),
-    );
+    const outcome = this.#pending.wait(jobId, agent, timeoutMs, () => new AgentTimeoutError(`The branch's agent did not answer within ${timeoutMs} ms.`));
     sendToAgent(agent.ws, { type: 'job', jobId, op, params, budgetMs: agentBudget(timeoutMs), ...(idempotency ? { idempotency } : {}) }, (error) => {
-      if (error) this.#pending.fail(jobId, new AgentOfflineError(`The agent of branch ${licenseKey} disconnected.`));
+      if (error) this.#pending.fail(jobId, new AgentOfflineError("The branch's agent disconnected."));
     });
     return { jobId, workerId: agent.workerId, dispatchedAt, ...(await outcome) };
   }
@@ -382,6 +377,6 @@ export class AgentHub {
       this.opts.log.info({ licenseKey, workerId }, 'agent disconnected');
     }
     if (!this.#closing) this.#status.record({ kind: 'disconnected', licenseKey, workerId, at: new Date() });
-    this.#pending.failAll(agent, new AgentOfflineError(`The agent of branch ${licenseKey} disconnected while running the job.`));
+    this.#pending.failAll(agent, new AgentOfflineError("The branch's agent disconnected while running the job."));
   }
 }

@@ -1,5 +1,6 @@
 import { cp858PageFor } from './code-pages.js';
 import { encodePrintable, toPrintable } from './cp858.js';
+import type { AccountTicket } from '../protocol/account-ticket.js';
 import type { KitchenTicket, KitchenTicketLine, TestTicket } from './ticket.js';
 import { formatTicketDate } from './ticket-date.js';
 import { wrapText, wrapWithPrefix } from './wrap.js';
@@ -67,6 +68,13 @@ class TicketWriter {
 
   hanging(prefix: string, text: string, styles = 0): void {
     for (const line of wrapWithPrefix(toPrintable(prefix), toPrintable(text), this.columns)) this.#line(line, styles);
+  }
+
+  /** `text` after `prefix`, wrapped to what the amount leaves of the line; the amount flush right on its first line. */
+  amountLine(prefix: string, text: string, amount: string, styles = 0): void {
+    const right = toPrintable(amount);
+    const lines = wrapWithPrefix(toPrintable(prefix), toPrintable(text), Math.max(prefix.length + 1, this.columns - right.length - 1));
+    for (const [i, line] of lines.entries()) this.#line(i === 0 ? line.padEnd(this.columns - right.length) + right : line, styles);
   }
 
   rule(): void {
@@ -150,5 +158,38 @@ export function renderTestTicket(ticket: TestTicket, options: EscposOptions): Bu
   writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
   writer.hanging('Columnas: ', String(writer.columns));
   writer.hanging('Acentos: ', CODE_PAGE_CHECK);
+  return writer.finish();
+}
+
+/**
+ * The customer's ticket of an account: the business, the account's number and table, its lines
+ * with their amounts, the totals with each tax, and the tenders already recorded on it.
+ */
+export function renderAccountTicket(ticket: AccountTicket, options: EscposOptions): Buffer {
+  const writer = new TicketWriter(options);
+  writer.paragraph(ticket.businessName, Style.Bold | Style.DoubleHeight, 'center');
+  if (ticket.businessSubtitle) writer.paragraph(ticket.businessSubtitle, 0, 'center');
+  if (ticket.isReprint) writer.paragraph('REIMPRESION', Style.Bold | Style.DoubleHeight | Style.DoubleWidth, 'center');
+  writer.rule();
+  writer.hanging('Cuenta: ', String(ticket.numcheque), Style.Bold | Style.DoubleHeight);
+  writer.hanging('Folio: ', String(ticket.folio));
+  if (ticket.mesa) writer.hanging('Mesa: ', ticket.mesa);
+  if (ticket.mesero) writer.hanging('Mesero: ', ticket.mesero);
+  if (ticket.personas > 0) writer.hanging('Personas: ', String(ticket.personas));
+  writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
+  writer.rule();
+  const quantityWidth = Math.max(0, ...ticket.lines.map((l) => formatQuantity(l.cantidad).length));
+  for (const line of ticket.lines) {
+    const prefix = line.modificador ? `${' '.repeat(quantityWidth + 1)}+ ` : `${formatQuantity(line.cantidad).padStart(quantityWidth)} `;
+    writer.amountLine(prefix, line.descripcion, line.importe);
+  }
+  writer.rule();
+  for (const [i, total] of ticket.totals.entries()) {
+    writer.amountLine('', total.label, total.amount, i === ticket.totals.length - 1 ? Style.Bold : 0);
+  }
+  if (ticket.payments.length > 0) {
+    writer.rule();
+    for (const payment of ticket.payments) writer.amountLine('', payment.label, payment.amount);
+  }
   return writer.finish();
 }

@@ -48,6 +48,7 @@ export const ERROR_STATUS = {
   motive_not_found: 422,
   idempotency_key_reused: 422,
   webhook_url_refused: 422,
+  printer_not_thermal: 422,
   request_timeout: 408,
   payload_too_large: 413,
   uri_too_long: 414,

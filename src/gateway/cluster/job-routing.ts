@@ -85,8 +85,7 @@ export class JobRouting {
   agentMoved(licenseKey: string): void {
     const before = Date.now() - MOVE_MARGIN_MS;
     for (const waiting of this.#waiting.get(licenseKey) ?? []) {
-      if (waiting.startedAt < before)
-        waiting.reject(new AgentOfflineError(`The agent of branch ${licenseKey} moved to another gateway while running the job.`));
+      if (waiting.startedAt < before) waiting.reject(new AgentOfflineError("The branch's agent moved to another gateway while running the job."));
     }
   }
 
@@ -106,15 +105,15 @@ export class JobRouting {
       throw reply.failure === 'timeout' ? new AgentTimeoutError(reply.message) : new AgentOfflineError(reply.message);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      if (code === ErrorCode.NoResponders) throw new AgentOfflineError(`No agent is connected for branch ${licenseKey}.`);
+      if (code === ErrorCode.NoResponders) throw new AgentOfflineError('No agent is connected for this branch.');
       if (code === ErrorCode.Timeout) {
         this.log.warn({ licenseKey, op }, 'the gateway holding the agent did not answer a routed job');
-        throw new AgentTimeoutError(`The agent of branch ${licenseKey} did not answer within ${timeoutMs} ms.`);
+        throw new AgentTimeoutError(`The branch's agent did not answer within ${timeoutMs} ms.`);
       }
       // The NATS link itself is down: the branch cannot be reached from here, as if offline.
       if (typeof code === 'string') {
         this.log.warn({ licenseKey, code }, 'cannot route a job to the other gateways');
-        throw new AgentOfflineError(`The agent of branch ${licenseKey} cannot be reached from this gateway right now.`);
+        throw new AgentOfflineError("The branch's agent cannot be reached from this gateway right now.");
       }
       throw error;
     } finally {

@@ -23,7 +23,7 @@ export const cancelAccount = implement(ops.cancelAccount, async (ctx, input) => 
     const found = !ctx.schema.hasTable('motivoscancelacion')
       ? undefined
       : await ctx.db.selectFrom('motivoscancelacion').select('idmotivocancela').where('idmotivocancela', '=', input.idMotivoCancela).executeTakeFirst();
-    if (!found) throw new PosError('motive_not_found', `There is no cancellation motive ${input.idMotivoCancela}.`, { idMotivoCancela: input.idMotivoCancela });
+    if (!found) throw new PosError('motive_not_found', 'The branch has no cancellation motive with the id in idMotivoCancela.', { field: 'idMotivoCancela' });
     motive = text(found.idmotivocancela) ?? input.idMotivoCancela;
   }
   // In the shift open at its station now, so that this shift's close and cash cut count it.

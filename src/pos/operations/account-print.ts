@@ -4,12 +4,12 @@
  * marks it printed and closed (`cierre`), and flags the handheld devices' copy; a reprint only
  * counts. A printed account takes no lines or discounts until it is reopened.
  */
-import * as ops from '../../protocol/operations/settlement.js';
+import type { AccountTicket } from '../../protocol/account-ticket.js';
 import type { PosContext } from '../context.js';
 import { nextNumcheque } from '../counters.js';
-import { implement } from '../operation.js';
 import type { ApiTotales } from '../totals.js';
 import { accountLines, lockAccount, refuseStates, requireUser, saveTotals, type LockedAccount } from './account.js';
+import { readAccountTicket } from './account-ticket.js';
 import { handheldDevicesInUse } from './handheld-accounts.js';
 
 export interface Printed {
@@ -58,16 +58,23 @@ export async function printLocked(ctx: PosContext, account: LockedAccount): Prom
   return { numcheque, impresiones };
 }
 
-/** The account's totals recomputed from its lines and stored, as every write on it leaves them. */
-export async function refreshTotals(ctx: PosContext, account: LockedAccount): Promise<ApiTotales> {
-  return saveTotals(ctx, account.folio, await accountLines(ctx, account.folio), account.descuento);
+export interface AccountPrint {
+  answer: { folio: number; numcheque: number; impresiones: number; totales: ApiTotales };
+  /** What the customer's ticket shows, read in the same transaction; only when asked for. */
+  ticket?: AccountTicket;
 }
 
-export const printAccount = implement(ops.printAccount, async (ctx, input) => {
+/**
+ * The account's print in the POS (the `orders.print` operation, which agent/print-operations.ts
+ * completes with the customer's ticket after the commit).
+ */
+export async function printAccountInPos(ctx: PosContext, input: { folio: number; usuario?: string }, withTicket: boolean): Promise<AccountPrint> {
   const account = await lockAccount(ctx, input.folio);
   refuseStates(account, ['cancelado', 'pagado', 'cuentaenuso']);
   await requireUser(ctx, input.usuario);
-  const totales = await refreshTotals(ctx, account);
+  const lines = await accountLines(ctx, account.folio);
+  const totales = await saveTotals(ctx, account.folio, lines, account.descuento);
   const printed = await printLocked(ctx, account);
-  return { folio: account.folio, ...printed, totales };
-});
+  const answer = { folio: account.folio, ...printed, totales };
+  return withTicket ? { answer, ticket: await readAccountTicket(ctx, account, lines, printed, totales) } : { answer };
+}

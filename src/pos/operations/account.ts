@@ -59,7 +59,7 @@ export async function lockAccount(ctx: PosContext, folio: number): Promise<Locke
     .where('folio', '=', folio)
     .forUpdate()
     .executeTakeFirst();
-  if (!row) throw new PosError('account_not_found', `There is no open account with folio ${folio}.`, { folio });
+  if (!row) throw new PosError('account_not_found', 'There is no open account with the folio in the request.', { folio });
   return {
     folio: Number(row.folio),
     mesa: text(row.mesa) ?? '',
@@ -172,9 +172,8 @@ export function totalsLineOf(r: {
 export function requireLines(lines: readonly StoredLine[], requested: ReadonlyArray<{ movimiento: number; idProducto: string }>): void {
   const missing = requested.filter((r) => !lines.some((l) => l.movimiento === r.movimiento && l.idproducto === r.idProducto));
   if (missing.length === 0) return;
-  throw new PosError('line_not_found', `The account has no line ${missing.map((m) => `${m.movimiento} (${m.idProducto})`).join(', ')}.`, {
-    lines: missing.map(({ movimiento, idProducto }) => ({ movimiento, idProducto })),
-  });
+  const fields = missing.map((m) => `productos.${requested.indexOf(m)}`);
+  throw new PosError('line_not_found', `The account has no line as named in ${fields.join(', ')}.`, { fields });
 }
 
 export function classification(value: string | number | null | undefined): Clasificacion {
@@ -195,10 +194,11 @@ export async function saveTotals(ctx: PosContext, folio: number, lines: readonly
   return totales;
 }
 
-export async function requireUser(ctx: PosContext, usuario: string | undefined): Promise<string> {
+/** The user a request names in `field` (default `usuario`), as the branch spells it; 422 user_not_found otherwise. */
+export async function requireUser(ctx: PosContext, usuario: string | undefined, field = 'usuario'): Promise<string> {
   if (usuario === undefined) return API_USER;
   const found = await ctx.db.selectFrom('usuarios').select('usuario').where('usuario', '=', usuario).executeTakeFirst();
-  if (!found) throw new PosError('user_not_found', `There is no user ${usuario}.`, { usuario });
+  if (!found) throw new PosError('user_not_found', `The branch has no user by the name in ${field}.`, { field });
   // The branch's own spelling, as requireStation keeps it.
   return text(found.usuario) ?? usuario;
 }
@@ -207,11 +207,11 @@ export async function requireUser(ctx: PosContext, usuario: string | undefined):
 export async function requireWaiter(ctx: PosContext, idMesero: string): Promise<string> {
   if (idMesero === '') return '';
   const found = await ctx.db.selectFrom('meseros').select('idmesero').where('idmesero', '=', idMesero).executeTakeFirst();
-  if (!found) throw new PosError('waiter_not_found', `There is no waiter ${JSON.stringify(idMesero)} at this branch.`, { idMesero });
+  if (!found) throw new PosError('waiter_not_found', 'The branch has no waiter with the id in idMesero.', { field: 'idMesero' });
   return text(found.idmesero) ?? idMesero;
 }
 
 export async function requireCompany(ctx: PosContext, idEmpresa: string): Promise<void> {
   const found = await ctx.db.selectFrom('empresas').select('idempresa').where('idempresa', '=', idEmpresa).executeTakeFirst();
-  if (!found) throw new PosError('company_not_found', `There is no company ${idEmpresa}.`, { idEmpresa });
+  if (!found) throw new PosError('company_not_found', 'The branch has no company with the id in idEmpresa.', { field: 'idEmpresa' });
 }

@@ -33,7 +33,7 @@ async function discountType(ctx: PosContext, id: string | undefined, forced: boo
     .$if(hasMaximum, (q) => q.select('activar_maximo_descuento'))
     .where('idtipodescuento', '=', id)
     .executeTakeFirst();
-  if (!row) throw new PosError('discount_type_not_found', `There is no discount type ${id}.`, { idTipoDescuento: id });
+  if (!row) throw new PosError('discount_type_not_found', 'The branch has no discount type with the id in idTipoDescuento.', { field: 'idTipoDescuento' });
   const limited = flag((row as { activar_maximo_descuento?: boolean }).activar_maximo_descuento);
   return { id: row.idtipodescuento, ceiling: limited ? dec(row.descuento) : undefined };
 }

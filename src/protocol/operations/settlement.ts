@@ -1,7 +1,9 @@
 /** Settling an account as Soft Restaurant does: print it, pay it, reopen it, cancel it. */
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
+import { printerId } from '../printers.js';
 import { decimal, folioParam, totales, usuario } from './orders.js';
+import { printers, printOutput } from './printing.js';
 
 const settled = {
   folio: z.number().int(),
@@ -9,11 +11,30 @@ const settled = {
   totales,
 };
 
+/** POST /temp_ordenes/{licenseKey}/{folio}/imprimir, as the client sends it. */
+export const printAccountBody = z.object({
+  folio: folioParam,
+  usuario,
+  printerId: printerId
+    .optional()
+    .describe("also print the customer's ticket on this registered thermal printer of the branch, once the account's print has committed"),
+});
+
 export const printAccount = defineOperation({
   name: 'orders.print',
   write: true,
-  input: () => z.object({ folio: folioParam, usuario }),
-  output: () => z.object({ ...settled, impresiones: z.number().int().describe('how many times the account has been printed') }),
+  input: () =>
+    printAccountBody.extend({ printers: printers.optional() }).superRefine((input, ctx) => {
+      if (input.printerId !== undefined && !input.printers?.[input.printerId]) {
+        ctx.addIssue({ code: 'custom', path: ['printers', input.printerId], message: `no target for printer ${input.printerId}` });
+      }
+    }),
+  output: () =>
+    z.object({
+      ...settled,
+      impresiones: z.number().int().describe('how many times the account has been printed'),
+      ticket: printOutput.optional().describe("the customer's ticket (with printerId): its print job and what the printer said"),
+    }),
 });
 
 const payment = z.object({

@@ -1,4 +1,5 @@
 import type { RunOp, Scenario } from './index.js';
+import { PRINTER_ID, printerFor } from './printing.js';
 
 const header = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 2, mesa: '', idMesero: '01' };
 const tacos = { movimiento: 1, idProducto: '3001', cantidad: 2 };
@@ -17,6 +18,8 @@ async function printed(run: RunOp): Promise<{ folio: number }> {
 export const settlementScenarios: Scenario[] = [
   { op: 'orders.print', input: { usuario: 'CAJERO' }, setup: (_db, run) => account(run) },
   { op: 'orders.print', input: {}, setup: (_db, run) => printed(run) },
+  // With the customer's ticket: what the ticket reads in the transaction, and its record after the commit.
+  { op: 'orders.print', input: { printerId: PRINTER_ID }, setup: async (_db, run) => ({ ...(await account(run)), ...(await printerFor('thermal')) }) },
   {
     op: 'orders.pay',
     input: {
