@@ -89,9 +89,10 @@ export const listClosedOrders = implement(ops.listClosedOrders, async (ctx, inpu
 });
 
 /**
- * Up to 10,000 shift numbers, sorted and cut into the lists one statement takes (`inNumbers`: on
- * PostgreSQL all of them in one, on SQL Server 2,000 each); each chunk is one query ordered by shift and folio, so the chunks follow one another in the result's
- * order and the page is read only from the chunks it overlaps.
+ * Up to 10,000 shift numbers, sorted and cut into the lists one statement takes (`inNumbers`:
+ * on PostgreSQL all of them in one, on SQL Server 2,000 each); each chunk is one query ordered by
+ * shift and folio, so the chunks follow one another in the result's order and the page is read
+ * only from the chunks it overlaps.
  */
 export const searchClosedOrdersByShifts = implement(ops.searchClosedOrdersByShifts, async (ctx, input) => {
   const { idTurnos, page, pageSize, ...filters } = input;
