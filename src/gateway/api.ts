@@ -119,8 +119,10 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
           const checked = def.op.input.safeParse(params);
           if (!checked.success) throw validationProblem(checked.error.issues, def.from === 'query' ? 'querystring' : 'body');
         }
-        if (def.prepare) params = await def.prepare({ userId: request.userId, licenseKey, store }, params);
+        const prepare = def.prepare;
+        const routeContext = { userId: request.userId, licenseKey, store };
         if (!key) {
+          if (prepare) params = await prepare(routeContext, params);
           const body = (await dispatch(def, licenseKey, params)) as Record<string, unknown>;
           if (def.envelope !== 'xml') return reply.code(def.status ?? 200).send(body);
           return reply
@@ -130,10 +132,17 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
             .send(body.xml);
         }
 
-        return answerOnce(keyed, request, reply, key, async (print) => {
-          const body = await dispatch(def, licenseKey, params, { scope: `user:${request.userId}`, key, fingerprint: print });
-          return { status: def.status ?? 200, body, jobId: (body as { jobId?: string }).jobId };
-        });
+        return answerOnce(
+          keyed,
+          request,
+          reply,
+          key,
+          async (print, prepared) => {
+            const body = await dispatch(def, licenseKey, prepared, { scope: `user:${request.userId}`, key, fingerprint: print });
+            return { status: def.status ?? 200, body, jobId: (body as { jobId?: string }).jobId };
+          },
+          prepare ? prepare(routeContext, params) : Promise.resolve(params),
+        );
       },
     });
   }

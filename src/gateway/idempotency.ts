@@ -133,16 +133,28 @@ export interface KeyedWrites {
  * Runs a write that sent an Idempotency-Key once: claims the key (or answers from its record),
  * runs `write` with the request's fingerprint, keeps what it answered for replay (a business
  * problem too) and sends it.
+ *
+ * `prepared`, what the write needs from the store (printer records), is looked up while the key
+ * is claimed rather than before. Its failure is answered as if it had come first: the claim is
+ * released, nothing is kept for replay, and no job is sent.
  */
-export async function answerOnce(
+export async function answerOnce<P>(
   keyed: KeyedWrites,
   request: FastifyRequest,
   reply: FastifyReply,
   key: string,
-  write: (print: string) => Promise<Outcome>,
+  write: (print: string, prepared: P) => Promise<Outcome>,
+  prepared?: Promise<P>,
 ): Promise<FastifyReply> {
   const print = fingerprint(request);
-  const replay = await claimOrReplay(keyed.store, request, key, print, keyed.retentionMs, keyed.staleAfterMs);
+  const claiming = claimOrReplay(keyed.store, request, key, print, keyed.retentionMs, keyed.staleAfterMs);
+  const [claim, ready] = await Promise.allSettled([claiming, prepared]);
+  if (ready.status === 'rejected') {
+    if (claim.status === 'fulfilled' && !claim.value) await settleKey(keyed.store, request.log, request.userId, key, undefined);
+    throw ready.reason;
+  }
+  if (claim.status === 'rejected') throw claim.reason;
+  const replay = claim.value;
   if (replay) {
     return reply
       .code(replay.status)
@@ -152,7 +164,7 @@ export async function answerOnce(
   }
   let outcome: Outcome;
   try {
-    outcome = await write(print);
+    outcome = await write(print, ready.value as P);
   } catch (error) {
     const problem = error instanceof ApiError && isReplayable(error.status, error.code) ? error : undefined;
     const kept = problem && {

@@ -20,15 +20,19 @@
  */
 import {
   AliasNode,
+  BinaryOperationNode,
   ColumnNode,
   DataTypeNode,
   FunctionNode,
   IdentifierNode,
   MssqlAdapter,
   MssqlQueryCompiler,
+  OperatorNode,
+  PrimitiveValueListNode,
   ReferenceNode,
   sql,
   TableNode,
+  ValueNode,
   type AliasableExpression,
   type CompiledQuery,
   type Expression,
@@ -84,6 +88,14 @@ export class MssqlPosQueryCompiler extends MssqlQueryCompiler {
     }
     if (node.func === 'md5' || node.func === 'decode') throw new Error(`T-SQL: ${node.func} only as rowFingerprint's decode(md5(…), 'hex')`);
     super.visitFunction(node);
+  }
+
+  protected override visitBinaryOperation(node: BinaryOperationNode): void {
+    const numbers = anyOfArray(node);
+    if (!numbers) return super.visitBinaryOperation(node);
+    this.visitNode(node.leftOperand);
+    this.append(' in ');
+    this.visitNode(PrimitiveValueListNode.create(numbers));
   }
 
   protected override visitSelectQuery(node: SelectQueryNode): void {
@@ -160,6 +172,32 @@ export function likeContains(value: Expression<unknown>, search: string): Expres
   return sql<SqlBool>`lower(${value}) like ${`%${escapeLike(search.toLowerCase())}%`} escape '\\'`;
 }
 
+/**
+ * `value IN (numbers)`, written as PostgreSQL's `value = any($1)`: the whole list is one array
+ * parameter, parsed and planned as one value however long it is. SQL Server has no arrays: the
+ * compiler spells it `value in (@1, @2, …)`, a parameter per number, and a statement takes at
+ * most 2,100, so callers cut long lists into chunks of `IN_LIST_LIMIT`.
+ */
+export function inNumbers(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any query's expression builder
+  eb: ExpressionBuilder<any, any>,
+  value: Expression<unknown>,
+  numbers: readonly number[],
+): Expression<SqlBool> {
+  return eb(value, '=', eb.fn('any', [eb.val([...numbers])]));
+}
+
+/** How many numbers one `inNumbers` list may hold: on SQL Server, room is left for the filters beside it. */
+export const IN_LIST_LIMIT: Record<PosDialectName, number> = { mssql: 2_000, postgres: 10_000 };
+
+/** `inNumbers`' node: `= any(<array parameter>)`. */
+function anyOfArray(node: BinaryOperationNode): readonly unknown[] | undefined {
+  const right = node.rightOperand;
+  if (!OperatorNode.is(node.operator) || node.operator.operator !== '=' || !FunctionNode.is(right) || right.func !== 'any') return undefined;
+  const only = right.arguments.length === 1 ? right.arguments[0] : undefined;
+  return only && ValueNode.is(only) && Array.isArray(only.value) ? (only.value as unknown[]) : undefined;
+}
+
 /** The T-SQL that SQL Server would run for a query node built for either dialect. */
 export function compileTsql(node: RootOperationNode): CompiledQuery {
   return TSQL_FORMS.get(node) ?? new MssqlPosQueryCompiler().compileQuery(node, { queryId: '' });
@@ -191,10 +229,38 @@ export class TsqlRecorder implements KyselyPlugin {
 const TSQL_FORMS = new WeakMap<RootOperationNode, CompiledQuery>();
 
 /** Runs the form for the connection's dialect; the T-SQL expectations record the SQL Server form. */
-async function runDialectStatement(db: PosDb, forms: { mssql: RawBuilder<unknown>; postgres: RawBuilder<unknown> }): Promise<void> {
+async function runDialectStatement(db: PosDb, forms: { mssql: RawBuilder<unknown>; postgres: RawBuilder<unknown> }): Promise<QueryResult<unknown>> {
   const chosen = dialectOf(db) === 'mssql' ? forms.mssql : forms.postgres;
   TSQL_FORMS.set(chosen.toOperationNode(), compileTsql(forms.mssql.toOperationNode()));
-  await chosen.execute(db);
+  return chosen.execute(db);
+}
+
+/** An idempotency record as `insertKeyIfAbsent` writes it. */
+export interface IdempotencyRow {
+  scope: string;
+  idem_key: string;
+  fingerprint: string;
+  op: string;
+  result: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/**
+ * Inserts an idempotency record unless one with its key exists, in one statement; true when it
+ * inserted. Either way a concurrent insert of the same key is waited for: PostgreSQL's
+ * `ON CONFLICT DO NOTHING` waits for the other transaction to end, and SQL Server's
+ * `WHERE NOT EXISTS` reads the key under UPDLOCK, HOLDLOCK, which the other one holds until it
+ * commits.
+ */
+export async function insertKeyIfAbsent(trx: PosDb, row: IdempotencyRow): Promise<boolean> {
+  const columns = sql`(scope, idem_key, fingerprint, op, result, created_at, expires_at)`;
+  const values = sql.join([row.scope, row.idem_key, row.fingerprint, row.op, row.result, row.created_at, row.expires_at]);
+  const result = await runDialectStatement(trx, {
+    mssql: sql`insert into ba_idempotency ${columns} select ${values} where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = ${row.scope} and idem_key = ${row.idem_key})`,
+    postgres: sql`insert into ba_idempotency ${columns} values (${values}) on conflict (scope, idem_key) do nothing`,
+  });
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 /**

@@ -1,12 +1,13 @@
 /** Account reads through the whole path (HTTP → gateway → WebSocket → agent → PostgreSQL), and their rules on the functions. */
+import { PostgresQueryCompiler, type KyselyPlugin } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedBranch } from '../../src/demo/seed.js';
 import * as ops from '../../src/protocol/operations/orders-read.js';
 import type { PosContext } from '../../src/pos/context.js';
-import { dialectOf, TsqlRecorder } from '../../src/pos/sql-dialect.js';
+import { dialectOf, IN_LIST_LIMIT, TsqlRecorder } from '../../src/pos/sql-dialect.js';
 import { type PosDb } from '../../src/pos/schema.js';
-import { listClosedOrders, listDayOrders, listOpenOrders, searchClosedOrdersByShifts, SHIFT_IDS_PER_STATEMENT } from '../../src/pos/operations/orders-read.js';
+import { listClosedOrders, listDayOrders, listOpenOrders, searchClosedOrdersByShifts } from '../../src/pos/operations/orders-read.js';
 import { operationalDay } from '../../src/pos/operational-day.js';
 import { readPosSchema } from '../../src/pos/runtime.js';
 import { totalsToApi } from '../../src/pos/totals.js';
@@ -530,16 +531,60 @@ describe('POST /ordenes/buscar', () => {
     expect(past.body).toMatchObject({ totalResults: 7, data: [] });
   });
 
-  it('never puts more than a chunk of shift numbers in one statement', async () => {
+  // The chunks are cut for the dialect the context names; the statements run here either way.
+  it('never puts more than a chunk of shift numbers in one SQL Server statement', async () => {
     const recorder = new TsqlRecorder();
-    const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: dialectOf(f.db), schema: f.schema, log: pino({ level: 'silent' }), now: new Date() };
+    const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: 'mssql', schema: f.schema, log: pino({ level: 'silent' }), now: new Date() };
     const ids = Array.from({ length: 10_000 }, (_, i) => i + 1);
     const page = await searchClosedOrdersByShifts.run(ctx, ops.searchClosedOrdersByShifts.input.parse({ idTurnos: ids, page: 2, pageSize: 3 }));
     expect(page.data.map((o) => o.folio)).toEqual(of(C, 'C4', 'C5', 'C7'));
     const parameters = recorder.statements.map((s) => Math.max(0, ...[...s.matchAll(/@(\d+)/g)].map((m) => Number(m[1]))));
-    expect(recorder.statements.filter((s) => s.startsWith('select count(*)'))).toHaveLength(10_000 / SHIFT_IDS_PER_STATEMENT);
-    expect(Math.max(...parameters)).toBeLessThanOrEqual(SHIFT_IDS_PER_STATEMENT + 10);
-    expect(Math.max(...parameters)).toBeGreaterThan(SHIFT_IDS_PER_STATEMENT);
+    expect(recorder.statements.filter((s) => s.startsWith('select count(*)'))).toHaveLength(10_000 / IN_LIST_LIMIT.mssql);
+    expect(Math.max(...parameters)).toBeLessThanOrEqual(IN_LIST_LIMIT.mssql + 10);
+    expect(Math.max(...parameters)).toBeGreaterThan(IN_LIST_LIMIT.mssql);
+  });
+
+  it('sends 10,000 shift numbers to PostgreSQL as one array, counted and read once', async ({ skip }) => {
+    skip(dialectOf(f.db) !== 'postgres', 'an array parameter is PostgreSQL only; the test above checks the SQL Server statements');
+    const statements: Array<{ sql: string; parameters: readonly unknown[] }> = [];
+    const compiler = new PostgresQueryCompiler();
+    const recorder: KyselyPlugin = {
+      transformQuery: (args) => {
+        if (args.node.kind === 'SelectQueryNode') statements.push(compiler.compileQuery(args.node, args.queryId));
+        return args.node;
+      },
+      transformResult: (args) => Promise.resolve(args.result),
+    };
+    const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: 'postgres', schema: f.schema, log: pino({ level: 'silent' }), now: new Date() };
+    const ids = Array.from({ length: 10_000 }, (_, i) => i + 1);
+    const page = await searchClosedOrdersByShifts.run(ctx, ops.searchClosedOrdersByShifts.input.parse({ idTurnos: ids, page: 2, pageSize: 3 }));
+    expect(page.data.map((o) => o.folio)).toEqual(of(C, 'C4', 'C5', 'C7'));
+    const searches = statements.filter((s) => s.sql.includes('"h"."idturno" = any($1)'));
+    expect(searches.map((s) => s.sql.startsWith('select count(*)'))).toEqual([true, false]);
+    for (const s of searches) expect(s.parameters[0]).toEqual(ids);
+    expect(Math.max(...statements.map((s) => s.parameters.length))).toBeLessThanOrEqual(10);
+  });
+
+  it("stays within SQL Server's 2,100 parameters with every filter beside a chunk", async () => {
+    const recorder = new TsqlRecorder();
+    const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: 'mssql', schema: f.schema, log: pino({ level: 'silent' }), now: new Date() };
+    const input = ops.searchClosedOrdersByShifts.input.parse({
+      idTurnos: Array.from({ length: 10_000 }, (_, i) => i + 1),
+      search: '5',
+      facturado: true,
+      fechaStart: '2026-01-01',
+      fechaEnd: '2026-12-31',
+      cierreStart: '2026-01-01',
+      cierreEnd: '2026-12-31',
+      turnoAperturaStart: '2026-01-01',
+      turnoAperturaEnd: '2026-12-31',
+      page: 1,
+      pageSize: 50,
+    });
+    await searchClosedOrdersByShifts.run(ctx, input);
+    const parameters = recorder.statements.map((s) => Math.max(0, ...[...s.matchAll(/@(\d+)/g)].map((m) => Number(m[1]))));
+    expect(Math.max(...parameters)).toBeGreaterThan(IN_LIST_LIMIT.mssql);
+    expect(Math.max(...parameters)).toBeLessThanOrEqual(2_100);
   });
 
   it('answers an empty page for an empty list (seed: up to 10,000 ids)', async () => {

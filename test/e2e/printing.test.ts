@@ -423,6 +423,25 @@ describe('Idempotency-Key', () => {
     expect(good.jobs).toHaveLength(1);
   });
 
+  it('keeps nothing of a request naming a printer not found: its key is free again, as if never sent', async () => {
+    const printer = await virtualPrinter();
+    const mineId = await registerAt(printer.port);
+    const idempotencyKey = randomUUID();
+    const body = order([
+      { printerId: mineId, productos: COFFEE_LINES },
+      { printerId: randomUUID(), productos: COFFEE_LINES },
+    ]);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const res = await print('orden', body, { idempotencyKey });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('idempotent-replayed')).toBeNull();
+      expect(res.body.code).toBe('printer_not_found');
+    }
+    expect(await stack.store.db.selectFrom('gw_idempotency').select('state').where('idem_key', '=', idempotencyKey).execute()).toEqual([]);
+    await settle();
+    expect(printer.jobs).toHaveLength(0);
+  });
+
   it("does not print twice even when the gateway lost its record: the agent's record answers", async () => {
     const printer = await virtualPrinter();
     const printerId = await registerAt(printer.port);

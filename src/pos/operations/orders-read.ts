@@ -3,19 +3,13 @@ import { dateFilterBound, DEFAULT_DAY_START_HOUR, toPage } from '../../protocol/
 import type { OpInput } from '../../protocol/operation.js';
 import * as ops from '../../protocol/operations/orders-read.js';
 import type { PosContext } from '../context.js';
-import { likeContains } from '../sql-dialect.js';
+import { IN_LIST_LIMIT, inNumbers, likeContains } from '../sql-dialect.js';
 import { implement } from '../operation.js';
 import { operationalDay, type OperationalDay } from '../operational-day.js';
 import { selectPage } from '../paging.js';
 import { mappedSegment, querySegment, selectPageAcross } from '../segmented-paging.js';
 import { localIso } from '../values.js';
 import { CLOSED_TABLES, HEADER_COLUMNS, linesQuery, lineToApi, ordersOf, TEMP_TABLES, type HeaderRow, type OrderTables } from './order-records.js';
-
-/**
- * SQL Server takes at most 2,100 parameters per statement; a thousand shift numbers per
- * statement leave room for the filters and keep each IN list of a reasonable size.
- */
-export const SHIFT_IDS_PER_STATEMENT = 1000;
 
 /** Headers of either table, aliased `h`; typed as the history table, whose columns include every one used here. */
 function headers(ctx: PosContext, tables: OrderTables) {
@@ -95,18 +89,27 @@ export const listClosedOrders = implement(ops.listClosedOrders, async (ctx, inpu
 });
 
 /**
- * Up to 10,000 shift numbers never go into one statement: sorted and cut into chunks, each chunk
- * is one query ordered by shift and folio, so the chunks follow one another in the result's
- * order and the page is read only from the chunks it overlaps.
+ * Up to 10,000 shift numbers, sorted and cut into the lists one statement takes (`inNumbers`:
+ * on PostgreSQL all of them in one, on SQL Server 2,000 each); each chunk is one query ordered by
+ * shift and folio, so the chunks follow one another in the result's order and the page is read
+ * only from the chunks it overlaps.
  */
 export const searchClosedOrdersByShifts = implement(ops.searchClosedOrdersByShifts, async (ctx, input) => {
   const { idTurnos, page, pageSize, ...filters } = input;
   const ids = [...new Set(idTurnos)].sort((a, b) => a - b);
   if (ids.length === 0) return toPage([], 0, page, pageSize);
+  const perStatement = IN_LIST_LIMIT[ctx.dialect];
   const segments = [];
-  for (let i = 0; i < ids.length; i += SHIFT_IDS_PER_STATEMENT) {
-    const chunk = ids.slice(i, i + SHIFT_IDS_PER_STATEMENT);
-    segments.push(querySegment(closedOrders(ctx, filters).where('h.idturno', 'in', chunk).orderBy('h.idturno').orderBy('h.folio')));
+  for (let i = 0; i < ids.length; i += perStatement) {
+    const chunk = ids.slice(i, i + perStatement);
+    segments.push(
+      querySegment(
+        closedOrders(ctx, filters)
+          .where((eb) => inNumbers(eb, eb.ref('h.idturno'), chunk))
+          .orderBy('h.idturno')
+          .orderBy('h.folio'),
+      ),
+    );
   }
   return withOrders(ctx, CLOSED_TABLES, await selectPageAcross(segments, { page, pageSize }));
 });

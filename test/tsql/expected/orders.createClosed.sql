@@ -1,6 +1,5 @@
 -- scenario 1: {"estacion":"CAJA1","serie":"A","idEmpresa":"0000000001","noPersonas":2,"mesa":"","idMesero":"01","idFormaDePago":"EFE","productos":[{"movimiento":1,"idProducto":"3001","cantidad":2},{"movimiento":2,"idProducto":"9001","cantidad":1,"modificador":true},{"movimiento":3,"idProducto":"1005","cantidad":1}]}
-select "fingerprint", "result" from "ba_idempotency" where "scope" = @1 and "idem_key" = @2;
-insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result", "created_at", "expires_at") values (@1, @2, @3, @4, @5, @6, @7);
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "idformadepago", "tipo", "tipodecambio" from "formasdepago" where "idformadepago" = @1;
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;

@@ -1,6 +1,5 @@
 -- scenario 1: {"usuario":"CAJERO","pagos":[{"idFormaDePago":"USD","importe":5},{"idFormaDePago":"EFE","importe":100},{"idFormaDePago":"TAR","importe":10,"propina":5,"referencia":"AUT1"}]}
-select "fingerprint", "result" from "ba_idempotency" where "scope" = @1 and "idem_key" = @2;
-insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result", "created_at", "expires_at") values (@1, @2, @3, @4, @5, @6, @7);
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "numcheque", "impresiones", "reabiertas", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
 select "usuario" from "usuarios" where "usuario" = @1;
 select "folio" from "tempchequespagos" where "folio" = @1;
@@ -19,8 +18,7 @@ insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values
 update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
 
 -- scenario 2: {"pagos":[{"idFormaDePago":"TAR","importe":178}]}
-select "fingerprint", "result" from "ba_idempotency" where "scope" = @1 and "idem_key" = @2;
-insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result", "created_at", "expires_at") values (@1, @2, @3, @4, @5, @6, @7);
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "numcheque", "impresiones", "reabiertas", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
 select "folio" from "tempchequespagos" where "folio" = @1;
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;

@@ -1,6 +1,5 @@
 -- scenario 1: {"idProducto":"9002","idEmpresa":"0000000001","descripcionProducto":"Extra queso gratinado","idGrupo":"MOD","nombreCorto":"Extra queso","visibleMenu":true,"precio":18.5,"impuesto1":16,"impuesto2":0,"impuesto3":0,"bloqueado":false,"permitirprodcompenmodif":true,"usuario":"ADMIN"}
-select "fingerprint", "result" from "ba_idempotency" where "scope" = @1 and "idem_key" = @2;
-insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result", "created_at", "expires_at") values (@1, @2, @3, @4, @5, @6, @7);
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "idproducto", "WorkspaceId" from "productos" with (updlock, rowlock) where "idproducto" = @1;
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "precio" from "productosdetalle" with (updlock, rowlock) where "idproducto" = @1 and "idempresa" = @2;
@@ -18,8 +17,7 @@ insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values
 update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
 
 -- scenario 2: {"idProducto":"1001","idEmpresa":"0000000001","descripcionProducto":"Café americano","idGrupo":"BEB","nombreCorto":"Americano","visibleMenu":true,"precio":35,"impuesto1":16,"impuesto2":0,"impuesto3":0,"bloqueado":false,"permitirprodcompenmodif":false}
-select "fingerprint", "result" from "ba_idempotency" where "scope" = @1 and "idem_key" = @2;
-insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result", "created_at", "expires_at") values (@1, @2, @3, @4, @5, @6, @7);
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "idproducto", "WorkspaceId" from "productos" with (updlock, rowlock) where "idproducto" = @1;
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "precio" from "productosdetalle" with (updlock, rowlock) where "idproducto" = @1 and "idempresa" = @2;

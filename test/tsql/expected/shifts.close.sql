@@ -1,6 +1,5 @@
 -- scenario 1: {"idTurno":2,"estacion":"CAJA1","idEmpresa":"0000000001","serie":"A","declaracion":[{"idFormaDePago":"EFE","importe":100},{"idFormaDePago":"USD","importe":5}]}
-select "fingerprint", "result" from "ba_idempotency" where "scope" = @1 and "idem_key" = @2;
-insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result", "created_at", "expires_at") values (@1, @2, @3, @4, @5, @6, @7);
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
 select "idturnointerno", "idturno", "idestacion", "idempresa", "cierre", "cajero", "WorkspaceId" from "turnos" with (updlock, rowlock) where "idturno" = @1;
 select "forzarmotivocancela", "nopermitircerrarturnocuentasabiertas", "nodescargarinventario" from "configuracion";
