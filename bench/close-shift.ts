@@ -11,6 +11,7 @@ import type { PosTable } from '../src/pos/schema.js';
 import { benchLines, insertAccounts } from './accounts.js';
 import type { BenchContext } from './run.js';
 import { time } from './measure.js';
+import { posDatabase } from '../src/config/schema.js';
 
 const ACCOUNTS = 2000;
 const LINES = 5;
@@ -25,7 +26,7 @@ export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promis
   await cluster.admin(`CREATE DATABASE pos_close_a TEMPLATE ${template}`);
   await cluster.admin(`CREATE DATABASE pos_close_b TEMPLATE ${template}`);
 
-  const pos = await openPos({ dialect: 'postgres', url: cluster.url('pos_close_a') }, log);
+  const pos = await openPos(posDatabase({ dialect: 'postgres', url: cluster.url('pos_close_a') }), log);
   const closeMs = await time(() =>
     pos.db
       .transaction()
@@ -39,7 +40,7 @@ export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promis
   await pos.close();
 
   // The baseline: the same rows copied with one INSERT … SELECT per table, every shared column.
-  const baseline = await openPos({ dialect: 'postgres', url: cluster.url('pos_close_b') }, log);
+  const baseline = await openPos(posDatabase({ dialect: 'postgres', url: cluster.url('pos_close_b') }), log);
   const shared = (from: PosTable, to: PosTable, except: string[]) =>
     baseline.schema.columnNames(from).filter((c) => baseline.schema.has(to, c) && !except.includes(c) && !baseline.schema.column(to, c)!.identity);
   const list = (columns: string[], prefix = '') => sql.raw(columns.map((c) => `${prefix}"${c}"`).join(', '));
@@ -67,7 +68,7 @@ export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promis
 /** 2,000 paid cash accounts of 5 lines in the open shift, written with bulk statements. */
 async function fillShift(url: string): Promise<void> {
   const log = pino({ level: 'silent' });
-  const pos = await openPos({ dialect: 'postgres', url }, log);
+  const pos = await openPos(posDatabase({ dialect: 'postgres', url }), log);
   const { lines, header } = benchLines(LINES);
   for (let start = 0; start < ACCOUNTS; start += 500) {
     const batch = Array.from({ length: Math.min(500, ACCOUNTS - start) }, (_, i) => ({

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { ping, type PosDbConfig } from '../pos/db.js';
 import { operations } from './operations.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
+import { agentDefaults } from '../config/schema.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
 import { EventPump } from './event-pump.js';
@@ -16,6 +17,7 @@ import { UpgradeRunner, type UpgradeOptions } from './upgrades.js';
 /** How often an agent tells the gateway its health unless its config says otherwise. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 
+/** What an agent runs with; an option left out takes the config schema's default (agentDefaults). */
 export interface AgentConfig {
   licenseKey: string;
   workerId?: string;
@@ -26,7 +28,7 @@ export interface AgentConfig {
   database: PosDbConfig;
   concurrency?: number;
   idempotencyRetentionHours?: number;
-  /** How often the POS is polled for changes (DEFAULT_EVENT_POLL_MS). */
+  /** How often the POS is polled for changes. */
   events?: { pollIntervalMs?: number };
   /** Heartbeat and reconnect timings; the defaults are DESIGN.md's (tests shorten them). */
   connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'> & {
@@ -54,14 +56,15 @@ export async function startAgent(
   log: Logger,
   testHooks: Pick<RunnerOptions, 'beforeCommit' | 'afterCommit' | 'wallClock'> = {},
 ): Promise<Agent> {
+  const defaults = agentDefaults();
   const workerId = config.workerId ?? `${hostname()}-${config.licenseKey}`;
   const pos = await openPos(config.database, log);
   const runner = new JobRunner({
     pos,
     operations,
     log,
-    concurrency: config.concurrency ?? 8,
-    idempotencyRetentionMs: (config.idempotencyRetentionHours ?? 24) * 3_600_000,
+    concurrency: config.concurrency ?? defaults.concurrency,
+    idempotencyRetentionMs: (config.idempotencyRetentionHours ?? defaults.idempotencyRetentionHours) * 3_600_000,
     ...testHooks,
   });
   const pingDatabase = () => ping(pos.db);
@@ -72,7 +75,7 @@ export async function startAgent(
     licenseKey: config.licenseKey,
     log,
     send: (message) => connection.send(message),
-    pollIntervalMs: config.events?.pollIntervalMs,
+    pollIntervalMs: config.events?.pollIntervalMs ?? defaults.events.pollIntervalMs,
   });
   const { heartbeatIntervalMs = DEFAULT_HEARTBEAT_MS, ...connectionTimings } = config.connection ?? {};
   const connection: GatewayConnection = new GatewayConnection({

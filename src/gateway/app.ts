@@ -18,44 +18,39 @@ import { RolloutDriver } from './fleet/rollout-driver.js';
 import { describeApi } from './openapi.js';
 import { acceptOnlyUtf8Json } from './json-body.js';
 import { FeedSignals } from './event-feed.js';
-import { STRICT_ADDRESS_POLICY, type AddressPolicy } from './webhook-address.js';
+import type { AddressPolicy } from './webhook-address.js';
 import { WebhookDelivery, type DeliveryOptions } from './webhook-delivery.js';
 import { JobLog } from './job-log.js';
 import { schedulePurges } from './purges.js';
-import {
-  DEFAULT_EVENT_RETENTION_DAYS,
-  DEFAULT_FAILED_AUTH_LIMIT,
-  DEFAULT_IDEMPOTENCY_RETENTION_HOURS,
-  DEFAULT_JOB_LOG_RETENTION_DAYS,
-  DEFAULT_PURGE_INTERVAL_MINUTES,
-} from '../config/gateway-defaults.js';
+import { gatewayDefaults } from '../config/schema.js';
 import type { FailedAuthLimit } from './failed-auth-throttle.js';
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { ApiError, sendProblem, toApiError } from './problems.js';
 import type { GatewayStore } from './store.js';
 import { refuseUnstorableText } from './unstorable-text.js';
 
+/** What the gateway is built with; an option left out takes the config schema's default (gatewayDefaults). */
 export interface GatewayOptions {
   store: GatewayStore;
   log: Logger;
   jobTimeoutMs?: number;
   rateLimit?: { perSecond: number; burst: number };
-  /** Failed authentications allowed per client address before 429 (DEFAULT_FAILED_AUTH_LIMIT). */
+  /** Failed authentications allowed per client address before 429. */
   failedAuthLimit?: FailedAuthLimit;
   /** Whose X-Forwarded-For names the client address: any proxy (true, the default), none, or these addresses/CIDRs. */
   trustProxy?: boolean | string[];
   idempotencyRetentionHours?: number;
-  /** Job log entries older than this are purged (DEFAULT_JOB_LOG_RETENTION_DAYS). */
+  /** Job log entries older than this are purged. */
   jobLogRetentionDays?: number;
-  /** How often records past their retention are purged (DEFAULT_PURGE_INTERVAL_MINUTES). */
+  /** How often records past their retention are purged. */
   purgeIntervalMs?: number;
   hub?: { pingIntervalMs?: number; deadAfterMs?: number };
   /** Seals webhook signing secrets in the store (webhook-secrets.ts); every gateway of a store needs the same. */
   webhookKey: Buffer;
-  /** Events older than this are purged (DEFAULT_EVENT_RETENTION_DAYS). */
+  /** Events older than this are purged. */
   eventRetentionDays?: number;
   /** Where webhooks may point (https and public addresses unless relaxed), and how they are retried. */
-  webhooks?: Partial<AddressPolicy> & Pick<DeliveryOptions, 'retryBaseMs' | 'retryMaxMs' | 'giveUpAfterMs' | 'timeoutMs' | 'pollMs'>;
+  webhooks?: Partial<AddressPolicy & Pick<DeliveryOptions, 'retryBaseMs' | 'retryMaxMs' | 'giveUpAfterMs' | 'timeoutMs' | 'pollMs'>>;
   /** Cluster mode: several instances on one store, routing jobs over NATS (./cluster/). */
   cluster?: ClusterOptions;
 }
@@ -66,12 +61,13 @@ export interface Gateway {
 }
 
 export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
+  const defaults = gatewayDefaults();
   const app: FastifyInstance = Fastify({
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the lint sees no difference; tsc needs Fastify's logger type, not pino's
     loggerInstance: opts.log as FastifyBaseLogger,
     // The job log in the store records every dispatched call; per-request lines would repeat it.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: opts.trustProxy ?? true,
+    trustProxy: opts.trustProxy ?? defaults.trustProxy,
     bodyLimit: 4 * 1024 * 1024,
     ajv: { customOptions: { coerceTypes: false } },
     clientErrorHandler: answerClientError,
@@ -81,14 +77,15 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     return503OnClosing: !opts.cluster,
   });
   acceptOnlyUtf8Json(app);
-  const jobTimeoutMs = opts.jobTimeoutMs ?? 30_000;
-  const { allowHttp, allowLoopback, allowPrivate, ...retry } = opts.webhooks ?? {};
+  const jobTimeoutMs = opts.jobTimeoutMs ?? defaults.jobTimeoutMs;
+  const { allowHttp, allowLoopback, allowPrivate, timeoutMs: webhookTimeoutMs, ...retry } = opts.webhooks ?? {};
   const policy: AddressPolicy = {
-    allowHttp: allowHttp ?? STRICT_ADDRESS_POLICY.allowHttp,
-    allowLoopback: allowLoopback ?? STRICT_ADDRESS_POLICY.allowLoopback,
-    allowPrivate: allowPrivate ?? STRICT_ADDRESS_POLICY.allowPrivate,
+    allowHttp: allowHttp ?? defaults.webhooks.allowHttp,
+    allowLoopback: allowLoopback ?? defaults.webhooks.allowLoopback,
+    allowPrivate: allowPrivate ?? defaults.webhooks.allowPrivate,
   };
-  const delivery = new WebhookDelivery({ store: opts.store, log: opts.log, webhookKey: opts.webhookKey, policy, ...retry });
+  const timeoutMs = webhookTimeoutMs ?? defaults.webhooks.timeoutMs;
+  const delivery = new WebhookDelivery({ store: opts.store, log: opts.log, webhookKey: opts.webhookKey, policy, timeoutMs, ...retry });
   const signals = new FeedSignals();
   const hub = new AgentHub({
     store: opts.store,
@@ -160,7 +157,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     return { code, status: ERROR_STATUS[code], title: ERROR_TITLES[code] };
   });
 
-  const rateLimit = opts.rateLimit ?? { perSecond: 20, burst: 40 };
+  const rateLimit = opts.rateLimit ?? defaults.rateLimit;
   const jobLog = new JobLog(opts.store, opts.log);
   app.addHook('onClose', () => jobLog.flush());
   await app.register(apiPlugin, {
@@ -170,11 +167,11 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     rateLimit,
     // One instance counts in memory; a cluster counts in the store all instances share.
     ...(opts.cluster ? { rateLimitStore: sharedRateLimitStore(opts.store.rateLimits, rateLimitWindowMs(rateLimit)) } : {}),
-    failedAuthLimit: opts.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT,
-    idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? DEFAULT_IDEMPOTENCY_RETENTION_HOURS) * 3_600_000,
+    failedAuthLimit: opts.failedAuthLimit ?? defaults.failedAuthLimit,
+    idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? defaults.idempotencyRetentionHours) * 3_600_000,
     jobLog,
     rollouts: new RolloutDriver(opts.store, hub, opts.log),
-    events: { signals, webhookKey: opts.webhookKey, policy, timeoutMs: retry.timeoutMs ?? 10_000 },
+    events: { signals, webhookKey: opts.webhookKey, policy, timeoutMs },
   });
   delivery.start();
   app.addHook('onClose', () => delivery.stop());
@@ -189,9 +186,9 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   const purges = schedulePurges(opts.store, opts.log, {
-    jobLogRetentionMs: (opts.jobLogRetentionDays ?? DEFAULT_JOB_LOG_RETENTION_DAYS) * 86_400_000,
-    eventRetentionMs: (opts.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS) * 86_400_000,
-    everyMs: opts.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MINUTES * 60_000,
+    jobLogRetentionMs: (opts.jobLogRetentionDays ?? defaults.jobLogRetentionDays) * 86_400_000,
+    eventRetentionMs: (opts.eventRetentionDays ?? defaults.eventRetentionDays) * 86_400_000,
+    everyMs: opts.purgeIntervalMs ?? defaults.purgeIntervalMinutes * 60_000,
   });
   app.addHook('onClose', () => purges.stop());
   return { app, hub };

@@ -12,6 +12,7 @@ import type { BranchEvent } from '../protocol/events.js';
 import {
   AGENT_PATH,
   CLOSE,
+  HEARTBEAT,
   agentMessage,
   frameJson,
   helloMessage,
@@ -95,7 +96,7 @@ export interface HubCluster {
 export interface HubOptions {
   store: GatewayStore;
   log: Logger;
-  jobTimeoutMs?: number;
+  jobTimeoutMs: number;
   pingIntervalMs?: number;
   deadAfterMs?: number;
   helloTimeoutMs?: number;
@@ -128,8 +129,8 @@ export class AgentHub {
   #cluster: HubCluster | undefined;
 
   constructor(private readonly opts: HubOptions) {
-    const interval = opts.pingIntervalMs ?? 15_000;
-    const deadAfter = opts.deadAfterMs ?? 45_000;
+    const interval = opts.pingIntervalMs ?? HEARTBEAT.pingIntervalMs;
+    const deadAfter = opts.deadAfterMs ?? HEARTBEAT.deadAfterMs;
     this.#pinger = setInterval(() => {
       for (const agent of this.#agents.values()) {
         if (Date.now() - agent.lastSeen > deadAfter) {
@@ -205,7 +206,7 @@ export class AgentHub {
     op: string,
     params: unknown,
     idempotency?: JobMessage['idempotency'],
-    timeoutMs = this.opts.jobTimeoutMs ?? 30_000,
+    timeoutMs = this.opts.jobTimeoutMs,
   ): Promise<DispatchOutcome> {
     if (!this.#agents.has(licenseKey) && this.#cluster) return this.#cluster.dispatchElsewhere(licenseKey, op, params, idempotency, timeoutMs);
     return this.dispatchHere(licenseKey, op, params, idempotency, timeoutMs);
