@@ -44,7 +44,7 @@ const all: Implementation[] = [
   attendance.listAttendance,
   products.updateProduct,
   invoices.invoiceXml,
-] as Implementation[];
+];
 
 /** The registry by name; an operation listed twice is a mistake that must stop the agent, not shadow the first. */
 export function registry(implementations: readonly Implementation[]): ReadonlyMap<string, Implementation> {

@@ -77,6 +77,8 @@ export const printOrder = defineOperation({
   name: 'print.order',
   write: true,
   outsideEffect: true,
+  // Printing changes no Soft Restaurant record: nothing for events to attribute.
+  marks: () => [],
   input: () =>
     printOrderBody.extend({ printers }).superRefine((input, ctx) =>
       everyPrinterResolved(
@@ -92,6 +94,7 @@ export const printTest = defineOperation({
   name: 'print.test',
   write: true,
   outsideEffect: true,
+  marks: () => [],
   input: () => printTestBody.extend({ printers }).superRefine((input, ctx) => everyPrinterResolved([input.printerId], input.printers, ctx)),
   output: () => printOutput,
 });
