@@ -272,6 +272,29 @@ describe('POST /print/{licenseKey}/orden', () => {
     expect(labels[0]).toContain('Café con leche\n+ Leche de almendra\n* ¿Sin azúcar?');
     expect(labels[2]).toMatch(/3\/3\nJalapeño relleno de\nqueso$/);
   });
+
+  it('refuses more labels than a roll holds for one label printer, before anything prints', async () => {
+    const labels = await virtualPrinter();
+    const thermal = await virtualPrinter();
+    const labelId = await registerAt(labels.port, { kind: 'label' });
+    const thermalId = await registerAt(thermal.port);
+    const line = { cantidad: 9999, descripcion: 'Agua' };
+    // 9,999 units make one line on a ticket, and 2 × 501 = 1,002 labels on the label printer.
+    const res = await print(
+      'orden',
+      order([
+        { printerId: thermalId, productos: [line] },
+        { printerId: labelId, copias: 2, productos: [{ ...line, cantidad: 500.5 }] },
+      ]),
+    );
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.text).toContain('would print 1002 labels');
+    await settle();
+    expect([labels.jobs.length, thermal.jobs.length]).toEqual([0, 0]);
+    const ticket = await print('orden', order([{ printerId: thermalId, copias: 10, productos: [line] }]));
+    expect(ticket.status, ticket.text).toBe(200);
+  });
 });
 
 describe('printers that do not take the job: 502 printer_failed with per-printer results', () => {
