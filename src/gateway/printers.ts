@@ -25,6 +25,7 @@ import type { AgentHub } from './hub.js';
 import { problemResponses } from './openapi.js';
 import { ApiError, validationProblem } from './problems.js';
 import type { GatewayStore } from './store.js';
+import { authorizeBranch } from './branch-access.js';
 
 export interface PrinterRoutesOptions {
   store: GatewayStore;
@@ -67,12 +68,6 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
 
   const toRecord = ({ id, ...rest }: StoredPrinter): PrinterRecord => ({ id, workerId: workerIdOf(rest.licenseKey), ...rest });
 
-  async function authorizeBranch(userId: number, licenseKey: string): Promise<void> {
-    if ((await store.branchOwner(licenseKey)) !== userId) {
-      throw new ApiError('branch_forbidden', `This API key may not use branch ${licenseKey}.`);
-    }
-  }
-
   typed.get(
     '/print/printers',
     {
@@ -87,7 +82,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
     },
     async (request) => {
       const { licenseKey } = request.query;
-      if (licenseKey !== undefined) await authorizeBranch(request.userId, licenseKey);
+      if (licenseKey !== undefined) await authorizeBranch(store, request.userId, licenseKey);
       const data = (await store.printers.list(request.userId, licenseKey)).map(toRecord);
       return { totalResults: data.length, data };
     },
@@ -106,7 +101,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
       },
     },
     async (request, reply) => {
-      await authorizeBranch(request.userId, request.body.licenseKey);
+      await authorizeBranch(store, request.userId, request.body.licenseKey);
       const printer = await store.printers.create(request.userId, withThermalLabelDefaults(request.body));
       return reply.code(201).send(toRecord(printer));
     },
@@ -148,7 +143,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
         const changes = Object.fromEntries(Object.entries(request.body).filter(([, v]) => v !== undefined)) as typeof request.body;
         const updated = await store.printers.update(request.userId, request.params.id, async (current) => {
           if (changes.licenseKey !== undefined && changes.licenseKey !== current.licenseKey) {
-            await authorizeBranch(request.userId, changes.licenseKey);
+            await authorizeBranch(store, request.userId, changes.licenseKey);
           }
           const merged = { ...current, ...changes };
           if (merged.kind === 'thermal' && merged.widthMm === null) {
@@ -176,7 +171,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
     },
     async (request) => {
       const { licenseKey } = request.params;
-      await authorizeBranch(request.userId, licenseKey);
+      await authorizeBranch(store, request.userId, licenseKey);
       const data = (await store.printers.list(request.userId, licenseKey)).map(({ id, printerIp, printerPort, displayName, widthMm, kind }) => ({
         id,
         printerIp,

@@ -152,13 +152,13 @@ export class GatewayStore {
     return (await this.apiKeyOwner(apiKey))?.userId ?? null;
   }
 
-  /** The user owning a branch, or null when no such branch is registered. */
   /** The license keys of the user's branches, in order. */
   async branchesOfUser(userId: number): Promise<string[]> {
     const rows = await this.db.selectFrom('gw_branches').select('license_key').where('user_id', '=', userId).orderBy('license_key').execute();
     return rows.map((r) => r.license_key);
   }
 
+  /** The user owning a branch, or null when no such branch is registered. */
   async branchOwner(licenseKey: string): Promise<number | null> {
     const cached = this.#owners.get(licenseKey);
     if (cached !== undefined) return cached;
