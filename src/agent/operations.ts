@@ -4,12 +4,12 @@
  */
 import type { Implementation } from '../pos/operation.js';
 import * as attendance from '../pos/operations/attendance.js';
-import * as cancellation from '../pos/operations/cancellation.js';
+import * as cancelLines from '../pos/operations/cancel-lines.js';
 import * as catalogs from '../pos/operations/catalogs.js';
 import * as discounts from '../pos/operations/discounts.js';
-import * as invoices from '../pos/operations/invoices.js';
+import * as invoiceXml from '../pos/operations/invoice-xml.js';
 import * as orders from '../pos/operations/orders.js';
-import * as products from '../pos/operations/products.js';
+import * as updateProduct from '../pos/operations/update-product.js';
 import * as shiftClose from '../pos/operations/shift-close.js';
 import * as shifts from '../pos/operations/shifts.js';
 import * as ordersRead from '../pos/operations/orders-read.js';
@@ -26,7 +26,7 @@ const all: Implementation[] = [
   orders.createOrder,
   orders.createClosedOrder,
   orders.addLines,
-  cancellation.cancelLines,
+  cancelLines.cancelLines,
   discounts.generalDiscount,
   discounts.lineDiscount,
   shifts.listShifts,
@@ -42,8 +42,8 @@ const all: Implementation[] = [
   ordersRead.listDayOrders,
   ordersRead.listOpenOrders,
   attendance.listAttendance,
-  products.updateProduct,
-  invoices.invoiceXml,
+  updateProduct.updateProduct,
+  invoiceXml.invoiceXml,
 ];
 
 /** The registry by name; an operation listed twice is a mistake that must stop the agent, not shadow the first. */
