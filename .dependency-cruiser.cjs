@@ -1,5 +1,5 @@
 /**
- * The layering of src/ (README, Layout), checked by `npm run lint`. From the bottom up:
+ * The layering of src/ (docs/architecture.md, Layering), checked by `npm run lint`. From the bottom up:
  * protocol (schemas, wire messages, error codes) and a few shared leaves (version, logging, the
  * PostgreSQL pool, SQL migrations, database-error classification, the embedded server); config;
  * pos and printing; agent and gateway; demo and cli on top. Each imports only what is below it.
@@ -56,6 +56,13 @@ module.exports = {
       comment: 'pos/ pulls in tedious and sets pg type parsers for the whole process.',
       from: { path: '^src/gateway/' },
       to: { path: '^src/(pos|printing)/' },
+    },
+    {
+      name: 'hub-knows-no-fleet',
+      severity: 'error',
+      comment: 'fleet/ drives rollouts through the hub and stores what the hub reports (hub/agent-status.ts): the arrow points one way.',
+      from: { path: '^src/gateway/hub' },
+      to: { path: '^src/gateway/fleet/' },
     },
     {
       name: 'only-the-top-imports-demo',

@@ -11,7 +11,9 @@ export function spawnAgent(config: Record<string, unknown>): ChildProcess {
   const file = path.join(tmpdir(), `bench-agent-${process.pid}-${Date.now()}.json`);
   // A lock file of its own: the benchmarks run several agents on this machine at once.
   writeFileSync(file, JSON.stringify({ agent: { log: { level: 'warn' }, lockFile: `${file}.lock`, ...config } }));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'run', '--config', file], { stdio: ['ignore', 'inherit', 'inherit'] });
+  // BENCH_AGENT_PROFILE=<dir>: a CPU profile of each agent there (node --cpu-prof).
+  const profile = process.env.BENCH_AGENT_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_AGENT_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/cli.ts', 'run', '--config', file], { stdio: ['ignore', 'inherit', 'inherit'] });
   child.once('exit', (code) => {
     if (code !== 0 && code !== null) console.error(`bench agent exited with ${code}`);
   });

@@ -1,7 +1,7 @@
 /**
  * close-shift: seconds to close a shift holding 2,000 paid accounts of 5 lines each, and the
  * ratio to copying the same rows (headers, lines, payments) with one bulk INSERT … SELECT per
- * table, measured on identical copies of the same database.
+ * table, measured on identical copies of the same database; the median of three rounds.
  */
 import { sql } from 'kysely';
 import pino from 'pino';
@@ -10,7 +10,7 @@ import { openPos } from '../src/pos/runtime.js';
 import type { PosTable } from '../src/pos/schema.js';
 import { benchLines, insertAccounts } from './accounts.js';
 import type { BenchContext } from './run.js';
-import { time } from './measure.js';
+import { median, time } from './measure.js';
 import { posDatabase } from '../src/config/schema.js';
 
 const ACCOUNTS = 2000;
@@ -18,51 +18,73 @@ const LINES = 5;
 /** The demo data's open shift on CAJA1 (shift 1 is its closed history). */
 const OPEN_SHIFT = 2;
 
+/** Rounds on fresh copies: one close is a single sample, and swings with what else the machine does. */
+const ROUNDS = 3;
+
 export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promise<string[]> {
-  const log = pino({ level: 'silent' });
   const template = 'pos_close_template';
   await cluster.admin(`CREATE DATABASE ${template} TEMPLATE ${new URL(posUrl).pathname.slice(1)}`);
   await fillShift(cluster.url(template));
-  await cluster.admin(`CREATE DATABASE pos_close_a TEMPLATE ${template}`);
-  await cluster.admin(`CREATE DATABASE pos_close_b TEMPLATE ${template}`);
+  const rounds: Array<{ closeMs: number; copyMs: number }> = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    await cluster.admin(`CREATE DATABASE pos_close_a${round} TEMPLATE ${template}`);
+    await cluster.admin(`CREATE DATABASE pos_close_b${round} TEMPLATE ${template}`);
+    rounds.push({ closeMs: await timeClose(cluster.url(`pos_close_a${round}`)), copyMs: await timeCopy(cluster.url(`pos_close_b${round}`)) });
+  }
+  const ratios = rounds.map((r) => r.closeMs / r.copyMs);
+  const closeMs = median(rounds.map((r) => r.closeMs));
+  const copyMs = median(rounds.map((r) => r.copyMs));
+  return [
+    `close-shift: ratio to bulk copy ${median(ratios).toFixed(2)}  (median of ${ROUNDS} rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}; close ${closeMs.toFixed(0)} ms, bulk copy ${copyMs.toFixed(0)} ms for ${ACCOUNTS} accounts × ${LINES} lines)`,
+  ];
+}
 
-  const pos = await openPos(posDatabase({ dialect: 'postgres', url: cluster.url('pos_close_a') }), log);
-  const closeMs = await time(() =>
-    pos.db
-      .transaction()
-      .execute((trx) =>
-        closeShift.run(
-          { db: trx, dialect: pos.dialect, schema: pos.schema, log, now: new Date() },
-          { idTurno: OPEN_SHIFT, estacion: 'CAJA1', idEmpresa: '0000000001' },
+async function timeClose(url: string): Promise<number> {
+  const log = pino({ level: 'silent' });
+  const pos = await openPos(posDatabase({ dialect: 'postgres', url }), log);
+  try {
+    return await time(() =>
+      pos.db
+        .transaction()
+        .execute((trx) =>
+          closeShift.run(
+            { db: trx, dialect: pos.dialect, schema: pos.schema, log, now: new Date() },
+            { idTurno: OPEN_SHIFT, estacion: 'CAJA1', idEmpresa: '0000000001' },
+          ),
         ),
-      ),
-  );
-  await pos.close();
+    );
+  } finally {
+    await pos.close();
+  }
+}
 
-  // The baseline: the same rows copied with one INSERT … SELECT per table, every shared column.
-  const baseline = await openPos(posDatabase({ dialect: 'postgres', url: cluster.url('pos_close_b') }), log);
-  const shared = (from: PosTable, to: PosTable, except: string[]) =>
-    baseline.schema.columnNames(from).filter((c) => baseline.schema.has(to, c) && !except.includes(c) && !baseline.schema.column(to, c)!.identity);
-  const list = (columns: string[], prefix = '') => sql.raw(columns.map((c) => `${prefix}"${c}"`).join(', '));
-  const headers = shared('tempcheques', 'cheques', ['folio', 'foliotempcheques']);
-  const copyMs = await time(() =>
-    baseline.db.transaction().execute(async (trx) => {
-      await sql`insert into cheques (${list(headers)}, foliotempcheques) select ${list(headers)}, folio from tempcheques where idturno = ${OPEN_SHIFT}`.execute(
-        trx,
-      );
-      for (const [from, to, key] of [
-        ['tempcheqdet', 'cheqdet', 'foliodet'],
-        ['tempchequespagos', 'chequespagos', 'folio'],
-      ] as const) {
-        const columns = shared(from, to, [key]);
-        await sql`insert into ${sql.table(to)} (${list(columns)}, ${sql.ref(key)}) select ${list(columns, 's.')}, c.folio from ${sql.table(from)} s join cheques c on c.foliotempcheques = s.${sql.ref(key)}`.execute(
+/** The baseline: the same rows copied with one INSERT … SELECT per table, every shared column. */
+async function timeCopy(url: string): Promise<number> {
+  const baseline = await openPos(posDatabase({ dialect: 'postgres', url }), pino({ level: 'silent' }));
+  try {
+    const shared = (from: PosTable, to: PosTable, except: string[]) =>
+      baseline.schema.columnNames(from).filter((c) => baseline.schema.has(to, c) && !except.includes(c) && !baseline.schema.column(to, c)!.identity);
+    const list = (columns: string[], prefix = '') => sql.raw(columns.map((c) => `${prefix}"${c}"`).join(', '));
+    const headers = shared('tempcheques', 'cheques', ['folio', 'foliotempcheques']);
+    return await time(() =>
+      baseline.db.transaction().execute(async (trx) => {
+        await sql`insert into cheques (${list(headers)}, foliotempcheques) select ${list(headers)}, folio from tempcheques where idturno = ${OPEN_SHIFT}`.execute(
           trx,
         );
-      }
-    }),
-  );
-  await baseline.close();
-  return [`close-shift: ${(closeMs / 1000).toFixed(2)} s for ${ACCOUNTS} accounts × ${LINES} lines; ratio to bulk copy ${(closeMs / copyMs).toFixed(2)}`];
+        for (const [from, to, key] of [
+          ['tempcheqdet', 'cheqdet', 'foliodet'],
+          ['tempchequespagos', 'chequespagos', 'folio'],
+        ] as const) {
+          const columns = shared(from, to, [key]);
+          await sql`insert into ${sql.table(to)} (${list(columns)}, ${sql.ref(key)}) select ${list(columns, 's.')}, c.folio from ${sql.table(from)} s join cheques c on c.foliotempcheques = s.${sql.ref(key)}`.execute(
+            trx,
+          );
+        }
+      }),
+    );
+  } finally {
+    await baseline.close();
+  }
 }
 
 /** 2,000 paid cash accounts of 5 lines in the open shift, written with bulk statements. */

@@ -5,7 +5,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
 export function request(
   url: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+  opts: { method?: string; headers?: Record<string, string>; body?: unknown; agent?: http.Agent } = {},
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
@@ -13,7 +13,7 @@ export function request(
       url,
       {
         method: opts.method ?? 'GET',
-        agent,
+        agent: opts.agent ?? agent,
         headers: { ...opts.headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
       },
       (res) => {

@@ -25,3 +25,11 @@ export async function compare(a: () => Promise<unknown>, b: () => Promise<unknow
   }
   return { a: median(as), b: median(bs) };
 }
+
+/** `compare` for any number of subjects: each round runs every one in turn; returns their medians in ms. */
+export async function interleaved(subjects: Array<() => Promise<unknown>>, iterations: number, warmup = 30): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) for (const subject of subjects) await subject();
+  const samples = subjects.map((): number[] => []);
+  for (let i = 0; i < iterations; i++) for (const [j, subject] of subjects.entries()) samples[j]!.push(await time(subject));
+  return samples.map(median);
+}

@@ -12,10 +12,12 @@ import { spawnAgent, stopAgent } from './agent-process.js';
 import { addCatalogue } from './catalogue.js';
 import { addLinesBench } from './add-lines.js';
 import { agentMemoryBench } from './agent-memory.js';
+import { agentsBench } from './agents.js';
 import { authCacheBench } from './auth-cache.js';
 import { closeShiftBench } from './close-shift.js';
 import { clusterBench } from './cluster.js';
 import { BENCH_POLL_INTERVAL_MS, eventLatencyBench, pollCostBench } from './events.js';
+import { payBench } from './pay.js';
 import { printing } from './printing.js';
 import { buildRelease } from './release.js';
 import { roundtrip } from './roundtrip.js';
@@ -38,6 +40,8 @@ const licenseKey = 'BENCH00000000001';
 const memoryLicenseKey = 'BENCH00000000002';
 const apiKey = 'bench-key';
 const log = pino({ level: 'warn' });
+/** `npm run bench -- roundtrip agentsBench`: only these (by the names below); all when none is named. */
+const only = process.argv.slice(2);
 
 const cluster = await startEmbeddedPostgres();
 try {
@@ -73,15 +77,31 @@ try {
     await waitForAgents(stack, [licenseKey], 30_000);
     const ctx: BenchContext = { cluster, posUrl: cluster.url('pos_bench_template'), stack, licenseKey, apiKey, pos };
     // auth-cache first: its memory reading is cleanest before the others' garbage.
-    for (const bench of [authCacheBench, roundtrip, addLinesBench, closeShiftBench, searchBench, printing, eventLatencyBench, pollCostBench, clusterBench]) {
+    const benches = {
+      authCacheBench,
+      roundtrip,
+      addLinesBench,
+      payBench,
+      closeShiftBench,
+      searchBench,
+      printing,
+      eventLatencyBench,
+      pollCostBench,
+      clusterBench,
+      agentsBench,
+    };
+    for (const [name, bench] of Object.entries(benches)) {
+      if (only.length > 0 && !only.includes(name)) continue;
       for (const line of await bench(ctx)) console.log(line);
     }
-    const release = buildRelease();
-    try {
-      for (const line of release.lines) console.log(line);
-      for (const line of await agentMemoryBench(ctx, release.dir, memoryLicenseKey, posUrl)) console.log(line);
-    } finally {
-      release.remove();
+    if (only.length === 0 || only.includes('agentMemoryBench')) {
+      const release = buildRelease();
+      try {
+        for (const line of release.lines) console.log(line);
+        for (const line of await agentMemoryBench(ctx, release.dir, memoryLicenseKey, posUrl)) console.log(line);
+      } finally {
+        release.remove();
+      }
     }
   } finally {
     await stopAgent(agent);

@@ -16,5 +16,5 @@ export async function searchBench({ stack, licenseKey, apiKey }: BenchContext): 
     if (res.status !== 200) throw new Error(`API answered ${res.status}: ${res.body}`);
   };
   const { a: big, b: small } = await compare(search(10_000), search(10), 60, 10);
-  return [`search-10k: ${big.toFixed(1)} ms p50 for 10,000 shift ids; ratio to a 10-id search ${(big / small).toFixed(2)}`];
+  return [`search-10k: ratio to a 10-id search ${(big / small).toFixed(2)}  (10,000 shift ids p50 ${big.toFixed(1)} ms, 10 ids p50 ${small.toFixed(1)} ms)`];
 }

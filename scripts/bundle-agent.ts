@@ -20,9 +20,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Stay files: pino starts its transports (pino-roll, the log file) in worker threads that load
- * them by name, and the printer profiles of escpos-buffer are reached by require() at run time.
+ * them by name.
  */
-const EXTERNAL_PACKAGES = ['pino', 'pino-roll', 'escpos-buffer'];
+const EXTERNAL_PACKAGES = ['pino', 'pino-roll'];
 
 /**
  * Packages copied as one bundled file with their dependencies inside: pino-roll uses a few

@@ -29,7 +29,8 @@ Usage: scripts/make-release.sh [options]
   2. the agent bundled by esbuild into dist/, with the few packages that stay files in
      node_modules/ and THIRD-PARTY-LICENSES.txt (scripts/bundle-agent.ts); no gateway, demo
      or embedded PostgreSQL
-  3. sql/, bin/, service-install/, config.example.json, README.md and a package.json
+  3. sql/, bin/, service-install/, config.example.json, README.md, docs/install.md and
+     docs/operations.md (installing and upgrading, which the README points to) and a package.json
   4. runtime/: Node.js $NODE_VERSION from the npm package node-<os>-x64 (runtime/runtime.json
      records its version, package integrity and SHA-256) and its LICENSE; for win32 also WinSW
      from the npm package node-windows $NODE_WINDOWS_VERSION, its licence beside it
@@ -85,6 +86,8 @@ echo "==> Bundling the agent"
 # tsx from node_modules, not through npx: under `npx -p node@24` (CI) npx would look for that package.
 "$ROOT/node_modules/.bin/tsx" scripts/bundle-agent.ts "$staging"
 cp -R bin sql service-install config.example.json README.md "$staging/"
+mkdir "$staging/docs"
+cp docs/install.md docs/operations.md "$staging/docs/"
 # Only what the bundle's externals and `npm` need to know: the version and the module type.
 node -e '
   const pkg = require("./package.json");

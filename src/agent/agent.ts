@@ -6,6 +6,7 @@ import { ping, type PosDbConfig } from '../pos/db.js';
 import { operations } from './operations.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
 import { agentDefaults } from '../config/schema.js';
+import type { PrinterRule } from '../protocol/printer-rule.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
 import { EventPump } from './event-pump.js';
@@ -27,10 +28,12 @@ export interface AgentConfig {
   token: string;
   database: PosDbConfig;
   concurrency?: number;
+  /** Where printers may be (the config default unless given): checked again here before any socket opens. */
+  printers?: PrinterRule;
   idempotencyRetentionHours?: number;
   /** How often the POS is polled for changes. */
   events?: { pollIntervalMs?: number };
-  /** Heartbeat and reconnect timings; the defaults are DESIGN.md's (tests shorten them). */
+  /** Heartbeat and reconnect timings (docs/architecture.md, Wire protocol); tests shorten them. */
   connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'> & {
     /** How often the agent reports its health to the gateway (default 15 s). */
     heartbeatIntervalMs?: number;
@@ -64,6 +67,7 @@ export async function startAgent(
     operations,
     log,
     concurrency: config.concurrency ?? defaults.concurrency,
+    printerRule: config.printers ?? defaults.printers,
     idempotencyRetentionMs: (config.idempotencyRetentionHours ?? defaults.idempotencyRetentionHours) * 3_600_000,
     ...testHooks,
   });

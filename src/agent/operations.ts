@@ -4,6 +4,9 @@
  */
 import type { Implementation } from '../pos/operation.js';
 import * as attendance from '../pos/operations/attendance.js';
+import * as accountCancel from '../pos/operations/account-cancel.js';
+import * as accountPayment from '../pos/operations/account-payment.js';
+import * as accountReopen from '../pos/operations/account-reopen.js';
 import * as cancelLines from '../pos/operations/cancel-lines.js';
 import * as catalogs from '../pos/operations/catalogs.js';
 import * as discounts from '../pos/operations/discounts.js';
@@ -11,6 +14,7 @@ import * as invoiceXml from '../pos/operations/invoice-xml.js';
 import * as orders from '../pos/operations/orders.js';
 import * as updateProduct from '../pos/operations/update-product.js';
 import * as shiftClose from '../pos/operations/shift-close.js';
+import * as shiftCashCut from '../pos/operations/shift-cash-cut.js';
 import * as shifts from '../pos/operations/shifts.js';
 import * as ordersRead from '../pos/operations/orders-read.js';
 import * as printing from './print-operations.js';
@@ -29,9 +33,14 @@ const all: Implementation[] = [
   cancelLines.cancelLines,
   discounts.generalDiscount,
   discounts.lineDiscount,
+  printing.printAccount,
+  accountPayment.payAccount,
+  accountReopen.reopenAccount,
+  accountCancel.cancelAccount,
   shifts.listShifts,
   shifts.openShift,
   shiftClose.closeShift,
+  shiftCashCut.cashCut,
   printing.printOrder,
   printing.printTest,
   ordersRead.listTempOrders,

@@ -2,16 +2,21 @@
  * The agent's print operations (protocol/operations/printing.ts): printing/dispatch.ts prints,
  * and the runner's transaction carries the job's record (`ba_print_jobs`, whose id is the
  * orderRef) with its idempotency record, which is what keeps a job delivered twice from printing
- * twice. They touch no Soft Restaurant table.
+ * twice. They touch no Soft Restaurant table, except the account's print that a customer's
+ * ticket comes with (pos/operations/account-print.ts).
  *
  * The printing stack (renderers, code pages, transport) loads on the first print: many branches
  * never print through the agent, and it would otherwise sit in every agent's memory.
  */
 import { Decimal } from 'decimal.js';
 import { implement } from '../pos/operation.js';
-import { recordPrintJob } from '../pos/print-jobs.js';
+import { printAccountInPos } from '../pos/operations/account-print.js';
+import { recordPrintJob, updatePrintJobResults } from '../pos/print-jobs.js';
 import type { Delivery } from '../printing/dispatch.js';
 import * as ops from '../protocol/operations/printing.js';
+import type { PrintResultRecord } from '../protocol/operations/printing.js';
+import * as settlement from '../protocol/operations/settlement.js';
+import { DEFAULT_PRINTER_RULE } from '../protocol/printer-rule.js';
 
 /** What the order stores of `price`: text as it came, a number as its decimal digits (no binary rounding). */
 function priceAsSent(price: string | number | undefined): string | undefined {
@@ -28,7 +33,7 @@ const printing = () => import('../printing/dispatch.js');
 
 export const printOrder = implement(ops.printOrder, async (ctx, input) => {
   const { printOrderTickets } = await printing();
-  const { results, deliveries } = await printOrderTickets(input, ctx.now);
+  const { results, deliveries } = await printOrderTickets(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE);
   const orderRef = await recordPrintJob(ctx, {
     kind: 'order',
     orderFolio: String(input.orderFolio),
@@ -43,8 +48,39 @@ export const printOrder = implement(ops.printOrder, async (ctx, input) => {
 
 export const printTest = implement(ops.printTest, async (ctx, input) => {
   const { printTestPage } = await printing();
-  const { result, delivery } = await printTestPage(input, ctx.now);
+  const { result, delivery } = await printTestPage(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE);
   const orderRef = await recordPrintJob(ctx, { kind: 'test', isReprint: false, results: [result] });
   logFailures(ctx, `printer did not take the test page (orderRef ${orderRef})`, [delivery]);
   return { orderRef, results: [result] };
+});
+
+/**
+ * Prints an account (pos/operations/account-print.ts) and, with a printerId, its customer's
+ * ticket. The ticket goes to the printer only once the account's print has committed, so a
+ * printer that fails cannot undo it; until the ticket is sent, the job's records say it was not
+ * (`not_sent`), which is what a retry after a crash in between answers, without printing.
+ */
+export const printAccount = implement(settlement.printAccount, async (ctx, input) => {
+  const { answer, ticket } = await printAccountInPos(ctx, input, input.printerId !== undefined);
+  if (!ticket || input.printerId === undefined) return answer;
+  const printerId = input.printerId;
+  const target = input.printers![printerId]!;
+  const notSent: PrintResultRecord = {
+    printerId,
+    status: 'failed',
+    error: 'not_sent',
+    detail: 'The agent stopped before it sent the ticket; the account is printed: print it again for the ticket.',
+  };
+  const orderRef = await recordPrintJob(ctx, { kind: 'account', orderFolio: String(answer.numcheque), isReprint: ticket.isReprint, results: [notSent] });
+  ctx.outside!(async (db) => {
+    const { printAccountTicket } = await printing();
+    const { result, delivery } = await printAccountTicket(printerId, target, ticket, ctx.printerRule ?? DEFAULT_PRINTER_RULE);
+    // What was printed is answered even if its record cannot be updated now.
+    await updatePrintJobResults(db, orderRef, [result]).catch((error: unknown) =>
+      ctx.log.warn({ err: error, orderRef }, 'could not record what the printer said'),
+    );
+    logFailures(ctx, `printer did not take the ticket of account ${answer.folio} (orderRef ${orderRef})`, [delivery]);
+    return { ticket: { orderRef, results: [result] } };
+  });
+  return { ...answer, ticket: { orderRef, results: [notSent] } };
 });

@@ -8,8 +8,10 @@ import { PosError } from '../protocol/errors.js';
 import type { JobError, JobMessage, ResultMessage } from '../protocol/messages.js';
 import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation } from '../database-errors.js';
 import type { PosDb } from '../pos/schema.js';
+import { DEFAULT_PRINTER_RULE, type PrinterRule } from '../protocol/printer-rule.js';
 import { markOrigins } from '../pos/events/origins.js';
 import { claim, recordResult } from '../pos/idempotency.js';
+import type { OutsideEffect } from '../pos/context.js';
 import type { Implementation } from '../pos/operation.js';
 import type { PosRuntime } from '../pos/runtime.js';
 
@@ -19,6 +21,8 @@ export interface RunnerOptions {
   log: Logger;
   concurrency: number;
   idempotencyRetentionMs: number;
+  /** Where printers may be; DEFAULT_PRINTER_RULE unless given. */
+  printerRule?: PrinterRule;
   /** Called inside a write's transaction just before commit; tests use it to inject failures. */
   beforeCommit?: (op: string, trx: PosDb) => Promise<void> | void;
   /** Called once a write has committed, before its answer is sent; tests use it to lose answers. */
@@ -80,19 +84,37 @@ export class JobRunner {
     // Whole seconds: SQL Server's datetime keeps 1/300 s and would round .999 up to the next
     // second, so a time the API answers would differ from the one a later read shows.
     const now = new Date(Math.floor((this.opts.wallClock ?? Date.now)() / 1000) * 1000);
-    const base = { dialect: pos.dialect, schema: pos.schema, log: log.child({ jobId: job.jobId, op: job.op }), now };
+    const base = {
+      dialect: pos.dialect,
+      schema: pos.schema,
+      log: log.child({ jobId: job.jobId, op: job.op }),
+      now,
+      printerRule: this.opts.printerRule ?? DEFAULT_PRINTER_RULE,
+    };
     if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
 
     let afterCommit: Array<(db: PosDb) => Promise<void>> = [];
+    let outside: OutsideEffect | undefined;
     const attempt = () =>
       pos.db.transaction().execute(async (trx) => {
         afterCommit = [];
+        outside = undefined;
         const idem = job.idempotency;
         if (idem) {
           const outcome = await claim(trx, idem, job.op, base.now, this.opts.idempotencyRetentionMs);
           if (outcome.state === 'replay') return outcome.result;
         }
-        const result = await impl.run({ ...base, db: trx, afterCommit: (task) => afterCommit.push(task) }, parsed.data);
+        const result = await impl.run(
+          {
+            ...base,
+            db: trx,
+            afterCommit: (task) => afterCommit.push(task),
+            outside: (effect) => {
+              outside = effect;
+            },
+          },
+          parsed.data,
+        );
         await markOrigins(trx, job.jobId, impl.def.marks?.(parsed.data, result) ?? [], base.now);
         if (idem) await recordResult(trx, idem, result);
         await this.opts.beforeCommit?.(job.op, trx);
@@ -118,11 +140,32 @@ export class JobRunner {
         }
       }
     }
+    if (outside) result = await this.#completeOutside(job, base.log, outside, result);
     for (const task of afterCommit) {
       await task(pos.db).catch((error: unknown) => base.log.warn({ err: error }, 'housekeeping after the write failed; the write itself is committed'));
     }
     this.opts.afterCommit?.(job.op);
     return result;
+  }
+
+  /** Runs a write's outside effect after its commit and records the completed result for replay. */
+  async #completeOutside(job: JobMessage, log: Logger, effect: OutsideEffect, result: unknown): Promise<unknown> {
+    let done: Record<string, unknown>;
+    try {
+      done = await effect(this.opts.pos.db);
+    } catch (error) {
+      // The write is committed: its answer stands, as its record says, and the failure is logged.
+      log.error({ err: error }, 'the outside effect of a committed write failed');
+      return result;
+    }
+    const completed = { ...(result as Record<string, unknown>), ...done };
+    if (job.idempotency) {
+      // A record left as the write wrote it makes a retry answer "not sent" instead of doing it again.
+      await recordResult(this.opts.pos.db, job.idempotency, completed).catch((error: unknown) =>
+        log.warn({ err: error }, 'could not record what the outside effect did; a retry answers what the write recorded'),
+      );
+    }
+    return completed;
   }
 
   #describe(job: JobMessage, error: unknown): JobError {

@@ -39,7 +39,10 @@ function typeOf(node: JsonSchema): string {
   if (node.enum) return node.enum.map((v) => JSON.stringify(v)).join(' | ');
   const variants = node.anyOf ?? node.oneOf;
   if (variants) return variants.map(typeOf).join(' | ');
-  if (node.type === 'array') return `${node.items ? typeOf(node.items) : 'any'}[]`;
+  if (node.type === 'array') {
+    const item = node.items ? typeOf(node.items) : 'any';
+    return item.includes(' | ') ? `(${item})[]` : `${item}[]`;
+  }
   return node.type === 'integer' ? 'integer' : (node.type ?? 'any');
 }
 
@@ -71,6 +74,17 @@ export function configOptions(): ConfigOption[] {
   return out;
 }
 
+/** An environment variable's text as the option's type: a list is comma-separated (TRUST_PROXY). */
+function fromText(type: string, value: string): unknown {
+  if (type === 'number' || type === 'integer') return Number(value);
+  if (type.endsWith('[]'))
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  return value;
+}
+
 /**
  * The environment variables that override the file (secrets are better kept out of it). A
  * section the file does not have stays absent, and so does a shape it did not choose.
@@ -87,7 +101,7 @@ export function applyEnvironment(raw: Record<string, unknown>, env: NodeJS.Proce
       }
       at = (at[key] ??= {}) as Record<string, unknown>;
     }
-    if (at) at[option.path.at(-1)!] = option.type === 'number' || option.type === 'integer' ? Number(value) : value;
+    if (at) at[option.path.at(-1)!] = fromText(option.type, value);
   }
   return raw;
 }

@@ -7,6 +7,8 @@
  */
 import { z } from 'zod';
 import { licenseKey } from '../protocol/common.js';
+import { isAddressOrCidr } from './address-or-cidr.js';
+import { printerRuleConfig } from './printer-rule-config.js';
 
 /** The environment variable that overrides an option, kept with the option (options.ts reads it). */
 const fromEnv = (name: string) => ({ env: name });
@@ -76,6 +78,7 @@ export function configSchemas() {
     token: z.string().min(1).describe('the agent token the gateway issued for this branch').meta(fromEnv('AGENT_TOKEN')),
     database: z.discriminatedUnion('dialect', [postgresDatabase, mssqlDatabase]).describe('the POS database'),
     concurrency: z.number().int().min(1).max(64).default(8).describe('jobs the agent runs at once'),
+    printers: printerRuleConfig(),
     idempotencyRetentionHours: z.number().positive().default(24).describe('how long the agent remembers a job it ran, so a job delivered twice runs once'),
     events: z
       .object({ pollIntervalMs: z.number().int().min(100).max(60_000).default(2_000).describe('how often the POS is polled for changes (events)') })
@@ -133,6 +136,7 @@ export function configSchemas() {
       .meta(fromEnv('GATEWAY_DATABASE_URL')),
     dataDir: z.string().default('./gateway-data').describe('the embedded PostgreSQL’s data and the webhook key file'),
     jobTimeoutMs: z.number().int().positive().default(30_000).describe('how long the gateway waits for an agent to answer a job before 504 agent_timeout'),
+    printers: printerRuleConfig(),
     rateLimit: z
       .object({
         perSecond: z.number().positive().default(20).describe('requests per second an API key may make, on average'),
@@ -141,12 +145,15 @@ export function configSchemas() {
       .prefault({}),
     failedAuthLimit: z
       .object({
-        maxFailures: z.number().int().min(1).default(20).describe('failed authentications per window'),
+        maxFailures: z.number().int().min(1).default(20).describe('failed authentications per window from one client address'),
+        maxFailuresAllAddresses: z.number().int().min(1).default(1_000).describe('failed authentications per window from all addresses together'),
         windowSeconds: z.number().int().min(1).default(60).describe('the window, in seconds'),
         trackedAddresses: z.number().int().min(1).default(10_000).describe('client addresses counted at once, least recently seen dropped first'),
       })
       .prefault({})
-      .describe('failed authentications a client address may make per window before 429 rate_limited; a valid key is never refused'),
+      .describe(
+        'failed authentications a client address, and all addresses together, may make per window before 429 rate_limited; a valid key is never refused',
+      ),
     apiKeyCacheSize: z
       .number()
       .int()
@@ -172,9 +179,14 @@ export function configSchemas() {
       .prefault({}),
     purgeIntervalMinutes: z.number().positive().default(60).describe('how often records past their retention are deleted'),
     trustProxy: z
-      .union([z.boolean(), z.array(z.string().min(1)).min(1)])
-      .default(true)
-      .describe("whose X-Forwarded-For names the client address: true any proxy, false none, or the proxies' addresses/CIDRs"),
+      .array(z.string().refine(isAddressOrCidr, 'must be an IP address or CIDR, e.g. 10.0.0.5 or 10.0.0.0/24'), {
+        error: 'must be a list of the proxies\' addresses or CIDRs, e.g. ["10.0.0.5"]; trusting any proxy would let a client choose its address',
+      })
+      .default([])
+      .describe(
+        'the proxies in front of the gateway, by address or CIDR, whose X-Forwarded-For names the client address (the environment variable: comma-separated); none by default',
+      )
+      .meta(fromEnv('TRUST_PROXY')),
     log: z
       .object({
         level: z
@@ -218,6 +230,7 @@ export function agentDefaults() {
   return z
     .object({
       concurrency: fields.concurrency,
+      printers: fields.printers,
       idempotencyRetentionHours: fields.idempotencyRetentionHours,
       events: fields.events,
       health: fields.health,

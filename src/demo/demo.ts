@@ -1,13 +1,14 @@
 /**
  * `npm start`: everything on loopback in one process. An embedded PostgreSQL holds the gateway
  * store and three branch POS databases with demo data; the gateway listens on HOST:PORT
- * (default 127.0.0.1:8080) and one agent per branch connects to it. Ctrl-C stops it all.
+ * (default 127.0.0.1:8080) and one agent per branch connects to it. Behind a proxy, TRUST_PROXY
+ * names it (addresses or CIDRs, comma-separated), as for a gateway. Ctrl-C stops it all.
  */
 import pino, { type Logger } from 'pino';
 import { startEmbeddedPostgres, type EmbeddedCluster } from '../embedded-postgres/cluster.js';
 import { leaveStopSignalsToCaller } from '../embedded-postgres/exit-hooks.js';
 import { createPosDatabase } from './pos-database.js';
-import { startDemoPrinters, type DemoPrinters } from './printers.js';
+import { DEMO_PRINTER_RULE, startDemoPrinters, type DemoPrinters } from './printers.js';
 import { startStack, waitForAgents, type Stack } from './stack.js';
 import { parseConfig } from '../config/load.js';
 import { posDatabase } from '../config/schema.js';
@@ -30,7 +31,7 @@ export interface Demo {
   stop(): Promise<void>;
 }
 
-export async function startDemo(opts: { host: string; port: number; log: Logger }): Promise<Demo> {
+export async function startDemo(opts: { host: string; port: number; log: Logger; trustProxy?: readonly string[] }): Promise<Demo> {
   const cluster = await startEmbeddedPostgres();
   try {
     await cluster.admin('CREATE DATABASE gateway');
@@ -55,7 +56,8 @@ export async function startDemo(opts: { host: string; port: number; log: Logger 
       port: opts.port,
       log: opts.log,
       // Webhook receivers of a demo run on the same machine, over plain http.
-      gateway: { webhooks: { allowHttp: true, allowLoopback: true } },
+      gateway: { webhooks: { allowHttp: true, allowLoopback: true }, trustProxy: opts.trustProxy, printers: DEMO_PRINTER_RULE },
+      agent: { printers: DEMO_PRINTER_RULE },
     });
     await waitForAgents(
       stack,
@@ -79,11 +81,11 @@ export async function startDemo(opts: { host: string; port: number; log: Logger 
 }
 
 export async function runDemo(): Promise<void> {
-  // The gateway's options as `branch-agent gateway` reads them (HOST, PORT, LOG_LEVEL), quieter by default.
-  const { host, port, log: logging } = parseConfig({ gateway: { log: { level: 'warn' } } }).gateway!;
+  // The gateway's options as `branch-agent gateway` reads them (HOST, PORT, LOG_LEVEL, TRUST_PROXY), quieter by default.
+  const { host, port, trustProxy, log: logging } = parseConfig({ gateway: { log: { level: 'warn' } } }).gateway!;
   const log = pino({ level: logging.level });
   console.log('Starting the demo: embedded PostgreSQL, gateway and three branch agents…');
-  const demo = await startDemo({ host, port, log });
+  const demo = await startDemo({ host, port, log, trustProxy });
   const base = demo.stack.url;
   console.log(`
 Gateway:   ${base}

@@ -15,6 +15,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { renderPreviewPng } from '../printing/preview.js';
 import { startVirtualPrinter, type VirtualPrinter } from '../printing/virtual-printer.js';
+import { DEFAULT_PRINTER_PORTS, type PrinterRule } from '../protocol/printer-rule.js';
 import { printerCreate } from '../protocol/printers.js';
 import type { Stack } from './stack.js';
 
@@ -38,6 +39,12 @@ export interface DemoPrinters {
 }
 
 export const DEMO_PRINTERS_PATH = '/demo/printers';
+
+/**
+ * Where the demo's gateway and agents let printers be: its virtual printers listen on loopback,
+ * on whatever unprivileged port is free, besides the usual ports (DEFAULT_PRINTER_RULE).
+ */
+export const DEMO_PRINTER_RULE: PrinterRule = { ports: [...DEFAULT_PRINTER_PORTS, [1024, 65535]], allowLoopback: true };
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -70,7 +77,7 @@ function demoHandler(printers: DemoPrinter[]): (req: IncomingMessage, res: Serve
       return true;
     }
     const match = /^\/demo\/printers\/([^/]+)\/last\.(txt|png)$/.exec(path);
-    const demo = match && printers.find((p) => p.id === match[1]?.toLowerCase());
+    const demo = match && printers.find((p) => p.id === match[1]);
     if (!match || !demo) {
       send(res, 404, 'text/plain; charset=utf-8', 'No such demo printer. GET /demo/printers lists them.\n');
       return true;

@@ -1,6 +1,6 @@
 /**
- * Sales history for a demo branch (API.md, Demo data: "a few closed orders from an earlier shift
- * with an invoice"), plus open accounts to work on, written by account-writer.ts as Soft
+ * Sales history for a demo branch (docs/operations.md, The demo: closed orders of an earlier shift,
+ * one invoiced), plus open accounts to work on, written by account-writer.ts as Soft
  * Restaurant leaves them.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Demo data for one branch (API.md, Demo data): company, stations, waiters, users, groups,
+ * Demo data for one branch (docs/operations.md, The demo): company, stations, waiters, users, groups,
  * products with IVA 16 %, modifiers, payment methods of every tipo, discount types, folios and
  * settings, an open shift on CAJA1, the attendance of the current operational day (and of the
  * night before it), and the history of an earlier shift (seed-history.ts). Times are placed in

@@ -35,7 +35,7 @@ export interface StackOptions {
   log: Logger;
   /** A webhook key is made for the stack unless given. */
   gateway?: Omit<GatewayOptions, 'store' | 'log' | 'webhookKey'> & Partial<Pick<GatewayOptions, 'webhookKey'>>;
-  agent?: Partial<Pick<AgentConfig, 'concurrency' | 'idempotencyRetentionHours' | 'connection' | 'events' | 'upgrades'>>;
+  agent?: Partial<Pick<AgentConfig, 'concurrency' | 'idempotencyRetentionHours' | 'connection' | 'events' | 'upgrades' | 'printers'>>;
   agentHooks?: Parameters<typeof startAgent>[2];
   /** false: register the branches but leave running their agents to the caller (other processes). */
   startAgents?: boolean;

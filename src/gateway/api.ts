@@ -7,6 +7,7 @@ import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { JobMessage } from '../protocol/messages.js';
+import type { PrinterRule } from '../protocol/printer-rule.js';
 import { answerOnce, idempotencyHeaders, idempotencyKeyOf, type KeyedWrites } from './idempotency.js';
 import { ApiError, jobErrorToApiError, validationProblem } from './problems.js';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
@@ -43,6 +44,7 @@ export interface ApiOptions {
   idempotencyRetentionMs: number;
   jobLog: JobLog;
   rollouts: RolloutDriver;
+  printers: PrinterRule;
   events: { signals: FeedSignals; webhookKey: Buffer; policy: AddressPolicy; timeoutMs: number };
 }
 
@@ -75,7 +77,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
     },
   });
 
-  await printerRoutes(app, { store, hub });
+  await printerRoutes(app, { store, hub, rule: opts.printers });
   await eventFeedRoutes(app, { store, signals: opts.events.signals });
   await webhookRoutes(app, { store, webhookKey: opts.events.webhookKey, policy: opts.events.policy, timeoutMs: opts.events.timeoutMs });
   // A claim is taken over once it is older than twice a job's timeout: its request has surely ended.
@@ -134,7 +136,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
     const startedAt = new Date();
     let outcome;
     try {
-      outcome = await hub.dispatch(licenseKey, def.op.name, params, idempotency, opts.jobTimeoutMs);
+      outcome = await hub.dispatch({ licenseKey, op: def.op.name, params, idempotency, timeoutMs: opts.jobTimeoutMs });
     } catch (error) {
       if (error instanceof AgentOfflineError) throw new ApiError('agent_offline', error.message);
       if (error instanceof AgentTimeoutError) throw new ApiError('agent_timeout', error.message);

@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { ERROR_STATUS, ERROR_TITLES, isErrorCode } from '../protocol/errors.js';
+import type { PrinterRule } from '../protocol/printer-rule.js';
 import { VERSION } from '../version.js';
 import { apiPlugin, rateLimitWindowMs } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
@@ -35,10 +36,12 @@ export interface GatewayOptions {
   log: Logger;
   jobTimeoutMs?: number;
   rateLimit?: { perSecond: number; burst: number };
-  /** Failed authentications allowed per client address before 429. */
+  /** Failed authentications allowed per client address, and over all, before 429. */
   failedAuthLimit?: FailedAuthLimit;
-  /** Whose X-Forwarded-For names the client address: any proxy (true, the default), none, or these addresses/CIDRs. */
-  trustProxy?: boolean | string[];
+  /** Where printers may be registered (the config default unless given). */
+  printers?: PrinterRule;
+  /** The proxies (addresses/CIDRs) whose X-Forwarded-For names the client address; none unless given. */
+  trustProxy?: readonly string[];
   idempotencyRetentionHours?: number;
   /** Job log entries older than this are purged. */
   jobLogRetentionDays?: number;
@@ -67,7 +70,8 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     loggerInstance: opts.log as FastifyBaseLogger,
     // The job log in the store records every dispatched call; per-request lines would repeat it.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: opts.trustProxy ?? defaults.trustProxy,
+    // Trusted from anyone, the header would let a client pick the address its failures count against.
+    trustProxy: opts.trustProxy?.length ? [...opts.trustProxy] : false,
     bodyLimit: 4 * 1024 * 1024,
     ajv: { customOptions: { coerceTypes: false } },
     clientErrorHandler: answerClientError,
@@ -137,7 +141,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     if (problem.status >= 500 && problem.code === 'internal_error') request.log.error({ err: error, url: request.url }, 'request failed');
     return sendProblem(request, reply, problem);
   });
-  // Before every route: a string no database can keep is refused before anything runs.
+  // Before every route: a string no database can keep is refused before anything runs (a body's, as it is parsed).
   app.addHook('preValidation', refuseUnstorableText);
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, toApiError(Object.assign(new Error('not found'), { statusCode: 404 }) as never)));
 
@@ -171,6 +175,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? defaults.idempotencyRetentionHours) * 3_600_000,
     jobLog,
     rollouts: new RolloutDriver(opts.store, hub, opts.log),
+    printers: opts.printers ?? defaults.printers,
     events: { signals, webhookKey: opts.webhookKey, policy, timeoutMs },
   });
   delivery.start();

@@ -1,6 +1,6 @@
 /**
  * X-Api-Key on every API request. A key that is not valid is a 401, or a 429 once its client
- * address has failed too often (FailedAuthThrottle). The key is always checked first, so a valid
+ * address, or all addresses together, have failed too often (FailedAuthThrottle). The key is always checked first, so a valid
  * key is never refused by the throttle, even from an address that keeps failing: keys carry 192
  * random bits, so the throttle is about the load of floods, not about guessing, and checking a
  * key costs one indexed read at most (lookups are cached).
@@ -23,7 +23,7 @@ export function authenticate(store: GatewayStore, limit: FailedAuthLimit): (requ
     }
     const wait = throttle.fail(request.ip);
     if (wait > 0) {
-      throw new ApiError('rate_limited', `Too many failed authentications from this address; retry in ${wait} s.`, {}, { 'retry-after': String(wait) });
+      throw new ApiError('rate_limited', `Too many failed authentications; retry in ${wait} s.`, {}, { 'retry-after': String(wait) });
     }
     throw new ApiError('unauthorized', 'Send a valid API key in the X-Api-Key header.');
   };

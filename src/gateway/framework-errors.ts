@@ -5,7 +5,9 @@
  * JSON, and the 414 quoted the path back.
  */
 import { STATUS_CODES } from 'node:http';
+import { isIPv6, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { TLSSocket } from 'node:tls';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, problemDocument, sendProblem, toApiError } from './problems.js';
 
@@ -18,18 +20,25 @@ function clientProblem(error: NodeJS.ErrnoException): ApiError {
 
 /**
  * Node's clientError: there is no request to answer through, so the problem is written to the
- * socket, which is then closed. Its `type` is relative: the Host header was not read.
+ * socket, which is then closed. The Host header was not read: its `type` is on the address the
+ * client connected to, absolute like every other.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     const problem = clientProblem(error);
-    const body = JSON.stringify(problemDocument('', problem.status, problem.code, problem.message));
+    const body = JSON.stringify(problemDocument(localBase(socket), problem.status, problem.code, problem.message));
     socket.write(
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);
+}
+
+function localBase(socket: Duplex): string {
+  const { localAddress = '127.0.0.1', localPort } = socket as Socket;
+  const host = isIPv6(localAddress) ? `[${localAddress}]` : localAddress;
+  return `${socket instanceof TLSSocket ? 'https' : 'http'}://${host}:${localPort}`;
 }
 
 /** Fastify's frameworkErrors: the router's refusals, with no route to carry them. */

@@ -1,33 +1,48 @@
 /**
  * Which agent serves which branch, and the jobs in flight to each. Agents connect to
- * /agent/v1 with their branch token, say hello, and then receive jobs; each job waits for its
- * result until its deadline (504) or until its agent drops (503).
+ * /agent/v1 with their branch token (hub/admission.ts), say hello (hub/greeting.ts), and then
+ * receive jobs; each job waits for its result until its deadline (504) or until its agent drops
+ * (503) (hub/pending-jobs.ts). One sweep pings them and drops the silent ones
+ * (hub/connection-sweep.ts); what the fleet view shows of them is written in batches
+ * (hub/status-batcher.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { BranchEvent } from '../protocol/events.js';
 import {
-  AGENT_PATH,
   CLOSE,
   HEARTBEAT,
   agentMessage,
   frameJson,
-  helloMessage,
   resultMessage,
+  type AgentMessage,
   type JobError,
   type JobMessage,
   type UpgradeMessage,
   type UpgradeProgressMessage,
 } from '../protocol/messages.js';
-import { clockOffsetMs } from './fleet/status-store.js';
-import { sha256 } from './secrets.js';
+import { admit } from './hub/admission.js';
+import { clockOffsetMs } from './hub/agent-status.js';
+import { sendToAgent, type ConnectedAgent, type Greeting } from './hub/connected-agent.js';
+import { sweepConnections } from './hub/connection-sweep.js';
+import { takeHello } from './hub/greeting.js';
+import { PendingJobs } from './hub/pending-jobs.js';
+import { StatusBatcher } from './hub/status-batcher.js';
 import type { GatewayStore } from './store.js';
 
 export class AgentOfflineError extends Error {}
 export class AgentTimeoutError extends Error {}
+
+/** A job for a branch's agent: the operation, its parameters, and how long the caller waits. */
+export interface JobRequest {
+  licenseKey: string;
+  op: string;
+  params: unknown;
+  idempotency?: JobMessage['idempotency'];
+  timeoutMs: number;
+}
 
 export interface DispatchOutcome {
   jobId: string;
@@ -38,41 +53,9 @@ export interface DispatchOutcome {
   error?: JobError;
 }
 
-interface ConnectedAgent {
-  ws: WebSocket;
-  licenseKey: string;
-  /** Hash of the token it connected with, checked again when its branch changes. */
-  tokenHash: string;
-  workerId: string;
-  agentVersion: string;
-  posVersion: string | null;
-  connectedAt: Date;
-  /**
-   * When the agent said hello, on its own clock (its hello's health.sentAt; the gateway's time
-   * for agents that do not report it): instances whose clocks disagree still agree on which of
-   * one agent's connections is the newer.
-   */
-  helloSentAt: Date;
-  lastSeen: number;
-  /** The last ping's round trip, for the clock offset (0 until the first pong). */
-  roundTripMs: number;
-  pingSentAt: number;
-  /** `process.platform` of the agent, from its hello's `os`; null for agents that do not say. */
-  platform: string | null;
-  /** Its fleet status writes, one after the other: a disconnect is never written before its hello. */
-  statusWrites: Promise<void>;
-}
-
 export interface UpgradeListener {
   connected(licenseKey: string, platform: string | null): void;
   progress(licenseKey: string, report: UpgradeProgressMessage): void;
-}
-
-interface PendingJob {
-  agent: ConnectedAgent;
-  resolve: (outcome: { ok: boolean; data?: unknown; error?: JobError }) => void;
-  reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
 }
 
 /**
@@ -84,13 +67,7 @@ export interface HubCluster {
   agentConnected(licenseKey: string, helloSentAt: Date): void;
   agentLeft(licenseKey: string): void;
   /** Rejects with AgentOfflineError when no instance holds the branch, AgentTimeoutError past `timeoutMs`. */
-  dispatchElsewhere(
-    licenseKey: string,
-    op: string,
-    params: unknown,
-    idempotency: JobMessage['idempotency'] | undefined,
-    timeoutMs: number,
-  ): Promise<DispatchOutcome>;
+  dispatchElsewhere(job: JobRequest): Promise<DispatchOutcome>;
 }
 
 export interface HubOptions {
@@ -113,15 +90,20 @@ export function agentBudget(timeoutMs: number): number {
   return Math.max(1, timeoutMs - Math.min(1_000, Math.floor(timeoutMs / 10)));
 }
 
+/** How often the connections are looked over: pings due, dead peers, hellos overdue. */
+const SWEEP_MS = 1_000;
+
 export class AgentHub {
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
   readonly #agents = new Map<string, ConnectedAgent>();
   /** Sockets past the token check that have not said hello yet: `revalidate` covers them too. */
-  readonly #greeting = new Set<{ ws: WebSocket; licenseKey: string; tokenHash: string }>();
+  readonly #greeting = new Set<Greeting>();
   /** Bumped by every `revalidate`: a token check that straddles one is run again. */
   #tokenGeneration = 0;
-  readonly #pending = new Map<string, PendingJob>();
-  readonly #pinger: NodeJS.Timeout;
+  readonly #pending = new PendingJobs<ConnectedAgent>();
+  readonly #status: StatusBatcher;
+  readonly #pingIntervalMs: number;
+  readonly #sweeper: NodeJS.Timeout;
   #closing = false;
   /** A rolling restart: no new agent is accepted, and the ones here are sent elsewhere. */
   #draining = false;
@@ -129,25 +111,27 @@ export class AgentHub {
   #cluster: HubCluster | undefined;
 
   constructor(private readonly opts: HubOptions) {
-    const interval = opts.pingIntervalMs ?? HEARTBEAT.pingIntervalMs;
-    const deadAfter = opts.deadAfterMs ?? HEARTBEAT.deadAfterMs;
-    this.#pinger = setInterval(() => {
-      for (const agent of this.#agents.values()) {
-        if (Date.now() - agent.lastSeen > deadAfter) {
-          agent.ws.terminate();
-        } else {
-          agent.pingSentAt = Date.now();
-          agent.ws.ping();
-        }
-      }
-    }, interval);
-    this.#pinger.unref();
+    this.#status = new StatusBatcher(opts.store.fleet, opts.log);
+    this.#pingIntervalMs = opts.pingIntervalMs ?? HEARTBEAT.pingIntervalMs;
+    const timing = { pingIntervalMs: this.#pingIntervalMs, deadAfterMs: opts.deadAfterMs ?? HEARTBEAT.deadAfterMs };
+    this.#sweeper = setInterval(() => sweepConnections(this.#greeting, this.#agents.values(), timing), Math.min(SWEEP_MS, this.#pingIntervalMs));
+    this.#sweeper.unref();
   }
 
   /** Takes over HTTP upgrades to /agent/v1 on the gateway's server. */
   attach(server: Server): void {
     server.on('upgrade', (req, socket, head) => {
-      void this.#upgrade(req, socket, head);
+      // Node hands the socket over without an error listener: a client that resets it while its
+      // token is checked would otherwise throw in the gateway. ws listens from handleUpgrade on.
+      const ignore = () => undefined;
+      socket.on('error', ignore);
+      void admit(req, socket, { draining: this.#draining, log: this.opts.log, branchForTokenHash: (hash) => this.#branchForTokenHash(hash) }).then(
+        (admitted) => {
+          if (!admitted) return;
+          socket.off('error', ignore);
+          this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, admitted.licenseKey, admitted.tokenHash));
+        },
+      );
     });
   }
 
@@ -180,7 +164,7 @@ export class AgentHub {
     this.#draining = true;
     const until = Date.now() + graceMs;
     while (this.#pending.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    for (const agent of this.#agents.values()) if (agent.ws.readyState === agent.ws.OPEN) agent.ws.send(JSON.stringify({ type: 'reconnect' }));
+    for (const agent of this.#agents.values()) if (agent.ws.readyState === agent.ws.OPEN) sendToAgent(agent.ws, { type: 'reconnect' });
   }
 
   /** Who drives rollouts: told of every agent that says hello and of every upgrade report. */
@@ -192,7 +176,7 @@ export class AgentHub {
   sendUpgrade(licenseKey: string, message: UpgradeMessage): boolean {
     const agent = this.#agents.get(licenseKey);
     if (!agent) return false;
-    agent.ws.send(JSON.stringify(message));
+    sendToAgent(agent.ws, message);
     return true;
   }
 
@@ -201,111 +185,37 @@ export class AgentHub {
   }
 
   /** Runs a job on the branch's agent, here or (cluster mode) on the instance that holds it. */
-  dispatch(
-    licenseKey: string,
-    op: string,
-    params: unknown,
-    idempotency?: JobMessage['idempotency'],
-    timeoutMs = this.opts.jobTimeoutMs,
-  ): Promise<DispatchOutcome> {
-    if (!this.#agents.has(licenseKey) && this.#cluster) return this.#cluster.dispatchElsewhere(licenseKey, op, params, idempotency, timeoutMs);
-    return this.dispatchHere(licenseKey, op, params, idempotency, timeoutMs);
+  dispatch(job: Omit<JobRequest, 'timeoutMs'> & { timeoutMs?: number }): Promise<DispatchOutcome> {
+    const request: JobRequest = { ...job, timeoutMs: job.timeoutMs ?? this.opts.jobTimeoutMs };
+    if (!this.#agents.has(job.licenseKey) && this.#cluster) return this.#cluster.dispatchElsewhere(request);
+    return this.dispatchHere(request);
   }
 
   /** Runs a job on the branch's agent if it is connected to this instance. */
-  async dispatchHere(
-    licenseKey: string,
-    op: string,
-    params: unknown,
-    idempotency: JobMessage['idempotency'] | undefined,
-    timeoutMs: number,
-  ): Promise<DispatchOutcome> {
+  async dispatchHere({ licenseKey, op, params, idempotency, timeoutMs }: JobRequest): Promise<DispatchOutcome> {
     const agent = this.#agents.get(licenseKey);
-    if (!agent) throw new AgentOfflineError(`No agent is connected for branch ${licenseKey}.`);
+    if (!agent) throw new AgentOfflineError('No agent is connected for this branch.');
     const jobId = randomUUID();
     const dispatchedAt = new Date().toISOString();
-    const job: JobMessage = { type: 'job', jobId, op, params, budgetMs: agentBudget(timeoutMs), ...(idempotency ? { idempotency } : {}) };
-    const outcome = await new Promise<{ ok: boolean; data?: unknown; error?: JobError }>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(jobId);
-        reject(new AgentTimeoutError(`The agent of branch ${licenseKey} did not answer within ${timeoutMs} ms.`));
-      }, timeoutMs);
-      this.#pending.set(jobId, { agent, resolve, reject, timer });
-      agent.ws.send(JSON.stringify(job), (error) => {
-        if (!error) return;
-        clearTimeout(timer);
-        this.#pending.delete(jobId);
-        reject(new AgentOfflineError(`The agent of branch ${licenseKey} disconnected.`));
-      });
+    const outcome = this.#pending.wait(jobId, agent, timeoutMs, () => new AgentTimeoutError(`The branch's agent did not answer within ${timeoutMs} ms.`));
+    sendToAgent(agent.ws, { type: 'job', jobId, op, params, budgetMs: agentBudget(timeoutMs), ...(idempotency ? { idempotency } : {}) }, (error) => {
+      if (error) this.#pending.fail(jobId, new AgentOfflineError("The branch's agent disconnected."));
     });
-    return { jobId, workerId: agent.workerId, dispatchedAt, ...outcome };
-  }
-
-  /**
-   * A result this gateway cannot read answers its request at once, rather than leaving the
-   * client to wait for the timeout; whether the job ran is unknown, and a retry with the same
-   * Idempotency-Key is answered from the agent's own record if it did.
-   */
-  #unreadableResult(agent: ConnectedAgent, message: unknown, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): void {
-    const jobId = (message as { jobId?: unknown }).jobId;
-    const pending = typeof jobId === 'string' ? this.#pending.get(jobId) : undefined;
-    this.opts.log.error(
-      { licenseKey: agent.licenseKey, jobId, issues: issues.map((i) => `${i.path.join('.')}: ${i.message}`) },
-      'agent sent a result that does not match the protocol',
-    );
-    if (!pending || pending.agent !== agent) return;
-    clearTimeout(pending.timer);
-    this.#pending.delete(jobId as string);
-    pending.resolve({
-      ok: false,
-      error: {
-        code: 'agent_bad_result',
-        message: 'The branch agent answered with a result the gateway cannot read; whether the job ran is unknown. Retry with the same Idempotency-Key.',
-      },
-    });
-  }
-
-  /**
-   * Stores an agent's events, then acknowledges them. Events naming another branch are a bug of
-   * that agent: logged and acknowledged unstored, so they do not come back forever. A store
-   * failure acknowledges nothing: the agent sends them again.
-   */
-  async #takeEvents(agent: ConnectedAgent, events: BranchEvent[]): Promise<void> {
-    const own = events.filter((e) => e.licenseKey === agent.licenseKey);
-    if (own.length < events.length)
-      this.opts.log.error({ licenseKey: agent.licenseKey, dropped: events.length - own.length }, 'agent sent events of another branch');
-    try {
-      await this.opts.onEvents?.(agent.licenseKey, own);
-    } catch (error) {
-      this.opts.log.error({ err: error, licenseKey: agent.licenseKey }, 'could not store events; the agent will send them again');
-      return;
-    }
-    if (agent.ws.readyState === agent.ws.OPEN) agent.ws.send(JSON.stringify({ type: 'eventsAck', ids: events.map((e) => e.id) }));
-  }
-
-  /**
-   * Writes what the fleet endpoints show, in order per connection and off the message path: the
-   * store being down costs the fleet view its freshness, never a job.
-   */
-  #recordStatus(agent: ConnectedAgent, write: (fleet: GatewayStore['fleet']) => Promise<void>): void {
-    agent.statusWrites = agent.statusWrites
-      .then(() => write(this.opts.store.fleet))
-      .catch((error: unknown) => this.opts.log.warn({ err: error, licenseKey: agent.licenseKey }, 'fleet status not recorded'));
+    return { jobId, workerId: agent.workerId, dispatchedAt, ...(await outcome) };
   }
 
   /** Disconnects every agent, and records that they left before the store is closed after it. */
   async close(): Promise<void> {
-    clearInterval(this.#pinger);
+    clearInterval(this.#sweeper);
     this.#closing = true;
-    const agents = [...this.#agents.values()];
     const at = new Date();
-    for (const agent of agents) {
+    for (const agent of this.#agents.values()) {
       agent.ws.close(CLOSE.shuttingDown, 'gateway stopping');
-      this.#recordStatus(agent, (fleet) => fleet.disconnected(agent.licenseKey, agent.workerId, at));
+      this.#status.record({ kind: 'disconnected', licenseKey: agent.licenseKey, workerId: agent.workerId, at });
     }
     for (const ws of this.#wss.clients) ws.terminate();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
-    await Promise.all(agents.map((a) => a.statusWrites));
+    await this.#status.flush();
   }
 
   /**
@@ -338,146 +248,136 @@ export class AgentHub {
     }
   }
 
-  async #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://gateway').pathname;
-    if (path !== AGENT_PATH) {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    if (this.#draining) {
-      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const tokenHash = token ? sha256(token) : undefined;
-    let licenseKey: string | null = null;
-    try {
-      licenseKey = tokenHash ? await this.#branchForTokenHash(tokenHash) : null;
-    } catch (error) {
-      this.opts.log.error({ err: error }, 'agent token check failed');
-      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    if (!licenseKey || !tokenHash) {
-      this.opts.log.warn({ remote: req.socket.remoteAddress }, 'agent refused: unknown token');
-      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    const branch = licenseKey;
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, branch, tokenHash));
-  }
-
   #accept(ws: WebSocket, licenseKey: string, tokenHash: string): void {
-    let agent: ConnectedAgent | undefined;
-    const greeting = { ws, licenseKey, tokenHash };
+    const greeting: Greeting = { ws, licenseKey, tokenHash, helloDeadline: Date.now() + (this.opts.helloTimeoutMs ?? 10_000) };
     this.#greeting.add(greeting);
-    const helloTimer = setTimeout(() => ws.close(CLOSE.badHello, 'no hello'), this.opts.helloTimeoutMs ?? 10_000);
-    const touch = () => {
-      if (agent) agent.lastSeen = Date.now();
-    };
+    let agent: ConnectedAgent | undefined;
     ws.on('pong', () => {
-      touch();
-      if (agent && agent.pingSentAt > 0) agent.roundTripMs = Date.now() - agent.pingSentAt;
+      if (!agent) return;
+      agent.lastSeen = Date.now();
+      if (agent.pingSentAt > 0) agent.roundTripMs = agent.lastSeen - agent.pingSentAt;
     });
-    ws.on('ping', touch);
+    ws.on('ping', () => {
+      if (agent) agent.lastSeen = Date.now();
+    });
     ws.on('message', (raw) => {
-      touch();
-      const message = frameJson(raw);
-      if (message === undefined) return;
-      if (!agent) {
-        const hello = helloMessage.safeParse(message);
-        if (!hello.success || hello.data.licenseKey !== licenseKey) {
-          this.opts.log.warn({ licenseKey }, 'agent refused: hello missing or for another branch');
-          ws.close(hello.success ? CLOSE.unauthorized : CLOSE.badHello, 'bad hello');
-          return;
-        }
-        clearTimeout(helloTimer);
-        this.#greeting.delete(greeting);
-        const { workerId, agentVersion, posVersion } = hello.data;
-        const connectedAt = new Date();
-        const helloSentAt = hello.data.health ? new Date(hello.data.health.sentAt) : connectedAt;
-        agent = {
-          ws,
-          licenseKey,
-          tokenHash,
-          workerId,
-          agentVersion,
-          posVersion,
-          connectedAt,
-          helloSentAt,
-          lastSeen: Date.now(),
-          roundTripMs: 0,
-          pingSentAt: 0,
-          platform: hello.data.os?.split(' ')[0] ?? null,
-          statusWrites: Promise.resolve(),
-        };
-        const previous = this.#agents.get(licenseKey);
-        this.#agents.set(licenseKey, agent);
-        if (previous) previous.ws.close(CLOSE.replaced, 'replaced by a newer connection');
-        this.#cluster?.agentConnected(licenseKey, helloSentAt);
-        ws.send(JSON.stringify({ type: 'welcome' }));
-        const h = hello.data;
-        const report = h.health ? { health: h.health, clockOffsetMs: clockOffsetMs(h.health.sentAt, connectedAt.getTime(), 0) } : null;
-        const identity = {
-          licenseKey,
-          workerId,
-          agentVersion,
-          posVersion,
-          nodeVersion: h.nodeVersion ?? null,
-          os: h.os ?? null,
-          agentStartedAt: h.startedAt ? new Date(h.startedAt) : null,
-        };
-        this.#recordStatus(agent, (fleet) => fleet.connected(identity, report, connectedAt));
-        this.#upgrades?.connected(licenseKey, agent.platform);
-        this.opts.log.info({ licenseKey, workerId: agent.workerId, agentVersion: agent.agentVersion, posVersion: agent.posVersion }, 'agent connected');
-        return;
-      }
-      // Results are most of the traffic: check them against their own schema, not the union.
-      const type = typeof message === 'object' && message !== null && 'type' in message ? message.type : undefined;
-      const parsed = (type === 'result' ? resultMessage : agentMessage).safeParse(message);
-      if (!parsed.success) {
-        if (type === 'result') this.#unreadableResult(agent, message, parsed.error.issues);
-        return;
-      }
-      if (parsed.data.type === 'events') {
-        void this.#takeEvents(agent, parsed.data.events);
-        return;
-      }
-      if (parsed.data.type === 'heartbeat') {
-        const current = agent;
-        const report = { health: parsed.data, clockOffsetMs: clockOffsetMs(parsed.data.sentAt, Date.now(), current.roundTripMs) };
-        this.#recordStatus(current, (fleet) => fleet.heartbeat(licenseKey, current.workerId, report, new Date()));
-        return;
-      }
-      if (parsed.data.type === 'upgrade') {
-        this.#upgrades?.progress(licenseKey, parsed.data);
-        return;
-      }
-      if (parsed.data.type !== 'result') return;
-      const pending = this.#pending.get(parsed.data.jobId);
-      if (!pending || pending.agent !== agent) return;
-      clearTimeout(pending.timer);
-      this.#pending.delete(parsed.data.jobId);
-      pending.resolve(parsed.data.ok ? { ok: true, data: parsed.data.data } : { ok: false, error: parsed.data.error });
+      if (agent) this.#received(agent, raw);
+      else agent = this.#hello(greeting, raw);
     });
     ws.on('close', () => {
-      clearTimeout(helloTimer);
       this.#greeting.delete(greeting);
-      if (!agent) return;
-      if (this.#agents.get(licenseKey) === agent) {
-        this.#agents.delete(licenseKey);
-        this.#cluster?.agentLeft(licenseKey);
-        this.opts.log.info({ licenseKey, workerId: agent.workerId }, 'agent disconnected');
-      }
-      const left = agent;
-      if (!this.#closing) this.#recordStatus(left, (fleet) => fleet.disconnected(licenseKey, left.workerId, new Date()));
-      for (const [jobId, pending] of this.#pending) {
-        if (pending.agent !== agent) continue;
-        clearTimeout(pending.timer);
-        this.#pending.delete(jobId);
-        pending.reject(new AgentOfflineError(`The agent of branch ${licenseKey} disconnected while running the job.`));
-      }
+      if (agent) this.#left(agent);
     });
     ws.on('error', () => undefined);
+  }
+
+  /** The first message: a hello, or the socket is closed. */
+  #hello(greeting: Greeting, raw: RawData): ConnectedAgent | undefined {
+    const { ws, licenseKey } = greeting;
+    const message = frameJson(raw);
+    if (message === undefined) return undefined;
+    const outcome = takeHello(greeting, message, this.#pingIntervalMs);
+    if (!outcome.accepted) {
+      this.opts.log.warn({ licenseKey }, 'agent refused: hello missing or for another branch');
+      ws.close(outcome.closeCode, 'bad hello');
+      return undefined;
+    }
+    const { agent } = outcome;
+    this.#greeting.delete(greeting);
+    const previous = this.#agents.get(licenseKey);
+    this.#agents.set(licenseKey, agent);
+    if (previous) previous.ws.close(CLOSE.replaced, 'replaced by a newer connection');
+    this.#cluster?.agentConnected(licenseKey, agent.helloSentAt);
+    sendToAgent(ws, { type: 'welcome' });
+    this.#status.record(outcome.change);
+    this.#upgrades?.connected(licenseKey, agent.platform);
+    this.opts.log.info({ licenseKey, workerId: agent.workerId, agentVersion: agent.agentVersion, posVersion: agent.posVersion }, 'agent connected');
+    return agent;
+  }
+
+  #received(agent: ConnectedAgent, raw: RawData): void {
+    agent.lastSeen = Date.now();
+    const message = frameJson(raw);
+    if (message === undefined) return;
+    // Results are most of the traffic: check them against their own schema, not the union.
+    const type = typeof message === 'object' && message !== null && 'type' in message ? message.type : undefined;
+    const parsed = (type === 'result' ? resultMessage : agentMessage).safeParse(message);
+    if (!parsed.success) {
+      if (type === 'result') this.#unreadableResult(agent, message, parsed.error.issues);
+      return;
+    }
+    this.#fromAgent(agent, parsed.data);
+  }
+
+  #fromAgent(agent: ConnectedAgent, message: AgentMessage): void {
+    switch (message.type) {
+      case 'result':
+        this.#pending.settle(message.jobId, agent, message.ok ? { ok: true, data: message.data } : { ok: false, error: message.error });
+        return;
+      case 'heartbeat': {
+        const report = { health: message, clockOffsetMs: clockOffsetMs(message.sentAt, agent.lastSeen, agent.roundTripMs) };
+        this.#status.record({ kind: 'heartbeat', licenseKey: agent.licenseKey, workerId: agent.workerId, report, at: new Date(agent.lastSeen) });
+        return;
+      }
+      case 'events':
+        void this.#takeEvents(agent, message.events);
+        return;
+      case 'upgrade':
+        this.#upgrades?.progress(agent.licenseKey, message);
+        return;
+      case 'hello':
+        return;
+    }
+  }
+
+  /**
+   * A result this gateway cannot read answers its request at once, rather than leaving the
+   * client to wait for the timeout; whether the job ran is unknown, and a retry with the same
+   * Idempotency-Key is answered from the agent's own record if it did.
+   */
+  #unreadableResult(agent: ConnectedAgent, message: unknown, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): void {
+    const jobId = (message as { jobId?: unknown }).jobId;
+    this.opts.log.error(
+      { licenseKey: agent.licenseKey, jobId, issues: issues.map((i) => `${i.path.join('.')}: ${i.message}`) },
+      'agent sent a result that does not match the protocol',
+    );
+    if (typeof jobId !== 'string') return;
+    this.#pending.settle(jobId, agent, {
+      ok: false,
+      error: {
+        code: 'agent_bad_result',
+        message: 'The branch agent answered with a result the gateway cannot read; whether the job ran is unknown. Retry with the same Idempotency-Key.',
+      },
+    });
+  }
+
+  /**
+   * Stores an agent's events, then acknowledges them. Events naming another branch are a bug of
+   * that agent: logged and acknowledged unstored, so they do not come back forever. A store
+   * failure acknowledges nothing: the agent sends them again.
+   */
+  async #takeEvents(agent: ConnectedAgent, events: BranchEvent[]): Promise<void> {
+    const own = events.filter((e) => e.licenseKey === agent.licenseKey);
+    if (own.length < events.length)
+      this.opts.log.error({ licenseKey: agent.licenseKey, dropped: events.length - own.length }, 'agent sent events of another branch');
+    try {
+      await this.opts.onEvents?.(agent.licenseKey, own);
+    } catch (error) {
+      this.opts.log.error({ err: error, licenseKey: agent.licenseKey }, 'could not store events; the agent will send them again');
+      return;
+    }
+    if (agent.ws.readyState === agent.ws.OPEN) sendToAgent(agent.ws, { type: 'eventsAck', ids: events.map((e) => e.id) });
+  }
+
+  /** The agent's socket closed: its jobs fail, and the fleet view hears it left. */
+  #left(agent: ConnectedAgent): void {
+    const { licenseKey, workerId } = agent;
+    if (this.#agents.get(licenseKey) === agent) {
+      this.#agents.delete(licenseKey);
+      this.#cluster?.agentLeft(licenseKey);
+      this.opts.log.info({ licenseKey, workerId }, 'agent disconnected');
+    }
+    if (!this.#closing) this.#status.record({ kind: 'disconnected', licenseKey, workerId, at: new Date() });
+    this.#pending.failAll(agent, new AgentOfflineError("The branch's agent disconnected while running the job."));
   }
 }

@@ -1,12 +1,15 @@
 /**
- * The only body the API reads: JSON in UTF-8 (API.md, Conventions). Fastify's own parser decodes
+ * The only body the API reads: JSON in UTF-8 (docs/api.md, Conventions). Fastify's own parser decodes
  * any declared charset as UTF-8, drops a byte order mark and turns invalid bytes into U+FFFD, so
  * a Latin-1 or UTF-16 body was written as mangled text. Here a body is refused instead: 415 for a
- * charset other than UTF-8, 400 for a byte order mark, bytes that are not UTF-8 or bad JSON.
+ * charset other than UTF-8, 400 for a byte order mark, bytes that are not UTF-8, a shape past the
+ * limits of json-shape.ts, bad JSON, or text no database can keep (unstorable-text.ts).
  */
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_VALUES } from './json-shape.js';
 import { ApiError, invalidRequest } from './problems.js';
+import { unstorableTextErrors } from './unstorable-text.js';
 
 const UTF8_NAMES = new Set(['utf-8', 'utf8']);
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -22,6 +25,18 @@ export function charsetOf(contentType: string | undefined): string | undefined {
 
 const bodyProblem = (message: string) => invalidRequest([{ path: 'body', message }]);
 
+const SHAPE_MESSAGES = {
+  depth: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+  values: `holds more than ${MAX_JSON_VALUES} array items and object members`,
+};
+
+/**
+ * In JSON text, NUL and lone surrogates can only be written as \u escapes (raw control characters
+ * are not JSON, and isUtf8 refuses encoded surrogates): a body without such an escape is not
+ * walked at all. An escaped backslash before `u` matches too, and is walked for nothing.
+ */
+const MAY_BE_UNSTORABLE = /\\u(?:0000|d[89a-f])/i;
+
 export function acceptOnlyUtf8Json(app: FastifyInstance): void {
   // Fastify's JSON parsing (prototype poisoning refused as before) on text checked here first.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -36,6 +51,13 @@ export function acceptOnlyUtf8Json(app: FastifyInstance): void {
     }
     if (body.subarray(0, BOM.length).equals(BOM)) return done(bodyProblem('starts with a byte order mark: send UTF-8 JSON without one'));
     if (!isUtf8(body)) return done(bodyProblem('is not valid UTF-8'));
-    void parseJson(request, body.toString('utf8'), done);
+    const shape = jsonShapeProblem(body);
+    if (shape) return done(bodyProblem(SHAPE_MESSAGES[shape]));
+    const text = body.toString('utf8');
+    void parseJson(request, text, (error, value?: unknown) => {
+      if (error) return done(error);
+      const unstorable = MAY_BE_UNSTORABLE.test(text) ? unstorableTextErrors(value, ['body']) : [];
+      done(unstorable.length > 0 ? invalidRequest(unstorable) : null, value);
+    });
   });
 }

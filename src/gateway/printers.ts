@@ -1,5 +1,5 @@
 /**
- * The printer registry (API.md: List my printers, Register, Get, Update, List printers of a
+ * The printer registry (docs/api.md, Printers: List my printers, Register, Get, Update, List printers of a
  * branch). Gateway-local routes: no job goes to an agent. Printers belong to the API key's user;
  * a printer of another user is answered as not found. Registered inside the authenticated API
  * plugin, so X-Api-Key, the rate limit and the problem format apply as everywhere.
@@ -21,6 +21,7 @@ import {
   WIDTH_REQUIRED,
   withThermalLabelDefaults,
 } from '../protocol/printers.js';
+import { addressRefusal, portRefusal, type PrinterRule } from '../protocol/printer-rule.js';
 import type { AgentHub } from './hub.js';
 import { problemResponses } from './openapi.js';
 import { ApiError, validationProblem } from './problems.js';
@@ -30,6 +31,17 @@ import { authorizeBranch } from './branch-access.js';
 export interface PrinterRoutesOptions {
   store: GatewayStore;
   hub: AgentHub;
+  /** Where printers may be (protocol/printer-rule.ts); the agent checks it again. */
+  rule: PrinterRule;
+}
+
+/** 400 naming each field the rule refuses, as the printer would be once changed. */
+function checkRule(printer: { printerIp: string; printerPort: number }, rule: PrinterRule): void {
+  const issues = [
+    { path: ['printerIp'], message: addressRefusal(printer.printerIp, rule) },
+    { path: ['printerPort'], message: portRefusal(printer.printerPort, rule) },
+  ].filter((i): i is { path: string[]; message: string } => i.message !== undefined);
+  if (issues.length > 0) throw validationProblem(issues);
 }
 
 const tags = ['Printers'];
@@ -56,11 +68,11 @@ const documentedPrinterUpdate = printerUpdate.meta({
     'A thermal printer keeps its label fields at their defaults, whatever is sent.',
 });
 
-function printerNotFound(id: string): ApiError {
-  return new ApiError('printer_not_found', `No printer ${id} is registered for this API key.`);
+function printerNotFound(): ApiError {
+  return new ApiError('printer_not_found', 'No printer with the id in the path is registered for this API key.');
 }
 
-export async function printerRoutes(app: FastifyInstance, { store, hub }: PrinterRoutesOptions): Promise<void> {
+export async function printerRoutes(app: FastifyInstance, { store, hub, rule }: PrinterRoutesOptions): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
   /** The workerId of the branch's connected agent (the one that prints), or null while it is offline. */
@@ -102,6 +114,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
     },
     async (request, reply) => {
       await authorizeBranch(store, request.userId, request.body.licenseKey);
+      checkRule(request.body, rule);
       const printer = await store.printers.create(request.userId, withThermalLabelDefaults(request.body));
       return reply.code(201).send(toRecord(printer));
     },
@@ -121,7 +134,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
     },
     async (request) => {
       const printer = await store.printers.get(request.userId, request.params.id);
-      if (!printer) throw printerNotFound(request.params.id);
+      if (!printer) throw printerNotFound();
       return toRecord(printer);
     },
   );
@@ -146,12 +159,13 @@ export async function printerRoutes(app: FastifyInstance, { store, hub }: Printe
             await authorizeBranch(store, request.userId, changes.licenseKey);
           }
           const merged = { ...current, ...changes };
+          if (changes.printerIp !== undefined || changes.printerPort !== undefined) checkRule(merged, rule);
           if (merged.kind === 'thermal' && merged.widthMm === null) {
             throw validationProblem([{ path: ['widthMm'], message: WIDTH_REQUIRED }]);
           }
           return withThermalLabelDefaults(changes, merged.kind);
         });
-        if (!updated) throw printerNotFound(request.params.id);
+        if (!updated) throw printerNotFound();
         return toRecord(updated);
       },
     });

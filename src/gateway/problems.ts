@@ -87,7 +87,7 @@ const FRAMEWORK_ERRORS: Record<string, () => ApiError> = {
 export function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
-    // Idempotency-Key is the only header routes declare; missing or blank has its own code (API.md).
+    // Idempotency-Key is the only header routes declare; missing or blank has its own code (docs/api.md, Idempotency-Key).
     if (error.validationContext === 'headers' && !error.validation.some((v) => v.keyword === 'too_big')) {
       return new ApiError('idempotency_key_missing', 'This operation changes data: send an Idempotency-Key header (a unique value per intended change).');
     }

@@ -17,6 +17,7 @@ export async function runGateway(config: GatewayFileConfig, log: Logger): Promis
       store: opened.store,
       log,
       jobTimeoutMs: config.jobTimeoutMs,
+      printers: config.printers,
       rateLimit: config.rateLimit,
       failedAuthLimit: config.failedAuthLimit,
       trustProxy: config.trustProxy,

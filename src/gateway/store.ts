@@ -184,8 +184,17 @@ export class GatewayStore {
 
   /** The branch an agent token was issued for, by the token's hash (SHA-256 hex), or null. */
   async branchForAgentTokenHash(hash: string): Promise<string | null> {
-    const row = await this.db.selectFrom('gw_branches').select(['license_key', 'agent_token_hash']).where('agent_token_hash', '=', hash).executeTakeFirst();
-    return row && timingSafeEqual(Buffer.from(row.agent_token_hash), Buffer.from(hash)) ? row.license_key : null;
+    const generation = this.#accessGeneration;
+    const row = await this.db
+      .selectFrom('gw_branches')
+      .select(['license_key', 'agent_token_hash', 'user_id'])
+      .where('agent_token_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row || !timingSafeEqual(Buffer.from(row.agent_token_hash), Buffer.from(hash))) return null;
+    // The branch's agent is connecting: its jobs follow, each checking the branch's owner. Read
+    // here, that check costs no query of its own.
+    if (generation === this.#accessGeneration) this.#owners.set(row.license_key, Number(row.user_id));
+    return row.license_key;
   }
 
   async ensureUser(name: string): Promise<number> {

@@ -1,9 +1,10 @@
 /**
  * Strings no database of the product can keep: NUL (PostgreSQL refuses it in text and jsonb, so
  * a write fails after its job may already have run elsewhere) and lone UTF-16 surrogates (they
- * have no UTF-8 form: drivers silently store U+FFFD instead). They are refused in one hook that
- * every route goes through, before authorisation, idempotency or any job, as 400
- * validation_failed naming each field.
+ * have no UTF-8 form: drivers silently store U+FFFD instead). They are refused before
+ * authorisation, idempotency or any job, as 400 validation_failed naming each field: in a JSON
+ * body where it is parsed (json-body.ts), in the path and query in one hook every route goes
+ * through.
  */
 import type { FastifyRequest } from 'fastify';
 import { invalidRequest, type FieldError } from './problems.js';
@@ -24,7 +25,10 @@ export function toStorableText(text: string): string {
   return text.replace(UNSTORABLE_ALL, '\uFFFD');
 }
 
-/** Every unstorable string in `value` (property names included), by its dotted path. */
+/** Enough to correct a request by; a body of nothing else is not answered with a list as long. */
+const MAX_ERRORS = 20;
+
+/** The unstorable strings in `value` (property names included), by dotted path: the first MAX_ERRORS. */
 export function unstorableTextErrors(value: unknown, path: readonly string[]): FieldError[] {
   const errors: FieldError[] = [];
   collect(value, path, errors);
@@ -36,6 +40,7 @@ export function unstorableTextErrors(value: unknown, path: readonly string[]): F
  * path is built only for what is visited, and joined only for what is wrong.
  */
 function collect(value: unknown, path: readonly string[], errors: FieldError[]): void {
+  if (errors.length >= MAX_ERRORS) return;
   if (typeof value === 'string') {
     if (!isStorableText(value)) errors.push({ path: path.join('.'), message: MESSAGE });
     return;
@@ -50,16 +55,13 @@ function collect(value: unknown, path: readonly string[], errors: FieldError[]):
   }
   for (const [key, child] of Object.entries(value)) {
     // A bad property name is reported on its parent: echoing it back would repeat the bad text.
+    if (errors.length >= MAX_ERRORS) return;
     if (!isStorableText(key)) errors.push({ path: path.join('.'), message: `has a property name that ${MESSAGE}` });
     else collect(child, [...path, key], errors);
   }
 }
 
 export async function refuseUnstorableText(request: FastifyRequest): Promise<void> {
-  const errors = [
-    ...unstorableTextErrors(request.params, ['params']),
-    ...unstorableTextErrors(request.query, ['querystring']),
-    ...unstorableTextErrors(request.body, ['body']),
-  ];
+  const errors = [...unstorableTextErrors(request.params, ['params']), ...unstorableTextErrors(request.query, ['querystring'])];
   if (errors.length > 0) throw invalidRequest(errors);
 }

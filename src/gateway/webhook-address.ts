@@ -80,7 +80,7 @@ export function classifyAddress(address: string): AddressClass | undefined {
 export function refusal(address: string, policy: AddressPolicy): string | undefined {
   const kind = classifyAddress(address);
   if (kind === undefined || (kind === 'loopback' && policy.allowLoopback) || (kind === 'private' && policy.allowPrivate)) return undefined;
-  return kind === 'never' ? `${address} is a link-local, unspecified, multicast or reserved address` : `${address} is a ${kind} address`;
+  return kind === 'never' ? 'its host is a link-local, unspecified, multicast or reserved address' : `its host is a ${kind} address`;
 }
 
 export class RefusedAddressError extends Error {}
@@ -104,7 +104,7 @@ export function guardedLookup(policy: AddressPolicy) {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '');
       const refused = addresses.map((a) => refusal(a.address, policy)).find((r) => r !== undefined);
-      if (refused) return callback(Object.assign(new RefusedAddressError(`${hostname}: ${refused}`), { code: 'ERR_REFUSED_ADDRESS' }), '');
+      if (refused) return callback(Object.assign(new RefusedAddressError(refused), { code: 'ERR_REFUSED_ADDRESS' }), '');
       if (options.all) return callback(null, addresses);
       const first = addresses[0]!;
       callback(null, first.address, first.family);
@@ -121,7 +121,7 @@ export async function checkWebhookUrl(url: URL, policy: AddressPolicy): Promise<
   return new Promise((resolve) => {
     guardedLookup(policy)(host, { all: true }, (error) => {
       if (!error) resolve(undefined);
-      else resolve(error instanceof RefusedAddressError ? error.message : `${host} does not resolve`);
+      else resolve(error instanceof RefusedAddressError ? error.message : 'its host does not resolve');
     });
   });
 }

@@ -30,8 +30,8 @@ const security = [{ apiKey: [] }];
 
 const toRecord = (w: StoredWebhook) => ({ id: w.id, url: w.url, eventos: w.eventos, licenseKeys: w.licenseKeys, createdAt: w.createdAt.toISOString() });
 
-function notFound(id: string): ApiError {
-  return new ApiError('webhook_not_found', `No webhook ${id} is registered for this API key.`);
+function notFound(): ApiError {
+  return new ApiError('webhook_not_found', 'No webhook with the id in the path is registered for this API key.');
 }
 
 export async function webhookRoutes(app: FastifyInstance, { store, webhookKey, policy, timeoutMs }: WebhookRoutesOptions): Promise<void> {
@@ -95,7 +95,7 @@ export async function webhookRoutes(app: FastifyInstance, { store, webhookKey, p
       },
     },
     async (request, reply) => {
-      if (!(await store.webhooks.delete(request.userId, request.params.id))) throw notFound(request.params.id);
+      if (!(await store.webhooks.delete(request.userId, request.params.id))) throw notFound();
       return reply.code(204).send(null);
     },
   );
@@ -114,7 +114,7 @@ export async function webhookRoutes(app: FastifyInstance, { store, webhookKey, p
     },
     async (request) => {
       const hook = await store.webhooks.get(request.userId, request.params.id);
-      if (!hook) throw notFound(request.params.id);
+      if (!hook) throw notFound();
       const eventId = `evt_test_${randomUUID()}`;
       const payload = JSON.stringify({
         id: eventId,
@@ -154,7 +154,7 @@ export async function webhookRoutes(app: FastifyInstance, { store, webhookKey, p
     },
     async (request) => {
       const hook = await store.webhooks.get(request.userId, request.params.id);
-      if (!hook) throw notFound(request.params.id);
+      if (!hook) throw notFound();
       const iso = (d: Date | null) => (d ? d.toISOString() : null);
       const data = (await store.events.listDeliveries(hook.id, request.query.limit)).map((d) => ({
         ...d,

@@ -28,17 +28,21 @@ const SHIFTS_PER_STATEMENT = 500;
  * of its payments by `formasdepago.tipo` (shift-close rows 195-198 on an archived check,
  * order-lifecycle 577-580 on an open one), over the shift's paid, not cancelled accounts. A
  * closed shift's accounts are in the history tables; an open shift's, still in the temporary
- * ones. An account that a close is moving is counted once: its temporary row is left out
- * once its history copy exists. Shifts without payments get zeros.
+ * ones. Shifts without payments get zeros.
  */
 export async function shiftTakings(ctx: Pick<PosContext, 'db'>, idTurnos: readonly number[]): Promise<Map<number, TenderAmounts>> {
   const out = new Map<number, TenderAmounts>(idTurnos.map((id) => [id, noTakings()]));
   for (let i = 0; i < idTurnos.length; i += SHIFTS_PER_STATEMENT) {
     const chunk = idTurnos.slice(i, i + SHIFTS_PER_STATEMENT);
-    const open = takingsQuery(ctx, TEMP_TABLES, chunk).where((eb) =>
-      eb.not(eb.exists(eb.selectFrom('cheques as c').select('c.folio').whereRef('c.foliotempcheques', '=', 'h.folio').whereRef('c.idturno', '=', 'h.idturno'))),
-    );
-    for (const row of await open.unionAll(takingsQuery(ctx, CLOSED_TABLES, chunk)).execute()) {
+    const query = (tables: PaymentTables) =>
+      paidPayments(ctx, tables, chunk)
+        .select((eb) => [
+          'h.idturno',
+          'f.tipo',
+          eb.fn.sum<string | number | null>(sql`(${eb.ref('p.importe')} + ${eb.ref('p.propina')}) * ${eb.ref('p.tipodecambio')}`).as('importe'),
+        ])
+        .groupBy(['h.idturno', 'f.tipo']);
+    for (const row of await query(TEMP_TABLES).unionAll(query(CLOSED_TABLES)).execute()) {
       const tender = tenderOf(row.tipo);
       const takings = out.get(int(row.idturno) ?? 0);
       if (tender && takings) takings[tender] = takings[tender].plus(dec(row.importe));
@@ -47,24 +51,63 @@ export async function shiftTakings(ctx: Pick<PosContext, 'db'>, idTurnos: readon
   return out;
 }
 
+export interface MethodTakings {
+  idformadepago: string;
+  descripcion: string;
+  tipo: number;
+  /** Amount and tips in the method's own currency. */
+  importe: Decimal;
+  /** The same in pesos, as SR adds it up. */
+  pesos: Decimal;
+  /** The tips alone, in pesos (shift-close row 199). */
+  propina: Decimal;
+}
+
+/** What one shift took by payment method, over the same accounts as `shiftTakings`. */
+export async function shiftTakingsByMethod(ctx: Pick<PosContext, 'db'>, idTurno: number): Promise<MethodTakings[]> {
+  const query = (tables: PaymentTables) =>
+    paidPayments(ctx, tables, [idTurno])
+      .select((eb) => [
+        'p.idformadepago',
+        'f.descripcion',
+        'f.tipo',
+        eb.fn.sum<string | number | null>(sql`${eb.ref('p.importe')} + ${eb.ref('p.propina')}`).as('importe'),
+        eb.fn.sum<string | number | null>(sql`(${eb.ref('p.importe')} + ${eb.ref('p.propina')}) * ${eb.ref('p.tipodecambio')}`).as('pesos'),
+        eb.fn.sum<string | number | null>(sql`${eb.ref('p.propina')} * ${eb.ref('p.tipodecambio')}`).as('propina'),
+      ])
+      .groupBy(['p.idformadepago', 'f.descripcion', 'f.tipo']);
+  const byMethod = new Map<string, MethodTakings>();
+  for (const row of await query(TEMP_TABLES).unionAll(query(CLOSED_TABLES)).execute()) {
+    const id = row.idformadepago ?? '';
+    const seen = byMethod.get(id);
+    const add = { importe: dec(row.importe), pesos: dec(row.pesos), propina: dec(row.propina) };
+    if (seen) for (const k of ['importe', 'pesos', 'propina'] as const) seen[k] = seen[k].plus(add[k]);
+    else byMethod.set(id, { idformadepago: id, descripcion: row.descripcion ?? '', tipo: int(row.tipo) ?? 0, ...add });
+  }
+  return [...byMethod.values()].sort((a, b) => a.tipo - b.tipo || (a.idformadepago < b.idformadepago ? -1 : 1));
+}
+
 const TEMP_TABLES = { header: 'tempcheques', payments: 'tempchequespagos' } as const;
 const CLOSED_TABLES = { header: 'cheques', payments: 'chequespagos' } as const;
+type PaymentTables = typeof TEMP_TABLES | typeof CLOSED_TABLES;
 
-/** SR's sum per shift and tender over the paid, not cancelled accounts of one table set (both name these columns alike). */
-function takingsQuery(ctx: Pick<PosContext, 'db'>, tables: typeof TEMP_TABLES | typeof CLOSED_TABLES, idTurnos: readonly number[]) {
-  return ctx.db
+/**
+ * The payments of the shifts' paid, not cancelled accounts in one table set (both name these
+ * columns alike). An account that a close is moving is counted once: its temporary row is left
+ * out once its history copy exists.
+ */
+function paidPayments(ctx: Pick<PosContext, 'db'>, tables: PaymentTables, idTurnos: readonly number[]) {
+  const query = ctx.db
     .selectFrom(`${tables.payments} as p` as 'tempchequespagos as p')
     .innerJoin(`${tables.header} as h` as 'tempcheques as h', 'h.folio', 'p.folio')
     .innerJoin('formasdepago as f', 'f.idformadepago', 'p.idformadepago')
-    .select((eb) => [
-      'h.idturno',
-      'f.tipo',
-      eb.fn.sum<string | number | null>(sql`(${eb.ref('p.importe')} + ${eb.ref('p.propina')}) * ${eb.ref('p.tipodecambio')}`).as('importe'),
-    ])
     .where('h.idturno', 'in', idTurnos)
     .where('h.pagado', '=', true)
-    .where((eb) => eb.or([eb('h.cancelado', '=', false), eb('h.cancelado', 'is', null)]))
-    .groupBy(['h.idturno', 'f.tipo']);
+    .where((eb) => eb.or([eb('h.cancelado', '=', false), eb('h.cancelado', 'is', null)]));
+  if (tables !== TEMP_TABLES) return query;
+  return query.where((eb) =>
+    eb.not(eb.exists(eb.selectFrom('cheques as c').select('c.folio').whereRef('c.foliotempcheques', '=', 'h.folio').whereRef('c.idturno', '=', 'h.idturno'))),
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { InstalledSchema } from './columns.js';
+import type { PrinterRule } from '../protocol/printer-rule.js';
 import type { PosDialectName } from './sql-dialect.js';
 import type { PosDb } from './schema.js';
 
@@ -14,12 +15,23 @@ export interface PosContext {
   log: Logger;
   /** Branch-local now; one value per job so every row of a write carries the same time. */
   now: Date;
+  /** Where the print operations may send (the agent's `printers` config); DEFAULT_PRINTER_RULE unless set. */
+  printerRule?: PrinterRule;
   /**
    * For a write: work to do once its transaction has committed, outside it, as Soft Restaurant
    * does some housekeeping after its own (a failure there is logged; the write stands).
    */
   afterCommit?: (task: (db: PosDb) => Promise<void>) => void;
+  /**
+   * For a write: an effect outside the database (a print) to run once its transaction has
+   * committed, so that the effect failing cannot undo the write. What the effect returns replaces
+   * those fields of the result, in the answer and in the idempotency record, so a retry answers
+   * what happened without doing it again. Until then the record keeps what the write returned.
+   */
+  outside?: (effect: OutsideEffect) => void;
 }
+
+export type OutsideEffect = (db: PosDb) => Promise<Record<string, unknown>>;
 
 const readsOfJob = new WeakMap<object, Map<string, Promise<unknown>>>();
 

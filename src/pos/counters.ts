@@ -12,7 +12,7 @@ type Counter = 'ultimaorden' | 'ultimofolio' | 'ultimofolioproduccion';
 async function next(ctx: PosContext, serie: string, counter: Counter): Promise<number> {
   const row = await ctx.db.selectFrom('folios').select(counter).where('serie', '=', serie).forUpdate().executeTakeFirst();
   // SR's series are configured in SR; numbering one on the fly could hand out tickets SR hands out again.
-  if (!row) throw new PosError('series_not_found', `The branch has no folio series "${serie}" (folios).`, { serie });
+  if (!row) throw new PosError('series_not_found', 'The branch has no folio series (folios) by the name in serie.', { field: 'serie' });
   const value = (int(row[counter]) ?? 0) + 1;
   await ctx.db
     .updateTable('folios')

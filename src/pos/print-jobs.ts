@@ -5,7 +5,7 @@
 import type { PosContext } from './context.js';
 
 export interface PrintJobRecord {
-  kind: 'order' | 'test';
+  kind: 'order' | 'test' | 'account';
   orderFolio?: string;
   isReprint: boolean;
   /** As sent: text as it came, a number as its decimal digits. */
@@ -30,6 +30,15 @@ export async function recordPrintJob(ctx: PosContext, job: PrintJobRecord): Prom
     .returning('id')
     .executeTakeFirstOrThrow();
   return String(row.id);
+}
+
+/** What the printers said, once a job printed after its write's commit (an account's ticket). */
+export async function updatePrintJobResults(db: PosContext['db'], orderRef: string, results: unknown): Promise<void> {
+  await db
+    .updateTable('ba_print_jobs')
+    .set({ results: JSON.stringify(results) })
+    .where('id', '=', orderRef)
+    .execute();
 }
 
 /** Drops records older than `before` (the scheduler keeps 90 days). */

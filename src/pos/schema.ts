@@ -17,7 +17,7 @@ export interface BaIdempotency {
 /** A print job: what it asked for (price and payment method kept for receipts) and its printers' results. */
 export interface BaPrintJobs {
   id: GeneratedAlways<string | number>;
-  kind: 'order' | 'test';
+  kind: 'order' | 'test' | 'account';
   order_folio: string | null;
   is_reprint: boolean;
   price: string | null;

@@ -34,7 +34,7 @@ export function stationOf(ctx: Pick<PosContext, 'db'>, estacion: string): Promis
  */
 export async function requireStation(ctx: Pick<PosContext, 'db'>, estacion: string): Promise<Station> {
   const station = await stationOf(ctx, estacion);
-  if (!station.known) throw new PosError('station_not_found', `There is no station ${JSON.stringify(estacion)} at this branch.`, { estacion });
+  if (!station.known) throw new PosError('station_not_found', 'The branch has no station by the name in estacion.', { field: 'estacion' });
   return station;
 }
 

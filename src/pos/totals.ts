@@ -1,4 +1,4 @@
-// Account totals as defined in TOTALS.md: one pure function recomputes everything from the lines
+// Account totals (docs/totals.md): one pure function recomputes everything from the lines
 // and the general percentage, so no operation accumulates rounding and applying 0 restores the
 // totals exactly. Money never goes through JavaScript numbers until the API's final formatting.
 import { Decimal } from 'decimal.js';
@@ -39,7 +39,7 @@ export interface ClassTotals {
 }
 
 /**
- * Everything TOTALS.md defines, at full precision. Only `total` and `subtotalConDescuento` are
+ * Everything docs/totals.md defines, at full precision. Only `total` and `subtotalConDescuento` are
  * defined on rounded figures (they are what the customer pays and what the ticket shows);
  * every other value is rounded when it leaves through `totalsToApi` / `totalsToHeaderColumns`.
  */
@@ -363,6 +363,6 @@ export function lineDiscountPercent(
   const k = req.base === 'total' ? ONE : kFactor(line.impuesto1, line.impuesto2, line.impuesto3);
   const exact = p.div(k);
   const shown = exact.toDecimalPlaces(4, Decimal.ROUND_HALF_UP);
-  // TOTALS.md: an amount above the unit price at 4 decimals is rejected.
+  // An amount above the unit price at 4 decimals is refused (docs/totals.md).
   return fromAmount(valor, exact, shown, shown, (v) => v.times(HUNDRED).times(k).div(p), scale);
 }

@@ -33,11 +33,24 @@ function printableGrapheme(grapheme: string): string {
 
 /** Text a CP858 printer can show: one character per printed column, no control characters. */
 export function toPrintable(text: string): string {
+  // Most text is printable as it is: each of its characters is then a grapheme of its own (CP858
+  // has no combining marks) that NFC leaves alone, and segmenting it would change nothing.
+  if (allPrintable(text)) return text;
   return Array.from(GRAPHEMES.segment(text.normalize('NFC')), ({ segment }) => printableGrapheme(segment)).join('');
 }
 
+function allPrintable(text: string): boolean {
+  for (const c of text) if (!REPERTOIRE.has(c)) return false;
+  return true;
+}
+
 export function encodeCp858(text: string): Buffer {
-  return iconv.encode(toPrintable(text), ENCODING);
+  return encodePrintable(toPrintable(text));
+}
+
+/** Text that already went through toPrintable, in CP858 bytes. */
+export function encodePrintable(printable: string): Buffer {
+  return iconv.encode(printable, ENCODING);
 }
 
 export function decodeCp858(bytes: Uint8Array): string {

@@ -7,11 +7,13 @@
 import * as ops from '../protocol/operations/printing.js';
 import type { PrintOrderInput, PrintResultRecord } from '../protocol/operations/printing.js';
 import type { OpInput } from '../protocol/operation.js';
+import type { PrinterRule } from '../protocol/printer-rule.js';
 import type { PrinterTargetParams } from '../protocol/printers.js';
-import { renderKitchenTicket, renderTestTicket } from './escpos.js';
+import { renderAccountTicket, renderKitchenTicket, renderTestTicket } from './escpos.js';
 import { PrinterQueue } from './printer-queue.js';
 import type { KitchenTicket, TestTicket } from './ticket.js';
-import type { PrintResult } from './transport.js';
+import type { AccountTicket } from '../protocol/account-ticket.js';
+import type { PrintError, PrintResult } from './transport.js';
 import { renderLabels, renderTestLabel } from './tspl.js';
 
 /** Every print of this process goes through here: one job at a time per printer. */
@@ -41,7 +43,7 @@ export function kitchenTicketOf(input: OrderFields, group: GroupFields, date: Da
 }
 
 export async function renderKitchenJob(target: PrinterTargetParams, ticket: KitchenTicket, copies = 1): Promise<Buffer> {
-  const one = target.kind === 'label' ? renderLabels(ticket, target) : await renderKitchenTicket(ticket, { widthMm: widthOf(target) });
+  const one = target.kind === 'label' ? renderLabels(ticket, target) : renderKitchenTicket(ticket, { widthMm: widthOf(target) });
   return Buffer.concat(Array<Buffer>(copies).fill(one));
 }
 
@@ -49,21 +51,22 @@ export async function renderTestJob(target: PrinterTargetParams, ticket: TestTic
   return target.kind === 'label' ? renderTestLabel(ticket, target) : renderTestTicket(ticket, { widthMm: widthOf(target) });
 }
 
-function send(target: PrinterTargetParams, bytes: Buffer): Promise<PrintResult> {
-  return printerQueue.send({ host: target.printerIp, port: target.printerPort }, bytes, { language: target.kind === 'label' ? 'tspl' : 'escpos' });
+function send(target: PrinterTargetParams, bytes: Buffer, rule: PrinterRule): Promise<PrintResult> {
+  return printerQueue.send({ host: target.printerIp, port: target.printerPort }, bytes, { language: target.kind === 'label' ? 'tspl' : 'escpos', rule });
 }
 
 /**
  * What the client reads about a failed printer: the stable code and a sentence for people. What
  * the socket said (`connect ECONNREFUSED 10.0.0.9:9100`) is for the agent's log only.
  */
-const FAILURE_SENTENCES: Record<PrintResultRecord['error'] & string, string> = {
+const FAILURE_SENTENCES: Record<PrintError, string> = {
   unreachable: 'The printer did not answer: check that it is on and connected to the network.',
   refused: 'The printer refused the connection: check its address and port in the registry.',
   timeout: 'The printer stopped answering while it was printing.',
   paper_out: 'The printer is out of paper.',
   cover_open: 'The printer cover is open.',
   offline: 'The printer dropped the connection before the job was complete.',
+  not_allowed: "The agent does not print to this printer's address or port (its printers setting): check them in the registry.",
 };
 
 function toResult(printerId: string, result: PrintResult): PrintResultRecord {
@@ -87,7 +90,11 @@ export interface Delivery {
  * groups of one printer go in request order, and once one of them fails the rest are not sent
  * (each would only wait out the same timeout again): they fail with the same error.
  */
-export async function printOrderTickets(input: OpInput<typeof ops.printOrder>, now: Date): Promise<{ results: PrintResultRecord[]; deliveries: Delivery[] }> {
+export async function printOrderTickets(
+  input: OpInput<typeof ops.printOrder>,
+  now: Date,
+  rule: PrinterRule,
+): Promise<{ results: PrintResultRecord[]; deliveries: Delivery[] }> {
   const results: PrintResultRecord[] = Array.from({ length: input.grupos.length });
   const deliveries: Delivery[] = [];
   const byPrinter = new Map<string, number[]>();
@@ -101,13 +108,13 @@ export async function printOrderTickets(input: OpInput<typeof ops.printOrder>, n
       for (const i of indexes) {
         const group = input.grupos[i]!;
         if (failure) {
-          const detail = `Not sent: an earlier ticket of this order failed on this printer. ${FAILURE_SENTENCES[failure.error!]}`;
+          const detail = `Not sent: an earlier ticket of this order failed on this printer. ${FAILURE_SENTENCES[failure.error as PrintError]}`;
           results[i] = { printerId: group.printerId, status: 'failed', error: failure.error, detail };
           continue;
         }
         const target = input.printers[group.printerId]!;
         const bytes = await renderKitchenJob(target, kitchenTicketOf(input, group, now), group.copias);
-        const sent = await send(target, bytes);
+        const sent = await send(target, bytes, rule);
         deliveries.push({ printerId: group.printerId, result: sent });
         results[i] = toResult(group.printerId, sent);
         if (results[i].status === 'failed') failure = results[i];
@@ -117,9 +124,24 @@ export async function printOrderTickets(input: OpInput<typeof ops.printOrder>, n
   return { results, deliveries };
 }
 
-export async function printTestPage(input: OpInput<typeof ops.printTest>, now: Date): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
+export async function printTestPage(
+  input: OpInput<typeof ops.printTest>,
+  now: Date,
+  rule: PrinterRule,
+): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
   const target = input.printers[input.printerId]!;
   const ticket: TestTicket = { title: input.title, message: input.message, printerName: input.printerName ?? target.displayName, date: now };
-  const sent = await send(target, await renderTestJob(target, ticket));
+  const sent = await send(target, await renderTestJob(target, ticket), rule);
   return { result: toResult(input.printerId, sent), delivery: { printerId: input.printerId, result: sent } };
+}
+
+/** The customer's ticket of an account, on a thermal printer (a label printer takes no receipt). */
+export async function printAccountTicket(
+  printerId: string,
+  target: PrinterTargetParams,
+  ticket: AccountTicket,
+  rule: PrinterRule,
+): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
+  const sent = await send(target, renderAccountTicket(ticket, { widthMm: widthOf(target) }), rule);
+  return { result: toResult(printerId, sent), delivery: { printerId, result: sent } };
 }

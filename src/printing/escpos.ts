@@ -1,9 +1,6 @@
-import { Align, InMemory, Model, Printer, Style } from 'escpos-buffer';
-import type { Capability } from 'escpos-buffer/dist/capabilities.js';
-import type EpsonModule from 'escpos-buffer/dist/profile/Epson.js';
-import { createRequire } from 'node:module';
 import { cp858PageFor } from './code-pages.js';
-import { toPrintable } from './cp858.js';
+import { encodePrintable, toPrintable } from './cp858.js';
+import type { AccountTicket } from '../protocol/account-ticket.js';
 import type { KitchenTicket, KitchenTicketLine, TestTicket } from './ticket.js';
 import { formatTicketDate } from './ticket-date.js';
 import { wrapText, wrapWithPrefix } from './wrap.js';
@@ -39,69 +36,76 @@ export interface EscposOptions {
 /** GS V 66 0: feed to the cutter, then partial cut. */
 export const CUT_COMMAND = Buffer.from([0x1d, 0x56, 0x42, 0x00]);
 
-// escpos-buffer does not export its profiles; require() reaches the CommonJS module the same way
-// under Node's ESM loader and under Vitest, whose default-import interop differ.
-const require = createRequire(import.meta.url);
-const { default: EpsonProfile } = require('escpos-buffer/dist/profile/Epson.js') as typeof EpsonModule;
-
-// Feeding to the cutter (instead of the Epson profile's fixed ESC m) never cuts through the
-// last line, whatever the head-to-cutter distance of the model.
-class TicketProfile extends EpsonProfile {
-  override async cutter(): Promise<void> {
-    return this.connection.write(CUT_COMMAND);
-  }
-}
-
 const BOTTOM_MARGIN_LINES = 2;
 
-/** Builds a ticket on top of escpos-buffer, wrapping every line to the paper's columns. */
-class TicketWriter {
-  private constructor(
-    private readonly printer: Printer,
-    private readonly connection: InMemory,
-    readonly columns: number,
-  ) {}
+/** The print modes a ticket line uses, combined with `|`. */
+const Style = { Bold: 1, DoubleWidth: 16, DoubleHeight: 32 } as const;
 
-  static async open(options: EscposOptions): Promise<TicketWriter> {
-    const columns = columnsFor(options.widthMm);
-    const capability: Capability = {
-      profile: 'epson',
-      brand: 'ESC/POS',
-      model: options.model ?? 'generic',
-      columns,
-      fonts: [{ name: 'Font A', columns }],
-      codepage: 'cp858',
-      codepages: [{ code: 'cp858', command: `\x1Bt${String.fromCharCode(cp858PageFor(options.model))}` }],
-      // ESC @ clears whatever style a previous job left behind.
-      initialize: '\x1B@',
-    };
-    const connection = new InMemory();
-    const printer = await Printer.CONNECT(new Model(new TicketProfile(capability)), connection);
-    return new TicketWriter(printer, connection, columns);
+/** ESC a n with n the digit, as ESC/POS also accepts. */
+const ALIGN = { left: '\x1Ba0', center: '\x1Ba1' } as const;
+type Align = keyof typeof ALIGN;
+
+/**
+ * Builds a ticket's bytes, wrapping every line to the paper's columns. Written out here rather
+ * than through a driver library: a ticket is a few commands per line, and a library's
+ * promise per command made rendering a ticket cost more than sending it.
+ */
+class TicketWriter {
+  readonly #parts: Buffer[] = [];
+  readonly columns: number;
+
+  constructor(options: EscposOptions) {
+    this.columns = columnsFor(options.widthMm);
+    // ESC @ clears whatever style a previous job left behind; ESC t picks CP858.
+    this.#command(`\x1B@\x1Bt${String.fromCharCode(cp858PageFor(options.model))}`);
   }
 
   /** Wrapped, one printed line per entry; double-width text gets half the columns. */
-  async paragraph(text: string, styles = 0, align = Align.Left): Promise<void> {
+  paragraph(text: string, styles = 0, align: Align = 'left'): void {
     const width = styles & Style.DoubleWidth ? Math.floor(this.columns / 2) : this.columns;
-    for (const line of wrapText(toPrintable(text), width)) {
-      await this.printer.writeln(line, styles, align);
+    for (const line of wrapText(toPrintable(text), width)) this.#line(line, styles, align);
+  }
+
+  hanging(prefix: string, text: string, styles = 0): void {
+    for (const line of wrapWithPrefix(toPrintable(prefix), toPrintable(text), this.columns)) this.#line(line, styles);
+  }
+
+  /** `text` after `prefix`, wrapped to what the amount leaves of the line; the amount flush right on its first line. */
+  amountLine(prefix: string, text: string, amount: string, styles = 0): void {
+    const right = toPrintable(amount);
+    const lines = wrapWithPrefix(toPrintable(prefix), toPrintable(text), Math.max(prefix.length + 1, this.columns - right.length - 1));
+    for (const [i, line] of lines.entries()) this.#line(i === 0 ? line.padEnd(this.columns - right.length) + right : line, styles);
+  }
+
+  rule(): void {
+    this.#line('-'.repeat(this.columns));
+  }
+
+  /** Feeds the bottom margin (ESC d n) and cuts. */
+  finish(): Buffer {
+    this.#command(`\x1Bd${String.fromCharCode(BOTTOM_MARGIN_LINES)}`);
+    this.#parts.push(CUT_COMMAND);
+    return Buffer.concat(this.#parts);
+  }
+
+  /** One printed line of printable text: its size (ESC !) and weight (ESC E) set for it alone. */
+  #line(text: string, styles = 0, align: Align = 'left'): void {
+    if (align !== 'left') this.#command(ALIGN[align]);
+    if (text.length > 0) {
+      const size = (styles & Style.DoubleHeight ? 0x10 : 0) | (styles & Style.DoubleWidth ? 0x20 : 0);
+      const bold = (styles & Style.Bold) !== 0;
+      if (size) this.#command(`\x1B!${String.fromCharCode(size)}`);
+      if (bold) this.#command('\x1BE1');
+      this.#parts.push(encodePrintable(text));
+      if (bold) this.#command('\x1BE0');
+      if (size) this.#command('\x1B!\x00');
     }
+    this.#command('\r\n');
+    if (align !== 'left') this.#command(ALIGN.left);
   }
 
-  async hanging(prefix: string, text: string, styles = 0): Promise<void> {
-    for (const line of wrapWithPrefix(toPrintable(prefix), toPrintable(text), this.columns)) {
-      await this.printer.writeln(line, styles);
-    }
-  }
-
-  async rule(): Promise<void> {
-    await this.printer.writeln('-'.repeat(this.columns));
-  }
-
-  async finish(): Promise<Buffer> {
-    await this.printer.feed(BOTTOM_MARGIN_LINES);
-    await this.printer.cutter();
-    return this.connection.buffer();
+  #command(bytes: string): void {
+    this.#parts.push(Buffer.from(bytes, 'latin1'));
   }
 }
 
@@ -109,34 +113,34 @@ function formatQuantity(cantidad: number): string {
   return Number.isInteger(cantidad) ? String(cantidad) : String(Number(cantidad.toFixed(3)));
 }
 
-async function writeLine(writer: TicketWriter, line: KitchenTicketLine, quantityWidth: number): Promise<void> {
+function writeLine(writer: TicketWriter, line: KitchenTicketLine, quantityWidth: number): void {
   const quantity = formatQuantity(line.cantidad).padStart(quantityWidth);
-  await writer.hanging(`${quantity} `, line.descripcion, Style.Bold | Style.DoubleHeight);
+  writer.hanging(`${quantity} `, line.descripcion, Style.Bold | Style.DoubleHeight);
   const detailIndent = ' '.repeat(quantityWidth + 1);
   for (const modifier of line.modificadores ?? []) {
-    await writer.hanging(`${detailIndent}+ `, modifier);
+    writer.hanging(`${detailIndent}+ `, modifier);
   }
-  if (line.comentario) await writer.hanging(`${detailIndent}* `, line.comentario);
+  if (line.comentario) writer.hanging(`${detailIndent}* `, line.comentario);
 }
 
-export async function renderKitchenTicket(ticket: KitchenTicket, options: EscposOptions): Promise<Buffer> {
-  const writer = await TicketWriter.open(options);
-  await writer.paragraph(ticket.businessName, Style.Bold | Style.DoubleHeight, Align.Center);
-  if (ticket.businessSubtitle) await writer.paragraph(ticket.businessSubtitle, 0, Align.Center);
+export function renderKitchenTicket(ticket: KitchenTicket, options: EscposOptions): Buffer {
+  const writer = new TicketWriter(options);
+  writer.paragraph(ticket.businessName, Style.Bold | Style.DoubleHeight, 'center');
+  if (ticket.businessSubtitle) writer.paragraph(ticket.businessSubtitle, 0, 'center');
   if (ticket.isReprint) {
-    await writer.paragraph('REIMPRESION', Style.Bold | Style.DoubleHeight | Style.DoubleWidth, Align.Center);
+    writer.paragraph('REIMPRESION', Style.Bold | Style.DoubleHeight | Style.DoubleWidth, 'center');
   }
-  if (ticket.title) await writer.paragraph(ticket.title, Style.Bold | Style.DoubleHeight, Align.Center);
-  await writer.rule();
-  await writer.hanging('Folio: ', ticket.orderFolio, Style.Bold | Style.DoubleHeight);
-  await writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
-  await writer.rule();
+  if (ticket.title) writer.paragraph(ticket.title, Style.Bold | Style.DoubleHeight, 'center');
+  writer.rule();
+  writer.hanging('Folio: ', ticket.orderFolio, Style.Bold | Style.DoubleHeight);
+  writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
+  writer.rule();
   const quantityWidth = Math.max(0, ...ticket.lines.map((l) => formatQuantity(l.cantidad).length));
-  for (const line of ticket.lines) await writeLine(writer, line, quantityWidth);
+  for (const line of ticket.lines) writeLine(writer, line, quantityWidth);
   if (ticket.orderNote) {
-    await writer.rule();
+    writer.rule();
     for (const [i, noteLine] of ticket.orderNote.split(/\r?\n/).entries()) {
-      await writer.hanging(i === 0 ? 'NOTA: ' : '      ', noteLine, Style.Bold);
+      writer.hanging(i === 0 ? 'NOTA: ' : '      ', noteLine, Style.Bold);
     }
   }
   return writer.finish();
@@ -145,14 +149,47 @@ export async function renderKitchenTicket(ticket: KitchenTicket, options: Escpos
 /** Characters whose look tells an installer at once whether the code page is right. */
 const CODE_PAGE_CHECK = 'áéíóú ÁÉÍÓÚ ñÑ üÜ ¿? ¡! €';
 
-export async function renderTestTicket(ticket: TestTicket, options: EscposOptions): Promise<Buffer> {
-  const writer = await TicketWriter.open(options);
-  await writer.paragraph(ticket.title, Style.Bold | Style.DoubleHeight, Align.Center);
-  await writer.paragraph(ticket.message, 0, Align.Center);
-  await writer.rule();
-  if (ticket.printerName) await writer.hanging('Impresora: ', ticket.printerName);
-  await writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
-  await writer.hanging('Columnas: ', String(writer.columns));
-  await writer.hanging('Acentos: ', CODE_PAGE_CHECK);
+export function renderTestTicket(ticket: TestTicket, options: EscposOptions): Buffer {
+  const writer = new TicketWriter(options);
+  writer.paragraph(ticket.title, Style.Bold | Style.DoubleHeight, 'center');
+  writer.paragraph(ticket.message, 0, 'center');
+  writer.rule();
+  if (ticket.printerName) writer.hanging('Impresora: ', ticket.printerName);
+  writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
+  writer.hanging('Columnas: ', String(writer.columns));
+  writer.hanging('Acentos: ', CODE_PAGE_CHECK);
+  return writer.finish();
+}
+
+/**
+ * The customer's ticket of an account: the business, the account's number and table, its lines
+ * with their amounts, the totals with each tax, and the tenders already recorded on it.
+ */
+export function renderAccountTicket(ticket: AccountTicket, options: EscposOptions): Buffer {
+  const writer = new TicketWriter(options);
+  writer.paragraph(ticket.businessName, Style.Bold | Style.DoubleHeight, 'center');
+  if (ticket.businessSubtitle) writer.paragraph(ticket.businessSubtitle, 0, 'center');
+  if (ticket.isReprint) writer.paragraph('REIMPRESION', Style.Bold | Style.DoubleHeight | Style.DoubleWidth, 'center');
+  writer.rule();
+  writer.hanging('Cuenta: ', String(ticket.numcheque), Style.Bold | Style.DoubleHeight);
+  writer.hanging('Folio: ', String(ticket.folio));
+  if (ticket.mesa) writer.hanging('Mesa: ', ticket.mesa);
+  if (ticket.mesero) writer.hanging('Mesero: ', ticket.mesero);
+  if (ticket.personas > 0) writer.hanging('Personas: ', String(ticket.personas));
+  writer.hanging('Fecha: ', formatTicketDate(ticket.date, options.timeZone));
+  writer.rule();
+  const quantityWidth = Math.max(0, ...ticket.lines.map((l) => formatQuantity(l.cantidad).length));
+  for (const line of ticket.lines) {
+    const prefix = line.modificador ? `${' '.repeat(quantityWidth + 1)}+ ` : `${formatQuantity(line.cantidad).padStart(quantityWidth)} `;
+    writer.amountLine(prefix, line.descripcion, line.importe);
+  }
+  writer.rule();
+  for (const [i, total] of ticket.totals.entries()) {
+    writer.amountLine('', total.label, total.amount, i === ticket.totals.length - 1 ? Style.Bold : 0);
+  }
+  if (ticket.payments.length > 0) {
+    writer.rule();
+    for (const payment of ticket.payments) writer.amountLine('', payment.label, payment.amount);
+  }
   return writer.finish();
 }

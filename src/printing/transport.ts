@@ -1,4 +1,6 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import net from 'node:net';
+import { addressRefusal, portRefusal, type PrinterRule } from '../protocol/printer-rule.js';
 import {
   DLE_EOT,
   ESCPOS_STATUS,
@@ -10,7 +12,7 @@ import {
   tsplFault,
 } from './printer-status.js';
 
-export type PrintError = 'unreachable' | 'timeout' | 'refused' | PrinterFault;
+export type PrintError = 'unreachable' | 'timeout' | 'refused' | 'not_allowed' | PrinterFault;
 
 export type PrintResult = { status: 'printed'; bytes: number } | { status: 'failed'; error: PrintError; detail: string };
 
@@ -30,6 +32,29 @@ export interface SendOptions {
   statusTimeoutMs?: number;
   /** Command language, which decides how status is asked. Default 'escpos'. */
   language?: 'escpos' | 'tspl';
+  /**
+   * Where printers may be: a target outside it fails `not_allowed` before any socket opens (a
+   * host name once resolved, and only its checked address is connected to). Every print job
+   * passes the agent's; the doctor's probe of an address the technician typed passes none.
+   */
+  rule?: PrinterRule;
+}
+
+const NOT_ALLOWED = 'ERR_PRINTER_NOT_ALLOWED';
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** net.connect's DNS lookup, failing when an address the name resolves to is outside the rule. */
+function checkedLookup(rule: PrinterRule) {
+  return (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '');
+      const refused = addresses.map((a) => addressRefusal(a.address, rule)).find((r) => r !== undefined);
+      if (refused) return callback(Object.assign(new Error(`resolves to an address that ${refused}`), { code: NOT_ALLOWED }), '');
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
 }
 
 /** How much is handed over at a time: the write timeout restarts with each chunk the printer takes. */
@@ -54,10 +79,12 @@ function describe(target: PrinterAddress, what: string): string {
   return `${target.host}:${target.port}: ${what}`;
 }
 
-function connect(target: PrinterAddress, timeoutMs: number): Promise<net.Socket> {
+function connect(target: PrinterAddress, timeoutMs: number, rule: PrinterRule | undefined): Promise<net.Socket> {
+  const refused = rule && (portRefusal(target.port, rule) ?? addressRefusal(target.host, rule));
+  if (refused) return Promise.reject(new PrintFailure('not_allowed', describe(target, refused)));
   return new Promise((resolve, reject) => {
     // Status queries are a few bytes each way: Nagle plus delayed ACKs would add ~40 ms to each.
-    const socket = net.connect({ host: target.host, port: target.port, noDelay: true });
+    const socket = net.connect({ host: target.host, port: target.port, noDelay: true, ...(rule ? { lookup: checkedLookup(rule) } : {}) });
     const fail = (failure: PrintFailure): void => {
       clearTimeout(timer);
       socket.destroy();
@@ -67,7 +94,7 @@ function connect(target: PrinterAddress, timeoutMs: number): Promise<net.Socket>
     // Anything but a refusal (EHOSTUNREACH, ENETUNREACH, ENOTFOUND, ETIMEDOUT...) means no printer there.
     const onError = (err: Error): void => {
       const code = errorCode(err);
-      const error = code === 'ECONNREFUSED' ? 'refused' : 'unreachable';
+      const error = code === 'ECONNREFUSED' ? 'refused' : code === NOT_ALLOWED ? 'not_allowed' : 'unreachable';
       fail(new PrintFailure(error, describe(target, `${code} ${err.message}`)));
     };
     socket.once('error', onError);
@@ -226,7 +253,7 @@ export async function sendToPrinter(target: PrinterAddress, bytes: Buffer, opts:
   const queryStatus = opts.language === 'tspl' ? queryTsplStatus : queryEscposStatus;
   let socket: net.Socket | undefined;
   try {
-    socket = await connect(target, connectTimeoutMs);
+    socket = await connect(target, connectTimeoutMs, opts.rule);
     const link = new PrinterLink(socket, target);
     const before = checkStatus ? await queryStatus(link, statusTimeoutMs) : { answered: false as const };
     throwOnFault(before, target, 'before sending');

@@ -1,4 +1,4 @@
-/** Every error code of the API (API.md) with its HTTP status. One table for both sides. */
+/** Every error code of the API with its HTTP status (docs/api.md, Error codes). One table for both sides. */
 export const ERROR_STATUS = {
   validation_failed: 400,
   idempotency_key_missing: 400,
@@ -43,8 +43,12 @@ export const ERROR_STATUS = {
   series_not_found: 422,
   station_not_found: 422,
   waiter_not_found: 422,
+  payment_insufficient: 422,
+  overpayment: 422,
+  motive_not_found: 422,
   idempotency_key_reused: 422,
   webhook_url_refused: 422,
+  printer_not_thermal: 422,
   request_timeout: 408,
   payload_too_large: 413,
   uri_too_long: 414,

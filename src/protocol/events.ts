@@ -11,6 +11,8 @@ import { shiftRecord } from './operations/shifts.js';
 export const EVENT_TYPES = [
   'orden.abierta',
   'orden.actualizada',
+  'orden.impresa',
+  'orden.reabierta',
   'orden.pagada',
   'orden.cancelada',
   'orden.cerrada',

@@ -1,4 +1,4 @@
-/** The WebSocket messages between gateway and agent (DESIGN.md, Wire protocol). */
+/** The WebSocket messages between gateway and agent (docs/architecture.md, Wire protocol). */
 import type { RawData } from 'ws';
 import { z } from 'zod';
 import { releaseManifest } from './releases.js';

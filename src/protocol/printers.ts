@@ -1,5 +1,5 @@
 /**
- * The printer registry (API.md, Records → Printer): what a client sends to register or change a
+ * The printer registry (docs/api.md, Printers): what a client sends to register or change a
  * printer, the record the gateway answers with, and the target the gateway puts into a print job
  * so the agent knows where and how to print. Printers belong to the API key's user.
  */
@@ -25,7 +25,14 @@ export const LABEL_DEFAULTS = {
   labelSpeed: 4,
 } as const;
 
-export const printerId = z.uuid({ error: 'must be a printer id (UUID)' });
+/**
+ * A printer's id as the registry writes it: a UUID in lower case. Another spelling of the same
+ * UUID is refused rather than matched, so that one printer has one id (in URLs, caches, logs).
+ */
+export const printerId = z
+  .uuid({ error: 'must be a printer id (UUID)' })
+  .refine((id) => id === id.toLowerCase(), 'must be a printer id as the registry writes it: a UUID in lower case')
+  .describe('the printer id the registry answered: a UUID in lower case');
 
 const HOST_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 

@@ -232,8 +232,8 @@ describe('create an open order', () => {
 });
 
 describe('references', () => {
-  it.each(['<script>alert(1)</script>', '\r\nX-Injected', 'CAJA9'])(
-    'refuses the unknown station %j with 422 station_not_found, writing nothing',
+  it.each(['<script>alert(1)</script>', '\r\nX-Injected', '"; SELECT pg_sleep(10); --', 'CAJA9'])(
+    'refuses the unknown station %j with 422 station_not_found naming the field, never its value, writing nothing',
     async (estacion) => {
       const before = await counts();
       for (const [path, body] of [
@@ -242,7 +242,8 @@ describe('references', () => {
       ] as const) {
         const res = await write(path, body);
         expect(res.status, JSON.stringify(res.body)).toBe(422);
-        expect(res.body).toMatchObject({ code: 'station_not_found', estacion });
+        expect(res.body).toMatchObject({ code: 'station_not_found', field: 'estacion' });
+        expect(JSON.stringify(res.body)).not.toContain(estacion.trim().slice(0, 8));
       }
       expect(await counts()).toEqual(before);
     },
@@ -266,7 +267,7 @@ describe('references', () => {
     const before = await counts();
     const res = await write('/temp_ordenes/{lk}', { ...base, idMesero: '99' });
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ code: 'waiter_not_found', idMesero: '99' });
+    expect(res.body).toMatchObject({ code: 'waiter_not_found', field: 'idMesero' });
     expect(await counts()).toEqual(before);
   });
 
@@ -552,7 +553,7 @@ describe('cancel lines', () => {
     });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('line_not_found');
-    expect(res.body.lines).toEqual([{ movimiento: 2, idProducto: '3001' }]);
+    expect(res.body.fields).toEqual(['productos.1']);
     expect(await counts()).toEqual(before);
     expect(await lines(folio)).toHaveLength(2);
   });

@@ -4,8 +4,8 @@
  * POS) and hostile ones (NUL bytes, lone surrogates, look-alikes, wrong types, missing fields,
  * bodies that are not UTF-8 JSON, bad keys, another user's branch, racing retries), and sends
  * them to a real gateway, agent, POS database and virtual printer. Whatever was sent:
- * - no 5xx;
- * - every 4xx is problem+json with a code, and changed nothing: not the POS, not the gateway's
+ * - no 5xx; bodies shaped to stall the parser (100,000 deep, 4 MiB of values) are a 4xx within a second;
+ * - every 4xx is problem+json with a code, quotes nothing it was sent, and changed nothing: not the POS, not the gateway's
  *   registry, not a printer;
  * - every 2xx body matches the schema /openapi.json declares for it (generated clients work);
  * - concurrent retries with one Idempotency-Key run once; no key is left answering "in progress".
@@ -32,6 +32,8 @@ import {
   type PlannedRequest,
   type Pools,
   type Schema,
+  ECHO_MARKER,
+  STALLING_BODIES,
 } from '../support/openapi-requests.js';
 import { LOOPBACK } from '../support/printer-ports.js';
 import { API_KEY, BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, type TestStack } from '../support/stack.js';
@@ -200,6 +202,8 @@ async function fingerprint(): Promise<string> {
 }
 
 interface Answer {
+  /** From sending the request to reading the whole answer. */
+  elapsedMs: number;
   status: number;
   headers: Headers;
   text: string;
@@ -207,6 +211,7 @@ interface Answer {
 }
 
 async function send(req: PlannedRequest): Promise<Answer> {
+  const started = performance.now();
   const res = await fetch(stack.url + req.url, { method: req.method, headers: req.headers, body: req.body });
   const text = await res.text();
   let body: unknown = text;
@@ -215,7 +220,7 @@ async function send(req: PlannedRequest): Promise<Answer> {
   } catch {
     // XML invoices and error pages are checked by their content type
   }
-  return { status: res.status, headers: res.headers, text, body };
+  return { elapsedMs: performance.now() - started, status: res.status, headers: res.headers, text, body };
 }
 
 /** OpenAPI 3.0's dialect of JSON Schema, as draft-07 (what Ajv reads). */
@@ -256,6 +261,9 @@ function checkAnswer(endpoint: Endpoint, req: PlannedRequest, answer: Answer): v
     expect(problem.status, context).toBe(answer.status);
     expect(typeof problem.code, context).toBe('string');
     expect(typeof problem.title, context).toBe('string');
+    // What was sent is named by its field, never repeated (the path the request took aside).
+    const { instance: _instance, ...rest } = problem as Record<string, unknown>;
+    expect(JSON.stringify(rest), context).not.toMatch(new RegExp(`${ECHO_MARKER}|pg_sleep`));
     return;
   }
   const check = responseValidator(endpoint, answer.status);
@@ -302,6 +310,11 @@ describe('the API, driven by /openapi.json', () => {
         const raced = req.idempotencyKey ? racers : 1;
         const answers = await Promise.all(Array.from({ length: raced }, () => send(req)));
         for (const answer of answers) checkAnswer(endpoint, req, answer);
+        if (variation.kind === 'raw-body' && STALLING_BODIES.has(variation.body) && req.body !== undefined) {
+          // Refused before it is parsed (or authenticated, when the key is bad): never a long wait.
+          for (const answer of answers) expect(answer.status, req.label).toBeGreaterThanOrEqual(400);
+          for (const answer of answers) expect(answer.elapsedMs, req.label).toBeLessThan(1_000);
+        }
         const kind = endpoint.method === 'GET' ? 'reads' : 'writes';
         if (answers.some((a) => a.status < 300)) succeeded.set(kind, (succeeded.get(kind) ?? 0) + 1);
         if (req.idempotencyKey) usedKeys.push({ endpoint, req });

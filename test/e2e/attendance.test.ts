@@ -15,7 +15,7 @@ let db: PosDb;
 const MINUTE = 60_000;
 const local = (y: number, m: number, d: number, h = 0, mi = 0) => new Date(y, m - 1, d, h, mi);
 
-/** Today's operational day as API.md defines it, written out independently of the agent's code. */
+/** Today's operational day as docs/api.md defines it, written out independently of the agent's code. */
 function operationalDay(now: Date, hour: number): { start: Date; end: Date } {
   const todayAtHour = new Date(now.getFullYear(), now.getMonth(), now.getDate(), hour);
   const start = now >= todayAtHour ? todayAtHour : new Date(now.getFullYear(), now.getMonth(), now.getDate() - 1, hour);

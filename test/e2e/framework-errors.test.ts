@@ -59,7 +59,7 @@ function expectProblem(res: RawResponse, status: number, code: string): Record<s
     code,
     title: expect.any(String),
     detail: expect.any(String),
-    type: expect.stringMatching(new RegExp(`/problems/${code}$`)),
+    type: expect.stringMatching(new RegExp(`^https?://[^/]+/problems/${code}$`)),
   });
   expect(res.text).not.toContain(MARKER);
   return body;

@@ -41,6 +41,10 @@ const WRITES = [
   'POST /temp_ordenes/{licenseKey}/{folio}/descuento_productos',
   'POST /temp_ordenes/{licenseKey}/{folio}/productos',
   'POST /temp_ordenes/{licenseKey}/{folio}/cancelar_productos',
+  'POST /temp_ordenes/{licenseKey}/{folio}/imprimir',
+  'POST /temp_ordenes/{licenseKey}/{folio}/pagar',
+  'POST /temp_ordenes/{licenseKey}/{folio}/reabrir',
+  'POST /temp_ordenes/{licenseKey}/{folio}/cancelar',
   'POST /turnos_apertura/{licenseKey}',
   'POST /turnos_cierre/{licenseKey}',
 ];
@@ -64,7 +68,7 @@ it('names every operation, each once', () => {
   expect(new Set(ids).size).toBe(ids.length);
 });
 
-it('declares Idempotency-Key: required on the nine writes and the rollout, optional on the two prints, absent elsewhere', () => {
+it('declares Idempotency-Key: required on the writes and the rollout, optional on the two prints, absent elsewhere', () => {
   const keyOf = (o: { op: Operation }) => o.op.parameters?.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
   for (const o of operations) {
     const key = keyOf(o);

@@ -88,7 +88,7 @@ describe('POST /print/printers', () => {
   });
 
   it('accepts IPv6 addresses and host names', async () => {
-    for (const printerIp of ['::1', 'fe80::1', 'impresora-cocina', 'printer.branch.example']) {
+    for (const printerIp of ['::1', 'fd00::1', 'impresora-cocina', 'printer.branch.example']) {
       const res = await stack.api('POST', '/print/printers', { body: { ...thermal, printerIp } });
       expect(res.status, printerIp).toBe(201);
       expect(res.body.printerIp).toBe(printerIp);
@@ -206,6 +206,25 @@ describe('GET /print/printers and /print/printers/{id}', () => {
     const malformed = await stack.api('GET', '/print/printers/not-a-uuid');
     expect(malformed.status).toBe(400);
     expect(fieldErrors(malformed.body)).toEqual(['params.id']);
+  });
+
+  it('knows a printer by its id as registered (lower case) only: another spelling is a 400 and edits nothing', async () => {
+    const printer = await register({ ...thermal, displayName: 'Minúsculas' });
+    expect(printer.id).toMatch(UUID);
+    const upper = printer.id.toUpperCase();
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { displayName: 'Mayúsculas' }],
+      ['PUT', { displayName: 'Mayúsculas' }],
+    ] as const) {
+      const res = await stack.api(method, `/print/printers/${upper}`, { body });
+      expect(res.status, `${method} ${res.text}`).toBe(400);
+      expect(res.body.errors).toEqual([{ path: 'params.id', message: expect.stringMatching(/lower case/) }]);
+    }
+    const printed = await stack.api('POST', `/print/${BRANCH}/prueba`, { body: { printerId: upper } });
+    expect(printed.status, printed.text).toBe(400);
+    expect(fieldErrors(printed.body)).toEqual(['body.printerId']);
+    expect((await stack.api('GET', `/print/printers/${printer.id}`)).body).toEqual(printer);
   });
 });
 

@@ -201,8 +201,8 @@ describe('scoping and validation', () => {
         ]),
       );
       expect(res.status).toBe(404);
-      expect(res.body).toMatchObject({ code: 'printer_not_found', instance: `/print/${BRANCH}/orden` });
-      expect(res.body.detail).toContain(printerId);
+      expect(res.body).toMatchObject({ code: 'printer_not_found', instance: `/print/${BRANCH}/orden`, printerId });
+      expect(res.body.detail).not.toContain(printerId);
     }
     expect((await print('prueba', { printerId: foreignId })).body.code).toBe('printer_not_found');
     await settle();

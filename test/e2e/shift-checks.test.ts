@@ -187,7 +187,8 @@ describe('what SR reads before it closes a shift (shift-close rows 29, 66)', () 
       { idFormaDePago: 'BTC', importe: 1 },
     ]);
     expect(unknown.status).toBe(422);
-    expect(unknown.body).toMatchObject({ code: 'payment_method_not_found', idFormaDePago: ['BTC'] });
+    expect(unknown.body).toMatchObject({ code: 'payment_method_not_found', fields: ['declaracion.1.idFormaDePago'] });
+    expect(JSON.stringify(unknown.body)).not.toContain('BTC');
     const twice = await declare([
       { idFormaDePago: 'EFE', importe: 1 },
       { idFormaDePago: 'efe', importe: 2 },

@@ -104,7 +104,7 @@ describe('accounts: one per table, as SR opens them', () => {
   it('refuses a series the branch has no counters for, and writes nothing', async () => {
     const res = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company, serie: 'ZZ' });
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ code: 'series_not_found', serie: 'ZZ' });
+    expect(res.body).toMatchObject({ code: 'series_not_found', field: 'serie' });
     expect(await db.selectFrom('folios').select('serie').where('serie', '=', 'ZZ').execute()).toEqual([]);
   });
 

@@ -132,7 +132,7 @@ describe('an open shift, as SR reads it', () => {
 
   it("the cash cut of the open shift is SR's sum of its paid checks (order-lifecycle rows 577-582), in the shift list", async () => {
     const totals = { efectivo: 0, tarjeta: 0, vales: 0, otros: 0 };
-    for (const folio of [scenario.quick, scenario.quickCash]) {
+    for (const folio of [scenario.quick, scenario.quickCash, scenario.paid]) {
       const sums = await srCheckSums('order-lifecycle', 577, folio);
       const header = await db.selectFrom('tempcheques').selectAll().where('folio', '=', folio).executeTakeFirstOrThrow();
       // What SR's own recomputation (row 585) would store is what we stored.
@@ -196,11 +196,12 @@ describe('the shift closed, as SR reads it', () => {
     const moves = await db.selectFrom('movsinv').selectAll().orderBy('idturno').orderBy('idinsumo').execute();
     expect(moves.map((m) => [num(m.idturno), m.idconcepto, m.idinsumo, m.cantidad, m.idalmacen])).toEqual([
       [1, 'SPV', 'CAFE', '-0.0300', '01'],
-      // The dollar sale's two plates (3 tortillas and 0.15 kg each) and cola, the cash sale's coffee.
+      // The dollar sale's two plates (3 tortillas and 0.15 kg each) and cola, the cash sale's
+      // coffee, the paid table account's two plates.
       [scenario.idTurno, 'SPV', 'CAFE', '-0.0150', '01'],
-      [scenario.idTurno, 'SPV', 'PASTOR', '-0.3000', '01'],
+      [scenario.idTurno, 'SPV', 'PASTOR', '-0.6000', '01'],
       [scenario.idTurno, 'SPV', 'REFRESCO', '-1.0000', '01'],
-      [scenario.idTurno, 'SPV', 'TORTILLA', '-6.0000', '01'],
+      [scenario.idTurno, 'SPV', 'TORTILLA', '-12.0000', '01'],
     ]);
     const audit = await db.selectFrom('bitacorasistema').selectAll().where('valores', '=', `Turno: ${scenario.idTurno}`).orderBy('bitacorasistemaid').execute();
     expect(audit.map((a) => [a.evento, a.usuario, a.estacion, a.idempresa, a.usuariosolicita])).toEqual([

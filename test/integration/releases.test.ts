@@ -26,7 +26,7 @@ beforeAll(() => {
     mkdirSync(into);
     const tar = spawnSync('tar', ['-xzf', tarball, '-C', into], { encoding: 'utf8' });
     expect(tar.status, tar.stderr).toBe(0);
-    // One folder, named for the version and the platform: what the README tells a branch to cd into.
+    // One folder, named for the version and the platform: what docs/install.md tells a branch to cd into.
     expect(readdirSync(into)).toEqual([`branch-agent-${version}-${platform}`]);
     unpacked.set(platform, path.join(into, `branch-agent-${version}-${platform}`));
   }
@@ -82,7 +82,15 @@ describe.each(PLATFORMS)('the %s release', (platform) => {
   });
 
   it('carries the installers, and WinSW with its own licence only for Windows', () => {
-    for (const file of ['service-install/install.sh', 'service-install/install.ps1', 'bin/branch-agent.js', 'config.example.json', 'README.md'])
+    for (const file of [
+      'service-install/install.sh',
+      'service-install/install.ps1',
+      'bin/branch-agent.js',
+      'config.example.json',
+      'README.md',
+      'docs/install.md',
+      'docs/operations.md',
+    ])
       expect(existsSync(path.join(unpacked.get(platform)!, file)), file).toBe(true);
     expect(statSync(path.join(unpacked.get(platform)!, 'service-install/install.sh')).mode & 0o111).not.toBe(0);
     const winsw = path.join(unpacked.get(platform)!, 'service-install/winsw');

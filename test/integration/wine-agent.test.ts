@@ -13,7 +13,7 @@
  * Then the installer's Windows steps against Wine's own tools, where several are stand-ins
  * that exit 0 and do nothing: each must be caught, and `service install` must end at the first
  * with exit 1, a sentence naming it and the previous installation untouched. What this proves
- * and what it cannot (LocalSystem's rights, the service manager) is in the README's table.
+ * and what it cannot (LocalSystem's rights, the service manager) is in docs/install.md's table.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';

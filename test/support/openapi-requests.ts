@@ -159,7 +159,12 @@ export function objectArbitrary(s: Schema, pools: Pools): fc.Arbitrary<Record<st
 }
 
 /** What an attacker or a careless integration puts into a text field. */
+/** A value no answer has any reason to hold: a problem that does quoted the request back. */
+export const ECHO_MARKER = 'echo-marker-5b1d';
+
 export const HOSTILE_STRINGS: readonly string[] = [
+  ECHO_MARKER,
+  '"; SELECT pg_sleep(10); --',
   '\u0000',
   'a\u0000b',
   '\ud800',
@@ -229,6 +234,11 @@ export function percentEncode(text: string): string {
 /** A value of the wrong kind for whatever was there. */
 export const WRONG_VALUES: readonly unknown[] = [null, '1e999', 1e308, -1, 1.5, '', [], {}, true, '٣', 'NaN', 2 ** 53 + 2, { $gt: '' }];
 
+const RAW_BODIES = ['bom', 'invalid-utf8', 'latin1', 'utf16', 'not-json', 'empty', 'top-level-array', 'text-plain', 'deep', 'huge'] as const;
+/** `deep` and `huge` are shaped to stall a parser: nested 100,000 deep, and 4 MiB of tiny values. */
+export const STALLING_BODIES: ReadonlySet<RawBody> = new Set(['deep', 'huge']);
+type RawBody = (typeof RAW_BODIES)[number];
+
 /** The ways one request goes wrong; `valid` is the request as a careful client sends it. */
 export type Variation =
   | { kind: 'valid' }
@@ -236,7 +246,7 @@ export type Variation =
   | { kind: 'wrong-value'; leaf: number; value: unknown }
   | { kind: 'drop-field'; leaf: number }
   | { kind: 'extra-field'; name: string; value: unknown }
-  | { kind: 'raw-body'; body: 'bom' | 'invalid-utf8' | 'latin1' | 'utf16' | 'not-json' | 'empty' | 'top-level-array' | 'text-plain' }
+  | { kind: 'raw-body'; body: RawBody }
   | { kind: 'auth'; key: 'missing' | 'unknown' | 'other-user' | 'control-chars' }
   | { kind: 'idempotency-key'; key: 'missing' | 'empty' | 'too-long' | 'control-chars' }
   | { kind: 'other-branch' };
@@ -257,7 +267,7 @@ export const variationArbitrary: fc.Arbitrary<Variation> = fc.oneof(
   {
     arbitrary: fc.record({
       kind: fc.constant('raw-body' as const),
-      body: fc.constantFrom('bom', 'invalid-utf8', 'latin1', 'utf16', 'not-json', 'empty', 'top-level-array', 'text-plain'),
+      body: fc.constantFrom(...RAW_BODIES),
     }),
     weight: 2,
   },
@@ -368,6 +378,12 @@ export function planRequest(
           break;
         case 'text-plain':
           headers['content-type'] = 'text/plain';
+          break;
+        case 'deep':
+          bytes = Buffer.from(`${'['.repeat(100_000)}${json}${']'.repeat(100_000)}`, 'utf8');
+          break;
+        case 'huge':
+          bytes = Buffer.from(`[${json}${',1'.repeat(2 * 1024 * 1024 - json.length)}]`, 'utf8');
           break;
       }
     }

@@ -3,7 +3,8 @@
  * live theirs, with the rows each step leaves kept for SR's statements to be checked against:
  * a shift opened at CAJA2 (order-lifecycle rows 31-40), a table account opened empty (87-127)
  * and given products (205-272), quick sales printed and paid at once (358-589), an account with
- * a cancelled line that a terminal then cancels whole, and the close (shift-close-flow). What SR
+ * a cancelled line that a terminal then cancels whole, a second table account printed and paid
+ * through the API as SR prints and pays one (358-365, 506-589), and the close (shift-close-flow). What SR
  * itself would have written meanwhile (card-terminal logs, orders, invoice lines, reservations,
  * notifications, stock left pending by an earlier close, a finished elaboration) is written
  * the way SR's tables hold it.
@@ -34,6 +35,8 @@ export interface Scenario {
    * others renumbered 1 and 2), then cancelled whole at a terminal.
    */
   cancelled: number;
+  /** A table account at table 5, printed, then paid with dollars and pesos (with change) and a card tip. */
+  paid: number;
   /** The rows each step left, by step and table: `opened.tempcheques`, `closed.movsinv`… */
   rows: Map<string, Row[]>;
   /** What SR's other modules write meanwhile, then the close with `DECLARATION`; its response. */
@@ -105,6 +108,20 @@ export async function liveShift(stack: TestStack, branch: string): Promise<Scena
   ).body.folio as number;
   await write(`/temp_ordenes/{lk}/${cancelled}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'Se enfrió' });
 
+  const paid = (await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: COMPANY, mesa: '5', idMesero: '01', productos: [line('3001', 2)] })).body
+    .folio as number;
+  await write(`/temp_ordenes/{lk}/${paid}/imprimir`, {});
+  await keep('printed', 'cuentas', (q) => q.where('foliocuenta', '=', paid));
+  const pagos = [
+    { idFormaDePago: 'USD', importe: 5 },
+    { idFormaDePago: 'EFE', importe: 50 },
+    { idFormaDePago: 'TAR', importe: 50, propina: 8 },
+  ];
+  await write(`/temp_ordenes/{lk}/${paid}/pagar`, { pagos, usuario: 'CAJERO' });
+  await keep('paid', 'tempcheques', (q) => q.where('folio', '=', paid));
+  await keep('paid', 'tempchequespagos', (q) => q.where('folio', '=', paid));
+  await keep('paid', 'folios', (q) => q.where('serie', '=', 'B'));
+
   const close = async (): Promise<ApiResponse> => {
     // What a terminal and SR's other modules write meanwhile.
     await db
@@ -134,7 +151,7 @@ export async function liveShift(stack: TestStack, branch: string): Promise<Scena
     await insert('inventariopendiente', { fecha: past, idconcepto: 'SPV', idinsumo: 'CAFE', costo: 320, cantidad: -1, idalmacen: '', idturno: 1 });
     await insert('insumoselaboracion', { idinsumo: 'PASTOR', cantidad: 1, status: 2, aplicado: false });
 
-    const archived = [quick, quickCash, cancelled];
+    const archived = [quick, quickCash, cancelled, paid];
     for (const [temp, column] of ARCHIVED_TEMP) await keep('before', temp, (q) => q.where(column, 'in', archived));
     await keep('before', 'tempcheques', (q) => q.where('folio', 'in', archived));
     await keep('before', 'tempnotificaciones', (q) => q);
@@ -156,7 +173,7 @@ export async function liveShift(stack: TestStack, branch: string): Promise<Scena
     if (schema.has('turnos', 'WorkspaceId')) await keep('closed', 'nsplatformcontrol', (q) => q.where('WorkspaceId', '=', shift.WorkspaceId));
     return response;
   };
-  return { idTurno, table, quick, quickCash, cancelled, rows, close };
+  return { idTurno, table, quick, quickCash, cancelled, paid, rows, close };
 }
 
 /** The side tables a close archives: temporary table, its account column, history table. */

@@ -1,6 +1,7 @@
 /**
  * Soft Restaurant's own statements as test oracles. The traces (`../shared/sr-traces/*.tsv`,
- * beside the repository) are read when the tests run, never copied into the project; a missing
+ * beside the repository; SR 11's Profiler traces published in Joseamica/avoqado-windows-service at
+ * commit 9191fa0, info-softrest11/sql-traces/) are read when the tests run, never copied into the project; a missing
  * trace is a failure, not a skip. Helpers here find SR's writes and the columns they name, put
  * our values in place of the trace's literals, and run SR's reads on the test database: as they
  * are on SQL Server, and on PostgreSQL after the few spelling changes `toPostgres` makes.

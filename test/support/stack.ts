@@ -4,6 +4,7 @@
  * `mssql` project).
  */
 import pino from 'pino';
+import { DEMO_PRINTER_RULE } from '../../src/demo/printers.js';
 import { startStack, waitForAgents, type Stack, type StackOptions } from '../../src/demo/stack.js';
 import { newGatewayDatabase, newPosDatabase, openPosDb } from './databases.js';
 import type { PosTemplate } from './templates.js';
@@ -65,8 +66,9 @@ export async function startTestStack(
       { key: OTHER_API_KEY, owner: 'other' },
     ],
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    gateway: { rateLimit: { perSecond: 10_000, burst: 20_000 }, ...opts.gateway },
-    agent: { connection: { backoffBaseMs: 20, backoffMaxMs: 200 }, ...opts.agent },
+    // Printers as the demo's: the tests' virtual printers listen on loopback at free ports.
+    gateway: { rateLimit: { perSecond: 10_000, burst: 20_000 }, printers: DEMO_PRINTER_RULE, ...opts.gateway },
+    agent: { connection: { backoffBaseMs: 20, backoffMaxMs: 200 }, printers: DEMO_PRINTER_RULE, ...opts.agent },
     agentHooks: opts.agentHooks,
   });
   await waitForAgents(

@@ -4,6 +4,7 @@
  * recorder compiles each statement with the SQL Server compiler. Regenerate after an intended
  * change with `npm run tsql:update` and review the diff.
  */
+import { DEMO_PRINTER_RULE } from '../../src/demo/printers.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +27,15 @@ afterAll(async () => {
 });
 
 function runnerOn(db: PosRuntime['db']): JobRunner {
-  return new JobRunner({ pos: { ...pos, db }, operations, log: pino({ level: 'silent' }), concurrency: 1, idempotencyRetentionMs: 3_600_000 });
+  // The printing scenarios print to virtual printers on loopback, as the demo's.
+  return new JobRunner({
+    pos: { ...pos, db },
+    operations,
+    log: pino({ level: 'silent' }),
+    concurrency: 1,
+    idempotencyRetentionMs: 3_600_000,
+    printerRule: DEMO_PRINTER_RULE,
+  });
 }
 
 let jobs = 0;

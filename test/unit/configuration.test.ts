@@ -38,7 +38,7 @@ describe('the configuration', () => {
   it('takes every environment variable an option names, and only where the file has the section', () => {
     const withEnv = options.filter((o) => o.env);
     expect(withEnv.map((o) => o.env).sort()).toEqual(
-      ['AGENT_TOKEN', 'GATEWAY_DATABASE_URL', 'GATEWAY_URL', 'HOST', 'LOG_LEVEL', 'NATS_URL', 'PORT', 'POS_DB_PASSWORD', 'WEBHOOK_KEY'].sort(),
+      ['AGENT_TOKEN', 'GATEWAY_DATABASE_URL', 'GATEWAY_URL', 'HOST', 'LOG_LEVEL', 'NATS_URL', 'PORT', 'POS_DB_PASSWORD', 'TRUST_PROXY', 'WEBHOOK_KEY'].sort(),
     );
     const file = {
       agent: {
@@ -59,10 +59,12 @@ describe('the configuration', () => {
       LOG_LEVEL: 'debug',
       WEBHOOK_KEY: 'a2V5',
       NATS_URL: 'nats://env:4222',
+      TRUST_PROXY: '10.0.0.5, 10.1.0.0/16',
     };
     const config = parseConfig(file, values);
     for (const o of withEnv) {
-      const expected = o.type === 'integer' || o.type === 'number' ? Number(values[o.env!]) : values[o.env!];
+      const text = values[o.env!]!;
+      const expected = o.type === 'integer' || o.type === 'number' ? Number(text) : o.type.endsWith('[]') ? text.split(',').map((s) => s.trim()) : text;
       expect(at(config, o.path), o.env).toEqual(expected);
     }
     // A section the file lacks is not made up from the environment; nor is a shape it did not choose.

@@ -8,6 +8,11 @@ describe('unstorableTextErrors', () => {
     expect(errors.map((e) => e.path)).toEqual(['body.a.1', 'body.a.2.b']);
   });
 
+  it('lists the first 20 only: a body of nothing else is not answered with a list as long', () => {
+    const errors = unstorableTextErrors({ a: Array<string>(1000).fill('\u0000') }, ['body']);
+    expect(errors.map((e) => e.path)).toEqual(Array.from({ length: 20 }, (_, i) => `body.a.${i}`));
+  });
+
   it('walks 10,000 numbers in a few milliseconds (the shift-list search)', () => {
     const body = { idTurnos: Array.from({ length: 10_000 }, (_, i) => i + 1) };
     unstorableTextErrors(body, ['body']);

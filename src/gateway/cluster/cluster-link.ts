@@ -45,7 +45,7 @@ export async function joinCluster(opts: ClusterOptions, hub: AgentHub, store: Ga
       takeover.announce(licenseKey, helloSentAt);
     },
     agentLeft: (licenseKey) => routing.stopServing(licenseKey),
-    dispatchElsewhere: (licenseKey, op, params, idempotency, timeoutMs) => routing.dispatch(licenseKey, op, params, idempotency, timeoutMs),
+    dispatchElsewhere: (job) => routing.dispatch(job),
   });
   const purge = setInterval(() => {
     store.rateLimits.purge(Date.now() - RATE_WINDOW_KEEP_MS).catch((error: unknown) => log.warn({ err: error }, 'old rate-limit windows not purged'));

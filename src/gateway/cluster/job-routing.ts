@@ -6,17 +6,12 @@
  */
 import { ErrorCode, type NatsConnection, type Subscription } from 'nats';
 import type { Logger } from 'pino';
-import type { JobMessage } from '../../protocol/messages.js';
-import { AgentOfflineError, AgentTimeoutError, type AgentHub, type DispatchOutcome } from '../hub.js';
+import { AgentOfflineError, AgentTimeoutError, type AgentHub, type DispatchOutcome, type JobRequest } from '../hub.js';
 
 export const jobSubject = (licenseKey: string) => `branch-agent.jobs.${licenseKey}`;
 
-interface RoutedJob {
-  op: string;
-  params: unknown;
-  idempotency?: JobMessage['idempotency'];
-  timeoutMs: number;
-}
+/** The branch is the subject's. */
+type RoutedJob = Omit<JobRequest, 'licenseKey'>;
 
 type RoutedReply = { outcome: DispatchOutcome } | { failure: 'offline' | 'timeout'; message: string };
 
@@ -53,7 +48,7 @@ export class JobRouting {
       callback: (error, msg) => {
         if (error) return;
         const job = msg.json<RoutedJob>();
-        void this.hub.dispatchHere(licenseKey, job.op, job.params, job.idempotency, job.timeoutMs).then(
+        void this.hub.dispatchHere({ ...job, licenseKey }).then(
           (outcome) => msg.respond(JSON.stringify({ outcome } satisfies RoutedReply)),
           (failure: unknown) => {
             const reply: RoutedReply =
@@ -90,18 +85,11 @@ export class JobRouting {
   agentMoved(licenseKey: string): void {
     const before = Date.now() - MOVE_MARGIN_MS;
     for (const waiting of this.#waiting.get(licenseKey) ?? []) {
-      if (waiting.startedAt < before)
-        waiting.reject(new AgentOfflineError(`The agent of branch ${licenseKey} moved to another gateway while running the job.`));
+      if (waiting.startedAt < before) waiting.reject(new AgentOfflineError("The branch's agent moved to another gateway while running the job."));
     }
   }
 
-  async dispatch(
-    licenseKey: string,
-    op: string,
-    params: unknown,
-    idempotency: JobMessage['idempotency'] | undefined,
-    timeoutMs: number,
-  ): Promise<DispatchOutcome> {
+  async dispatch({ licenseKey, op, params, idempotency, timeoutMs }: JobRequest): Promise<DispatchOutcome> {
     const job: RoutedJob = { op, params, ...(idempotency ? { idempotency } : {}), timeoutMs };
     let waiting: Waiting | undefined;
     const moved = new Promise<never>((_resolve, reject) => {
@@ -117,15 +105,15 @@ export class JobRouting {
       throw reply.failure === 'timeout' ? new AgentTimeoutError(reply.message) : new AgentOfflineError(reply.message);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      if (code === ErrorCode.NoResponders) throw new AgentOfflineError(`No agent is connected for branch ${licenseKey}.`);
+      if (code === ErrorCode.NoResponders) throw new AgentOfflineError('No agent is connected for this branch.');
       if (code === ErrorCode.Timeout) {
         this.log.warn({ licenseKey, op }, 'the gateway holding the agent did not answer a routed job');
-        throw new AgentTimeoutError(`The agent of branch ${licenseKey} did not answer within ${timeoutMs} ms.`);
+        throw new AgentTimeoutError(`The branch's agent did not answer within ${timeoutMs} ms.`);
       }
       // The NATS link itself is down: the branch cannot be reached from here, as if offline.
       if (typeof code === 'string') {
         this.log.warn({ licenseKey, code }, 'cannot route a job to the other gateways');
-        throw new AgentOfflineError(`The agent of branch ${licenseKey} cannot be reached from this gateway right now.`);
+        throw new AgentOfflineError("The branch's agent cannot be reached from this gateway right now.");
       }
       throw error;
     } finally {

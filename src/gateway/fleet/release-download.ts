@@ -17,7 +17,7 @@ export async function releaseDownloads(app: FastifyInstance, { store }: { store:
     if (!token || !(await store.branchForAgentTokenHash(sha256(token)))) throw new ApiError('unauthorized', 'An agent token is required.');
     const platform = platformOf(request.params.platform);
     const release = platform && (await store.releases.get(request.params.version, platform));
-    if (!release) throw new ApiError('release_not_found', `Release ${request.params.version} is not published for ${request.params.platform}.`);
+    if (!release) throw new ApiError('release_not_found', 'The release in the path is not published for that platform.');
     return reply
       .type('application/gzip')
       .header('x-release-sha256', release.sha256)

@@ -174,7 +174,7 @@ export class RolloutStore {
   async pause(userId: number, id: string): Promise<RolloutRecord | undefined> {
     const found = await this.db.transaction().execute(async (trx) => {
       const rollout = await trx.selectFrom('gw_rollouts').select('state').where('id', '=', id).where('user_id', '=', userId).forUpdate().executeTakeFirst();
-      if (rollout?.state === 'done') throw new RolloutConflictError(`Rollout ${id} has ended: every branch of it is done, failed or rolled back.`);
+      if (rollout?.state === 'done') throw new RolloutConflictError('The rollout has ended: every branch of it is done, failed or rolled back.');
       if (rollout?.state === 'running') await trx.updateTable('gw_rollouts').set({ state: 'paused' }).where('id', '=', id).execute();
       return rollout !== undefined;
     });

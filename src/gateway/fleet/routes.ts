@@ -69,7 +69,7 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts, keyed
     },
     async (request) => {
       const detail = await store.fleet.detail(request.userId, request.params.licenseKey);
-      if (!detail) throw new ApiError('branch_forbidden', `This API key may not use branch ${request.params.licenseKey}.`);
+      if (!detail) throw new ApiError('branch_forbidden', 'This API key may not use the branch in licenseKey.');
       return detail;
     },
   );
@@ -96,11 +96,10 @@ export async function fleetRoutes(app: FastifyInstance, { store, rollouts, keyed
         const mine = await store.branchesOfUser(userId);
         const chosen = body.licenseKeys ?? mine;
         const foreign = chosen.filter((k) => !mine.includes(k));
-        if (foreign.length > 0) throw new ApiError('branch_forbidden', `This API key may not use branch ${foreign.join(', ')}.`, { licenseKeys: foreign });
+        if (foreign.length > 0)
+          throw new ApiError('branch_forbidden', 'This API key may not use some of the branches in licenseKeys (listed again here).', { licenseKeys: foreign });
         if ((await store.releases.platforms(body.version)).length === 0) {
-          throw new ApiError('release_not_found', `Release ${body.version} is not published: branch-agent releases add <tarball> publishes it.`, {
-            version: body.version,
-          });
+          throw new ApiError('release_not_found', 'The release in version is not published: branch-agent releases add <tarball> publishes it.');
         }
         const rollout = await conflictAsProblem(store.rollouts.create(userId, body, chosen));
         await rollouts.started(rollout.branches.map((b) => b.licenseKey));

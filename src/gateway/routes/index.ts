@@ -5,11 +5,13 @@ import { orderRoutes } from './orders.js';
 import { shiftRoutes } from './shifts.js';
 import { ordersReadRoutes } from './orders-read.js';
 import { printingRoutes } from './printing.js';
+import { settlementRoutes } from './settlement.js';
 import type { RouteDef } from './route.js';
 
 export const apiRoutes: readonly RouteDef[] = [
   ...catalogRoutes,
   ...orderRoutes,
+  ...settlementRoutes,
   ...shiftRoutes,
   ...printingRoutes,
   ...ordersReadRoutes,

@@ -1,5 +1,5 @@
 /**
- * Print an order and print a test page (API.md, Printing): jobs for the branch's agent. The
+ * Print an order and print a test page (docs/api.md, Printing): jobs for the branch's agent. The
  * client names printers by id; `prepare` resolves each one in the user's registry (it must be a
  * printer of that branch) into the target the agent prints to, so a client can never make an
  * agent print to an address that is not registered. `check` turns any failed printer into a 502.
@@ -23,26 +23,33 @@ function clientView(op: OperationDef<z.ZodObject, z.ZodObject>, body: z.ZodObjec
 }
 
 /** The user's printers of this branch with these ids, as job targets keyed by the ids as sent. */
-async function resolvePrinters(ctx: RouteContext, ids: readonly string[]): Promise<Record<string, PrinterTargetParams>> {
-  const found = new Map((await ctx.store.printers.find(ctx.userId, [...new Set(ids)])).map((p) => [p.id.toLowerCase(), p]));
+export async function resolvePrinters(ctx: RouteContext, ids: readonly string[]): Promise<Record<string, PrinterTargetParams>> {
+  const found = new Map((await ctx.store.printers.find(ctx.userId, [...new Set(ids)])).map((p) => [p.id, p]));
   const targets: Record<string, PrinterTargetParams> = {};
   for (const id of ids) {
-    const printer = found.get(id.toLowerCase());
+    const printer = found.get(id);
     if (!printer || printer.licenseKey !== ctx.licenseKey) {
-      throw new ApiError('printer_not_found', `No printer ${id} of branch ${ctx.licenseKey} is registered for this API key.`, { printerId: id });
+      throw new ApiError('printer_not_found', 'A printer the request names (printerId, listed here) is not registered for this branch and API key.', {
+        printerId: id,
+      });
     }
     targets[id] = toPrinterTarget(printer);
   }
   return targets;
 }
 
-/** 502 printer_failed, carrying the same per-printer results, when any printer did not take its job. */
-export function failIfAnyPrinterFailed(data: Record<string, unknown>, jobId?: string): void {
+/**
+ * 502 printer_failed, carrying the same per-printer results, when any printer did not take its
+ * job; `done` says what was done all the same (an account's print), in words and in fields.
+ */
+export function failIfAnyPrinterFailed(data: Record<string, unknown>, jobId?: string, done?: { sentence: string; fields: Record<string, unknown> }): void {
   const { orderRef, results } = ops.printOutput.parse(data);
   const failed = results.filter((r) => r.status === 'failed');
   if (failed.length === 0) return;
   const which = failed.map((r) => `${r.printerId}: ${r.error}`).join('; ');
-  throw new ApiError('printer_failed', `${failed.length} of ${results.length} print jobs were not taken by their printer (${which}).`, {
+  const detail = `${failed.length} of ${results.length} print jobs were not taken by their printer (${which}).`;
+  throw new ApiError('printer_failed', done ? `${detail} ${done.sentence}` : detail, {
+    ...done?.fields,
     orderRef,
     results,
     ...(jobId ? { jobId } : {}),
@@ -71,7 +78,7 @@ export const printingRoutes = [
         ),
       };
     },
-    check: failIfAnyPrinterFailed,
+    check: (data, jobId) => failIfAnyPrinterFailed(data, jobId),
   }),
   route({
     operationId: 'printTest',
@@ -85,6 +92,6 @@ export const printingRoutes = [
     jobId: true,
     idempotencyKey: 'optional',
     prepare: async (ctx, params) => ({ ...params, printers: await resolvePrinters(ctx, [params.printerId as string]) }),
-    check: failIfAnyPrinterFailed,
+    check: (data, jobId) => failIfAnyPrinterFailed(data, jobId),
   }),
 ];

@@ -26,7 +26,7 @@ export interface RouteDef {
    * xml: the operation's `xml` text sent as application/xml (job id in X-Job-Id).
    */
   envelope: 'page' | 'list' | 'result' | 'xml';
-  /** API.md leaves jobId out of some list envelopes. */
+  /** Some list envelopes leave jobId out, as the seed shows them (docs/api.md, Lists and paging). */
   jobId: boolean;
   /** A write's Idempotency-Key: required (the seed's nine writes) unless optional (printing). */
   idempotencyKey?: 'required' | 'optional';

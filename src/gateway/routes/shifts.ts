@@ -1,3 +1,4 @@
+import * as cashCut from '../../protocol/operations/cash-cut.js';
 import * as ops from '../../protocol/operations/shifts.js';
 import { route } from './route.js';
 
@@ -34,6 +35,18 @@ export const shiftRoutes = [
     summary: 'Close a shift and consolidate its accounts',
     tag,
     from: 'body',
+    envelope: 'result',
+    jobId: true,
+  }),
+  route({
+    operationId: 'shiftCashCut',
+    method: 'GET',
+    url: '/turnos/:licenseKey/:idTurno/corte',
+    op: cashCut.cashCut,
+    summary: "A shift's cash cut, open or closed, as Soft Restaurant adds it up",
+    tag,
+    from: 'query',
+    pathInput: ['idTurno'],
     envelope: 'result',
     jobId: true,
   }),

@@ -23,7 +23,12 @@ export interface AccountChange {
   now?: ObservedAccount;
 }
 
-const STATUS_EVENT: Record<AccountStatus, EventType> = { abierta: 'orden.actualizada', pagada: 'orden.pagada', cancelada: 'orden.cancelada' };
+const STATUS_EVENT: Record<AccountStatus, EventType> = {
+  abierta: 'orden.actualizada',
+  impresa: 'orden.impresa',
+  pagada: 'orden.pagada',
+  cancelada: 'orden.cancelada',
+};
 
 export function diffAccounts(before: ReadonlyMap<string, AccountState>, now: ReadonlyMap<string, ObservedAccount>): AccountChange[] {
   const changes: AccountChange[] = [];
@@ -34,8 +39,8 @@ export function diffAccounts(before: ReadonlyMap<string, AccountState>, now: Rea
       // Opened since the last poll, perhaps already paid or cancelled (a quick sale is born paid).
       changes.push({ ...base, types: ['orden.abierta', ...(seen.status === 'abierta' ? [] : [STATUS_EVENT[seen.status]])] });
     } else if (was.status !== seen.status) {
-      // Back to open is a reopened account: an update.
-      changes.push({ ...base, types: [STATUS_EVENT[seen.status]] });
+      // Back to open from printed is a reopened account; from paid or cancelled, an update.
+      changes.push({ ...base, types: [was.status === 'impresa' && seen.status === 'abierta' ? 'orden.reabierta' : STATUS_EVENT[seen.status]] });
     } else if (was.fingerprint !== seen.fingerprint) {
       changes.push({ ...base, types: ['orden.actualizada'] });
     }

@@ -11,7 +11,8 @@ import { HEADER_COLUMNS } from '../operations/order-records.js';
 import { rowFingerprint } from '../sql-dialect.js';
 import { int } from '../values.js';
 
-export type AccountStatus = 'abierta' | 'pagada' | 'cancelada';
+/** impresa: printed and not paid (the check is on the table), until it is paid or reopened. */
+export type AccountStatus = 'abierta' | 'impresa' | 'pagada' | 'cancelada';
 
 export interface ObservedAccount {
   folio: number;
@@ -169,6 +170,7 @@ export async function observeAccounts(db: PosDb): Promise<Map<string, ObservedAc
       'h.fecha',
       'h.pagado',
       'h.cancelado',
+      'h.impreso',
       'h.idturno',
       rowFingerprint(eb, [
         ...HEADER_COLUMNS.map((c) => eb.ref(`h.${c}`)),
@@ -180,7 +182,7 @@ export async function observeAccounts(db: PosDb): Promise<Map<string, ObservedAc
   for (const row of rows) {
     const folio = Number(row.folio);
     const opened = openedText(row.fecha);
-    const status: AccountStatus = row.cancelado ? 'cancelada' : row.pagado ? 'pagada' : 'abierta';
+    const status: AccountStatus = row.cancelado ? 'cancelada' : row.pagado ? 'pagada' : row.impreso ? 'impresa' : 'abierta';
     observed.set(accountKey(folio, opened), { folio, opened, status, idturno: int(row.idturno), fingerprint: row.fingerprint.toString('hex') });
   }
   return observed;

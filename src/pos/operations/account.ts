@@ -1,7 +1,7 @@
 /**
  * What every write on an open account shares: taking the account's row lock before reading
  * anything it checks, the open-account rule, reading its lines with their classification, and
- * storing the totals recomputed from scratch (TOTALS.md: nothing is accumulated).
+ * storing the totals recomputed from scratch (docs/totals.md: nothing is accumulated).
  */
 import type { Decimal } from 'decimal.js';
 import { PosError } from '../../protocol/errors.js';
@@ -24,8 +24,19 @@ export interface OpenAccount {
   descuento: string;
 }
 
-/** Locks the header (UPDLOCK/FOR UPDATE) and refuses an account that is not open, saying why. */
-export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<OpenAccount> {
+/** An account's header as a settlement reads it: what it is, and where it is in its life. */
+export interface LockedAccount extends OpenAccount {
+  numcheque: number;
+  impresiones: number;
+  reabiertas: number;
+  pagado: boolean;
+  cancelado: boolean;
+  impreso: boolean;
+  cuentaenuso: boolean;
+}
+
+/** Locks the header (UPDLOCK/FOR UPDATE) before anything about it is read; 404 when there is none. */
+export async function lockAccount(ctx: PosContext, folio: number): Promise<LockedAccount> {
   const row = await ctx.db
     .selectFrom('tempcheques')
     .select([
@@ -37,6 +48,9 @@ export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<O
       'seriefolio',
       'tipodeservicio',
       'descuento',
+      'numcheque',
+      'impresiones',
+      'reabiertas',
       'pagado',
       'cancelado',
       'impreso',
@@ -45,14 +59,7 @@ export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<O
     .where('folio', '=', folio)
     .forUpdate()
     .executeTakeFirst();
-  if (!row) throw new PosError('account_not_found', `There is no open account with folio ${folio}.`, { folio });
-  const refuse = (why: string, state: string) => {
-    throw new PosError('account_not_open', `Account ${folio} ${why}.`, { folio, state });
-  };
-  if (flag(row.cancelado)) refuse('is cancelled', 'cancelled');
-  if (flag(row.pagado)) refuse('is already paid', 'paid');
-  if (flag(row.impreso)) refuse('is printed and has not been reopened', 'printed');
-  if (flag(row.cuentaenuso)) refuse('is in use at a station', 'in_use');
+  if (!row) throw new PosError('account_not_found', 'There is no open account with the folio in the request.', { folio });
   return {
     folio: Number(row.folio),
     mesa: text(row.mesa) ?? '',
@@ -62,7 +69,36 @@ export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<O
     seriefolio: text(row.seriefolio) ?? '',
     tipodeservicio: int(row.tipodeservicio) ?? 1,
     descuento: dec(row.descuento).toFixed(),
+    numcheque: int(row.numcheque) ?? 0,
+    impresiones: int(row.impresiones) ?? 0,
+    reabiertas: int(row.reabiertas) ?? 0,
+    pagado: flag(row.pagado),
+    cancelado: flag(row.cancelado),
+    impreso: flag(row.impreso),
+    cuentaenuso: flag(row.cuentaenuso),
   };
+}
+
+/** The states that end what a write may do to an account, in the order they are reported. */
+const CLOSED_STATES = [
+  ['cancelado', 'is cancelled', 'cancelled'],
+  ['pagado', 'is already paid', 'paid'],
+  ['impreso', 'is printed and has not been reopened', 'printed'],
+  ['cuentaenuso', 'is in use at a station', 'in_use'],
+] as const;
+
+/** Refuses (409 account_not_open) an account in any of the states named, saying which. */
+export function refuseStates(account: LockedAccount, states: ReadonlyArray<(typeof CLOSED_STATES)[number][0]>): void {
+  for (const [key, why, state] of CLOSED_STATES) {
+    if (states.includes(key) && account[key]) throw new PosError('account_not_open', `Account ${account.folio} ${why}.`, { folio: account.folio, state });
+  }
+}
+
+/** Locks the header (UPDLOCK/FOR UPDATE) and refuses an account that is not open, saying why. */
+export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<OpenAccount> {
+  const account = await lockAccount(ctx, folio);
+  refuseStates(account, ['cancelado', 'pagado', 'impreso', 'cuentaenuso']);
+  return account;
 }
 
 export interface StoredLine extends TotalsLine {
@@ -136,9 +172,8 @@ export function totalsLineOf(r: {
 export function requireLines(lines: readonly StoredLine[], requested: ReadonlyArray<{ movimiento: number; idProducto: string }>): void {
   const missing = requested.filter((r) => !lines.some((l) => l.movimiento === r.movimiento && l.idproducto === r.idProducto));
   if (missing.length === 0) return;
-  throw new PosError('line_not_found', `The account has no line ${missing.map((m) => `${m.movimiento} (${m.idProducto})`).join(', ')}.`, {
-    lines: missing.map(({ movimiento, idProducto }) => ({ movimiento, idProducto })),
-  });
+  const fields = missing.map((m) => `productos.${requested.indexOf(m)}`);
+  throw new PosError('line_not_found', `The account has no line as named in ${fields.join(', ')}.`, { fields });
 }
 
 export function classification(value: string | number | null | undefined): Clasificacion {
@@ -159,10 +194,11 @@ export async function saveTotals(ctx: PosContext, folio: number, lines: readonly
   return totales;
 }
 
-export async function requireUser(ctx: PosContext, usuario: string | undefined): Promise<string> {
+/** The user a request names in `field` (default `usuario`), as the branch spells it; 422 user_not_found otherwise. */
+export async function requireUser(ctx: PosContext, usuario: string | undefined, field = 'usuario'): Promise<string> {
   if (usuario === undefined) return API_USER;
   const found = await ctx.db.selectFrom('usuarios').select('usuario').where('usuario', '=', usuario).executeTakeFirst();
-  if (!found) throw new PosError('user_not_found', `There is no user ${usuario}.`, { usuario });
+  if (!found) throw new PosError('user_not_found', `The branch has no user by the name in ${field}.`, { field });
   // The branch's own spelling, as requireStation keeps it.
   return text(found.usuario) ?? usuario;
 }
@@ -171,11 +207,11 @@ export async function requireUser(ctx: PosContext, usuario: string | undefined):
 export async function requireWaiter(ctx: PosContext, idMesero: string): Promise<string> {
   if (idMesero === '') return '';
   const found = await ctx.db.selectFrom('meseros').select('idmesero').where('idmesero', '=', idMesero).executeTakeFirst();
-  if (!found) throw new PosError('waiter_not_found', `There is no waiter ${JSON.stringify(idMesero)} at this branch.`, { idMesero });
+  if (!found) throw new PosError('waiter_not_found', 'The branch has no waiter with the id in idMesero.', { field: 'idMesero' });
   return text(found.idmesero) ?? idMesero;
 }
 
 export async function requireCompany(ctx: PosContext, idEmpresa: string): Promise<void> {
   const found = await ctx.db.selectFrom('empresas').select('idempresa').where('idempresa', '=', idEmpresa).executeTakeFirst();
-  if (!found) throw new PosError('company_not_found', `There is no company ${idEmpresa}.`, { idEmpresa });
+  if (!found) throw new PosError('company_not_found', 'The branch has no company with the id in idEmpresa.', { field: 'idEmpresa' });
 }

@@ -11,7 +11,7 @@ import { cutToWidth } from '../columns.js';
 import type { PosContext } from '../context.js';
 import { implement } from '../operation.js';
 import { readSettings } from '../settings.js';
-import { accountLines, lockOpenAccount, requireLines, requireUser, saveTotals, type StoredLine } from './account.js';
+import { accountLines, lockOpenAccount, requireLines, requireUser, saveTotals, type OpenAccount, type StoredLine } from './account.js';
 import { keepsHandheldCopy, renumberHandheldLines } from './handheld-accounts.js';
 
 /** The requested lines plus every modifier that follows a requested base line. */
@@ -30,7 +30,7 @@ function linesToCancel(lines: readonly StoredLine[], requested: ReadonlyArray<{ 
  * takes 200 characters where `tempcancela.razon` holds 100: what is cut is the reason, never the
  * table that follows it.
  */
-function storedReason(ctx: Pick<PosContext, 'schema'>, razon: string, mesa: string): string {
+export function storedReason(ctx: Pick<PosContext, 'schema'>, razon: string, mesa: string): string {
   if (mesa.trim() === '') return razon;
   const suffix = ` Mesa: ${mesa}`;
   const width = ctx.schema.column('tempcancela', 'razon')?.maxLength ?? -1;
@@ -59,33 +59,7 @@ export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
   const lines = await accountLines(ctx, account.folio);
   const cancelled = linesToCancel(lines, input.productos);
   const gone = cancelled.map((l) => l.movimiento);
-
-  await ctx.db.deleteFrom('tempcheqdet').where('foliodet', '=', account.folio).where('movimiento', 'in', gone).execute();
-  const reason = storedReason(ctx, razon, account.mesa);
-  await insertRows(
-    ctx.db,
-    'tempcancela',
-    cancelled.map((l) =>
-      ctx.schema.completeRow('tempcancela', {
-        foliocheque: account.folio,
-        comanda: '',
-        cantidad: l.cantidad.toDecimalPlaces(3).toFixed(),
-        clave: l.idproducto,
-        razon: reason,
-        fecha: ctx.now,
-        usuario,
-        precio: l.precio.toFixed(4),
-        idmotivocancela: '',
-        procesadosrx: false,
-      }),
-    ),
-  );
-  await ctx.db
-    .updateTable('productosenproduccion')
-    .set({ cancelado: true, movimiento: CANCELLED_KITCHEN_ROW })
-    .where('folio', '=', account.folio)
-    .where('movimiento', 'in', gone)
-    .execute();
+  await removeLines(ctx, account, cancelled, storedReason(ctx, razon, account.mesa), usuario, '');
 
   const survivors = lines.filter((l) => !gone.includes(l.movimiento));
   await renumber(ctx, account.folio, survivors);
@@ -106,6 +80,47 @@ export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
   const totales = await saveTotals(ctx, account.folio, survivors, account.descuento);
   return { folio: account.folio, itemsCancelados: cancelled.length, movimientos: gone, totales };
 });
+
+/**
+ * Takes lines off an account as SR cancels them: out of `tempcheqdet`, each into `tempcancela`
+ * with the reason, and their kitchen rows marked cancelled.
+ */
+export async function removeLines(
+  ctx: PosContext,
+  account: Pick<OpenAccount, 'folio'>,
+  cancelled: readonly StoredLine[],
+  reason: string,
+  usuario: string,
+  idmotivocancela: string,
+): Promise<void> {
+  if (cancelled.length === 0) return;
+  const gone = cancelled.map((l) => l.movimiento);
+  await ctx.db.deleteFrom('tempcheqdet').where('foliodet', '=', account.folio).where('movimiento', 'in', gone).execute();
+  await insertRows(
+    ctx.db,
+    'tempcancela',
+    cancelled.map((l) =>
+      ctx.schema.completeRow('tempcancela', {
+        foliocheque: account.folio,
+        comanda: '',
+        cantidad: l.cantidad.toDecimalPlaces(3).toFixed(),
+        clave: l.idproducto,
+        razon: reason,
+        fecha: ctx.now,
+        usuario,
+        precio: l.precio.toFixed(4),
+        idmotivocancela,
+        procesadosrx: false,
+      }),
+    ),
+  );
+  await ctx.db
+    .updateTable('productosenproduccion')
+    .set({ cancelado: true, movimiento: CANCELLED_KITCHEN_ROW })
+    .where('folio', '=', account.folio)
+    .where('movimiento', 'in', gone)
+    .execute();
+}
 
 /**
  * Survivors become 1..n in their order. Every new number is at most the old one and rows are

@@ -35,9 +35,9 @@ export async function recordDeclaration(ctx: PosContext, shift: ClosingShift, de
     )
     .execute();
   const methodOf = (id: string) => methods.find((m) => text(m.idformadepago)?.toUpperCase() === id.trimEnd().toUpperCase());
-  const missing = declared.filter((d) => !methodOf(d.idFormaDePago)).map((d) => d.idFormaDePago);
-  if (missing.length > 0) {
-    throw new PosError('payment_method_not_found', `There is no payment method ${missing.join(', ')}.`, { idFormaDePago: missing });
+  const fields = declared.flatMap((d, i) => (methodOf(d.idFormaDePago) ? [] : [`declaracion.${i}.idFormaDePago`]));
+  if (fields.length > 0) {
+    throw new PosError('payment_method_not_found', `The branch has no payment method with the id in ${fields.join(', ')}.`, { fields });
   }
   const rows = declared.map((d) => {
     const method = methodOf(d.idFormaDePago)!;

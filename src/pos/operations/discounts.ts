@@ -1,5 +1,5 @@
 /**
- * General and per-line discounts. A request becomes a percentage (TOTALS.md), which REPLACES
+ * General and per-line discounts. A request becomes a percentage (docs/totals.md), which REPLACES
  * the one stored (0 removes it); the totals are then recomputed from the lines. As the seed
  * asks, a general discount marks the account for Soft Restaurant to process the discount
  * (`tempcheques.procesar_descuento_sr`), and a per-line discount leaves an audit entry.
@@ -33,7 +33,7 @@ async function discountType(ctx: PosContext, id: string | undefined, forced: boo
     .$if(hasMaximum, (q) => q.select('activar_maximo_descuento'))
     .where('idtipodescuento', '=', id)
     .executeTakeFirst();
-  if (!row) throw new PosError('discount_type_not_found', `There is no discount type ${id}.`, { idTipoDescuento: id });
+  if (!row) throw new PosError('discount_type_not_found', 'The branch has no discount type with the id in idTipoDescuento.', { field: 'idTipoDescuento' });
   const limited = flag((row as { activar_maximo_descuento?: boolean }).activar_maximo_descuento);
   return { id: row.idtipodescuento, ceiling: limited ? dec(row.descuento) : undefined };
 }

@@ -56,8 +56,8 @@ export const invoiceXml = implement(ops.invoiceXml, async (ctx, input) => {
   const candidates: Candidate[] = [];
   for (const tables of ACCOUNT_TABLES) candidates.push(...(await linkedInvoices(ctx, tables, input)));
   const best = candidates.sort(preferred)[0];
-  const where = `account ${input.numCheque}${input.serie === undefined ? '' : ` of series ${input.serie}`} in company ${input.idEmpresa}`;
-  if (!best) throw new PosError('invoice_not_found', `There is no invoice for ${where}.`, { numCheque: input.numCheque, idEmpresa: input.idEmpresa });
+  const where = `account ${input.numCheque}${input.serie === undefined ? '' : ' of the series in serie'} in the company in idEmpresa`;
+  if (!best) throw new PosError('invoice_not_found', `There is no invoice for ${where}.`, { numCheque: input.numCheque });
 
   const invoice = await ctx.db
     .selectFrom('facturas')
@@ -69,7 +69,6 @@ export const invoiceXml = implement(ops.invoiceXml, async (ctx, input) => {
   if (xml.trim() === '') {
     throw new PosError('invoice_not_found', `Invoice ${best.idFactura} of ${where} has no CFDI XML.`, {
       numCheque: input.numCheque,
-      idEmpresa: input.idEmpresa,
       idFactura: best.idFactura,
     });
   }

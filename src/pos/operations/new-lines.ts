@@ -64,11 +64,13 @@ export async function priceLines(ctx: PosContext, idEmpresa: string, inputs: rea
       clasificacion: classification(r.clasificacion),
     });
   }
-  const missing = ids.filter((id) => !catalogue.has(id));
+  const fieldsOf = (ids: ReadonlySet<string>) => inputs.flatMap((l, i) => (ids.has(l.idProducto) ? [`productos.${i}.idProducto`] : []));
+  const missing = fieldsOf(new Set(ids.filter((id) => !catalogue.has(id))));
   if (missing.length > 0) {
-    throw new PosError('product_not_found', `No product ${missing.join(', ')} for company ${idEmpresa}.`, { idProductos: missing, idEmpresa });
+    throw new PosError('product_not_found', `The company's catalogue has no product with the id in ${missing.join(', ')}.`, { fields: missing });
   }
-  if (blocked.length > 0) throw new PosError('product_blocked', `Product ${blocked.join(', ')} is blocked.`, { idProductos: blocked });
+  const refused = fieldsOf(new Set(blocked));
+  if (refused.length > 0) throw new PosError('product_blocked', `The product in ${refused.join(', ')} is blocked.`, { fields: refused });
 
   const withBase = baseOfEachLine(inputs.map((l) => ({ idproducto: l.idProducto, modificador: l.modificador })));
   const modifierPrices = await registeredModifierPrices(ctx, idEmpresa, inputs, withBase);

@@ -177,7 +177,7 @@ const TAX_NAMES = ['IVA', 'Impuesto 2', 'Impuesto 3'] as const;
 const TAX_COLUMNS = ['impuesto1', 'impuesto2', 'impuesto3'] as const;
 
 /**
- * The taxes charged, one entry per tax and rate: TOTALS.md's tax_j summed over the lines at that
+ * The taxes charged, one entry per tax and rate: docs/totals.md's tax j summed over the lines at that
  * rate, after their own and the general discount, rounded once per entry.
  */
 function taxesOf(lines: readonly LineRow[], generalDiscount: Raw): Tax[] {

@@ -117,7 +117,8 @@ async function areaOf(ctx: PosContext, station: Station, tipoDeServicio: number,
 async function refuseOccupiedTable(ctx: PosContext, mesa: string): Promise<void> {
   await ctx.db.selectFrom('mesas').select('idmesa').where('idmesa', '=', mesa).forUpdate().execute();
   const open = await accountsHoldingTable(ctx, sql.val(mesa)).select('tc.folio').executeTakeFirst();
-  if (open) throw new PosError('table_occupied', `Table ${mesa} already has an open account (folio ${open.folio}).`, { mesa, folio: Number(open.folio) });
+  if (open)
+    throw new PosError('table_occupied', `The table in mesa already has an open account (folio ${open.folio}).`, { field: 'mesa', folio: Number(open.folio) });
 }
 
 export const createOrder = implement(ops.createOrder, async (ctx, input) => {
@@ -127,7 +128,7 @@ export const createOrder = implement(ops.createOrder, async (ctx, input) => {
   const estacion = station.id;
   const idMesero = await requireWaiter(ctx, input.idMesero);
   if (input.turnDependent && (await openShiftFor(ctx, estacion, input.idEmpresa)) === undefined) {
-    throw new PosError('shift_not_open', `No shift is open for station ${estacion} and company ${input.idEmpresa}.`);
+    throw new PosError('shift_not_open', 'No shift is open for the station and company in estacion and idEmpresa.');
   }
   const serie = input.serie ?? station.serie;
   const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];
@@ -174,13 +175,13 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
     .select(['idformadepago', 'tipo', 'tipodecambio'])
     .where('idformadepago', '=', input.idFormaDePago)
     .executeTakeFirst();
-  if (!payment) throw new PosError('payment_method_not_found', `There is no payment method ${input.idFormaDePago}.`, { idFormaDePago: input.idFormaDePago });
+  if (!payment) throw new PosError('payment_method_not_found', 'The branch has no payment method with the id in idFormaDePago.', { field: 'idFormaDePago' });
   const station = await requireStation(ctx, input.estacion);
   const estacion = station.id;
   // A quick sale is paid at once: it carries the shift its station sells on, as SR's payment does (row 548).
   const idTurno = await openShiftFor(ctx, estacion, input.idEmpresa);
   if (idTurno === undefined && input.turnDependent) {
-    throw new PosError('shift_not_open', `No shift is open for station ${estacion} and company ${input.idEmpresa}.`);
+    throw new PosError('shift_not_open', 'No shift is open for the station and company in estacion and idEmpresa.');
   }
   const serie = input.serie ?? station.serie;
   const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];

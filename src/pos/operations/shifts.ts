@@ -55,13 +55,13 @@ const tenderAmounts = (t: TenderAmounts) => ({
  */
 export async function shiftsToApi(ctx: Pick<PosContext, 'db' | 'schema'>, rows: readonly ShiftRow[]) {
   const numbered = rows.map((r) => ({ ...r, idturnointerno: Number(r.idturnointerno), idTurno: int(r.idturno) ?? 0 }));
-  const [takings, declarations] = await Promise.all([
-    shiftTakings(
-      ctx,
-      numbered.map((r) => r.idTurno),
-    ),
-    shiftDeclarations(ctx, numbered),
-  ]);
+  // One after the other: run together, the two statements reach the database in either order,
+  // and the saved T-SQL of the operations that list shifts changed from run to run.
+  const takings = await shiftTakings(
+    ctx,
+    numbered.map((r) => r.idTurno),
+  );
+  const declarations = await shiftDeclarations(ctx, numbered);
   return numbered.map((r) => {
     const declared = declarations.get(r.idturnointerno);
     return {
@@ -168,7 +168,7 @@ async function openingTime(ctx: PosContext, shiftStation: string, idEmpresa: str
     const taken = await ctx.db.selectFrom('turnos').select('idturno').where('apertura', '=', at).where('idempresa', '=', idEmpresa).executeTakeFirst();
     if (!taken) return at;
     if (waited === MAX_SECONDS_WAITED) {
-      throw new PosError('shift_opened_same_second', `Shifts of company ${idEmpresa} opened in each of the last seconds; retry shortly.`, {
+      throw new PosError('shift_opened_same_second', 'Shifts of the company in idEmpresa opened in each of the last seconds; retry shortly.', {
         idTurno: Number(taken.idturno),
       });
     }
@@ -186,7 +186,7 @@ async function openingTime(ctx: PosContext, shiftStation: string, idEmpresa: str
  */
 export const openShift = implement(ops.openShift, async (ctx, input) => {
   await requireCompany(ctx, input.idEmpresa);
-  const cajero = await requireUser(ctx, input.cajero);
+  const cajero = await requireUser(ctx, input.cajero, 'cajero');
   const station = await requireStation(ctx, input.estacion);
   // The seed's body names a waiter: a wrong one is refused, and none is stored (see above).
   await requireWaiter(ctx, input.idMesero ?? '');
@@ -195,7 +195,7 @@ export const openShift = implement(ops.openShift, async (ctx, input) => {
   const idTurno = await nextShiftNumber(ctx);
   const open = await openShiftFor(ctx, station.shiftStation, input.idEmpresa);
   if (open !== undefined) {
-    throw new PosError('shift_already_open', `Shift ${open} is already open for station ${station.shiftStation} and company ${input.idEmpresa}.`, {
+    throw new PosError('shift_already_open', `Shift ${open} is already open for station ${station.shiftStation} and the company in idEmpresa.`, {
       idTurno: open,
     });
   }

@@ -24,7 +24,7 @@ async function lockProduct(ctx: PosContext, idProducto: string): Promise<{ works
     .where('idproducto', '=', idProducto)
     .forUpdate()
     .executeTakeFirst();
-  if (!row) throw new PosError('product_not_found', `There is no product ${idProducto}.`, { idProducto });
+  if (!row) throw new PosError('product_not_found', 'The branch has no product with the id in idProducto.', { field: 'idProducto' });
   return { workspaceId: hasWorkspace ? ((row as { WorkspaceId?: string | null }).WorkspaceId ?? null) : undefined };
 }
 
@@ -55,14 +55,14 @@ async function lockCompanyPrice(ctx: PosContext, idProducto: string, idEmpresa: 
     .forUpdate()
     .executeTakeFirst();
   if (!row) {
-    throw new PosError('product_not_found', `Product ${idProducto} has no price for company ${idEmpresa}.`, { idProducto, idEmpresa });
+    throw new PosError('product_not_found', 'The product in idProducto has no price for the company in idEmpresa.', { fields: ['idProducto', 'idEmpresa'] });
   }
   return { precio: row.precio === null ? null : dec(row.precio).toFixed(4) };
 }
 
 async function requireGroup(ctx: PosContext, idGrupo: string): Promise<number | null> {
   const group = await ctx.db.selectFrom('grupos').select('clasificacion').where('idgrupo', '=', idGrupo).executeTakeFirst();
-  if (!group) throw new PosError('group_not_found', `There is no product group ${idGrupo}.`, { idGrupo });
+  if (!group) throw new PosError('group_not_found', 'The branch has no product group with the id in idGrupo.', { field: 'idGrupo' });
   return int(group.clasificacion);
 }
 

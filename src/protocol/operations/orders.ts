@@ -4,13 +4,13 @@ import { integer } from '../common.js';
 import { defineOperation, origin } from '../operation.js';
 
 /** Decimal inputs: JSON numbers with a bounded number of decimals (money is never float math). */
-function decimal(places: number) {
+export function decimal(places: number) {
   return z.number().refine((n) => Number.isFinite(n) && Number(n.toFixed(places)) === n, `at most ${places} decimals`);
 }
 
 const rate = decimal(4).min(0).max(100);
 const text = (max: number) => z.string().max(max);
-const usuario = text(15).optional().describe('Soft Restaurant user (usuarios.usuario) recorded as the author; must exist');
+export const usuario = text(15).optional().describe('Soft Restaurant user (usuarios.usuario) recorded as the author; must exist');
 
 /**
  * An account's folio. 0 is one: SR reseeds an emptied `tempcheques` to 0 at a close (shift-close

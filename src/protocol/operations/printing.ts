@@ -1,5 +1,5 @@
 /**
- * Printing (API.md, Printing): a kitchen ticket per group of an order, or a test page, on the
+ * Printing (docs/api.md, Printing): a kitchen ticket per group of an order, or a test page, on the
  * branch's registered printers. The client names printers by id; the gateway adds each one's
  * target (address, kind, paper) from its registry before the job goes to the agent, which renders
  * and prints. A failed printer is a result, not an error: the gateway turns it into a 502.
@@ -48,9 +48,9 @@ export const printTestBody = z.object({
 });
 
 /** The targets the gateway resolved, by printer id. */
-const printers = z.record(z.string(), printerTarget).describe('set by the gateway from its printer registry');
+export const printers = z.record(z.string(), printerTarget).describe('set by the gateway from its printer registry');
 
-export const PRINT_ERRORS = ['unreachable', 'timeout', 'refused', 'paper_out', 'cover_open', 'offline'] as const;
+export const PRINT_ERRORS = ['unreachable', 'timeout', 'refused', 'paper_out', 'cover_open', 'offline', 'not_allowed', 'not_sent'] as const;
 
 export const printResult = z.object({
   printerId: z.string(),
@@ -62,7 +62,7 @@ export const printResult = z.object({
 
 export const printOutput = z.object({
   orderRef: z.string().describe("the print job's reference at the branch (ba_print_jobs), order or test page"),
-  results: z.array(printResult).describe('one per group (order) or one (test), in request order'),
+  results: z.array(printResult).describe('one per group (order) or one (test or account ticket), in request order'),
 });
 
 export type PrintResultRecord = z.output<typeof printResult>;

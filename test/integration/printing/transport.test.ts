@@ -27,7 +27,7 @@ async function virtualPrinter(opts?: Parameters<typeof startVirtualPrinter>[0]):
 describe('sendToPrinter over real TCP', () => {
   it('delivers a kitchen ticket whose decoded text keeps its accents', async () => {
     const printer = await virtualPrinter();
-    const bytes = await renderKitchenTicket(kitchenTicket, { widthMm: 80, timeZone: TIME_ZONE });
+    const bytes = renderKitchenTicket(kitchenTicket, { widthMm: 80, timeZone: TIME_ZONE });
     const result = await sendToPrinter({ host: printer.host, port: printer.port }, bytes);
     expect(result).toEqual({ status: 'printed', bytes: bytes.length });
     const job = await printer.waitForJob();
@@ -133,7 +133,7 @@ describe('sendToPrinter over real TCP', () => {
     ['offline', 'tspl'],
   ] as const)('reports %s from the %s status query and sends nothing', async (status, language) => {
     const printer = await virtualPrinter({ status });
-    const bytes = language === 'tspl' ? renderLabels(labelTicket) : await renderKitchenTicket(kitchenTicket, { widthMm: 58 });
+    const bytes = language === 'tspl' ? renderLabels(labelTicket) : renderKitchenTicket(kitchenTicket, { widthMm: 58 });
     const { result, elapsedMs } = await timed(() => sendToPrinter({ host: printer.host, port: printer.port }, bytes, { language }));
     expect(result).toMatchObject({ status: 'failed', error: status });
     expect(elapsedMs).toBeLessThan(MARGIN_MS);

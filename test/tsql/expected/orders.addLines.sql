@@ -1,7 +1,7 @@
 -- scenario 1: {"usuario":"CAJERO","productos":[{"movimiento":1,"idProducto":"3002","cantidad":2},{"movimiento":2,"idProducto":"9002","cantidad":1,"modificador":true}]}
 select "fingerprint", "result" from "ba_idempotency" where "scope" = @1 and "idem_key" = @2;
 insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result", "created_at", "expires_at") values (@1, @2, @3, @4, @5, @6, @7);
-select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
+select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "numcheque", "impresiones", "reabiertas", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
 select "usuario" from "usuarios" where "usuario" = @1;
 select "d"."movimiento", "d"."idproducto", "d"."cantidad", "d"."precio", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."descuento", "d"."modificador", "p"."descripcion", "g"."clasificacion" from "tempcheqdet" as "d" left join "productos" as "p" on "p"."idproducto" = "d"."idproducto" left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "d"."foliodet" = @1 order by "d"."movimiento";
 select "p"."idproducto", "p"."descripcion", "d"."precio", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."bloqueado", "g"."clasificacion" from "productos" as "p" inner join "productosdetalle" as "d" on "d"."idproducto" = "p"."idproducto" and "d"."idempresa" = @1 left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "p"."idproducto" in (@2, @3);

@@ -1,7 +1,7 @@
 -- scenario 1: {"productos":[{"movimiento":1,"idProducto":"3001"}],"razon":"Error de captura","usuario":"CAJERO"}
 select "fingerprint", "result" from "ba_idempotency" where "scope" = @1 and "idem_key" = @2;
 insert into "ba_idempotency" ("scope", "idem_key", "fingerprint", "op", "result", "created_at", "expires_at") values (@1, @2, @3, @4, @5, @6, @7);
-select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
+select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "numcheque", "impresiones", "reabiertas", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
 select "forzarmotivocancela", "nopermitircerrarturnocuentasabiertas", "nodescargarinventario" from "configuracion";
 select "forzartipodescuento" from "parametros";
 select "forzardescuento" from "parametros3";

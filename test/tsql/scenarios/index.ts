@@ -10,6 +10,7 @@ import { orderScenarios } from './orders.js';
 import { shiftScenarios } from './shifts.js';
 import { ordersReadScenarios } from './orders-read.js';
 import { printingScenarios } from './printing.js';
+import { settlementScenarios } from './settlement.js';
 
 /** Runs an operation without recording it (to create the account a scenario works on). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- operation results are read loosely here
@@ -28,6 +29,7 @@ export interface Scenario {
 export const SCENARIOS: Scenario[] = [
   ...catalogScenarios,
   ...orderScenarios,
+  ...settlementScenarios,
   ...shiftScenarios,
   ...ordersReadScenarios,
   ...printingScenarios,

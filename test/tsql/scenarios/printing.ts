@@ -7,10 +7,10 @@ import { LABEL_DEFAULTS, type PrinterTargetParams } from '../../../src/protocol/
 import { startVirtualPrinter } from '../../../src/printing/virtual-printer.js';
 import type { Scenario } from './index.js';
 
-const PRINTER_ID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+export const PRINTER_ID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 
 /** A virtual printer for one job; the target goes into the job's params (not into the saved header). */
-async function printerFor(kind: 'thermal' | 'label'): Promise<{ printers: Record<string, PrinterTargetParams> }> {
+export async function printerFor(kind: 'thermal' | 'label'): Promise<{ printers: Record<string, PrinterTargetParams> }> {
   const printer = await startVirtualPrinter({ host: '127.0.0.1' });
   void printer
     .waitForJob(30_000)

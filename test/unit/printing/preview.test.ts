@@ -21,7 +21,7 @@ const isCutMark = (r: number, g: number, b: number): boolean => r > 150 && g < 8
 
 describe('PNG preview', () => {
   it('draws a 58 mm ticket as a receipt-shaped PNG with text and a cut line', async () => {
-    const png = renderPreviewPng(await renderKitchenTicket(kitchenTicket, { widthMm: 58, timeZone: TIME_ZONE }));
+    const png = renderPreviewPng(renderKitchenTicket(kitchenTicket, { widthMm: 58, timeZone: TIME_ZONE }));
     expect(png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
     const image = PNG.sync.read(png);
     // 32 columns of 12 px, plus margins.
@@ -34,7 +34,7 @@ describe('PNG preview', () => {
   });
 
   it('is wider for 80 mm paper and shows one cut per ticket', async () => {
-    const bytes = Buffer.concat([await renderKitchenTicket(kitchenTicket, { widthMm: 80 }), await renderTestTicket(testTicket, { widthMm: 80 })]);
+    const bytes = Buffer.concat([renderKitchenTicket(kitchenTicket, { widthMm: 80 }), renderTestTicket(testTicket, { widthMm: 80 })]);
     const image = PNG.sync.read(renderPreviewPng(toReceivedJob(bytes, new Date())));
     expect(image.width).toBeGreaterThanOrEqual(48 * 12);
     const cutRows: number[] = [];

@@ -1,0 +1,77 @@
+/**
+ * A gateway instance in a process of its own (forked by agents.ts), so that its resident memory
+ * is the gateway's alone and the load and the simulated agents run on other event loops.
+ * Parent → child: `{ storeUrl }` to start, `'memory'` for a reading, `'served'` for the times
+ * it took to answer (from the request's arrival to its answer, and the event loop's delay) since
+ * the last `'served'`, `'stop'`; child → parent: `{ url }`, then the reading asked for.
+ */
+import { randomBytes } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import pino from 'pino';
+import { buildGateway, type Gateway } from '../src/gateway/app.js';
+import { GatewayStore } from '../src/gateway/store.js';
+
+export interface MemoryReading {
+  rss: number;
+  heapUsed: number;
+}
+
+/** Milliseconds, as the gateway itself saw them. */
+export interface ServedReading {
+  p50: number;
+  p99: number;
+  loopDelayP99: number;
+}
+
+const log = pino({ level: 'warn' });
+let gateway: Gateway | undefined;
+let store: GatewayStore | undefined;
+let served: number[] = [];
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+
+function servedSinceLast(): ServedReading {
+  const sorted = served.sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  const reading = { p50: at(0.5), p99: at(0.99), loopDelayP99: loopDelay.percentile(99) / 1e6 };
+  served = [];
+  loopDelay.reset();
+  return reading;
+}
+
+/** Collects what can be collected first (the parent forks with --expose-gc): the reading is what stays. */
+function memory(): MemoryReading {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  collect?.();
+  collect?.();
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rss, heapUsed };
+}
+
+process.on('message', (message: unknown) => {
+  if (message === 'memory') {
+    process.send!(memory());
+  } else if (message === 'served') {
+    process.send!(servedSinceLast());
+  } else if (message === 'stop') {
+    void (async () => {
+      await gateway?.app.close();
+      await store?.close();
+      process.exit(0);
+    })();
+  } else {
+    void (async () => {
+      const { storeUrl } = message as { storeUrl: string };
+      store = new GatewayStore(storeUrl);
+      gateway = await buildGateway({ store, log, webhookKey: randomBytes(32), rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } });
+      const arrived = new WeakMap<object, bigint>();
+      gateway.app.addHook('onRequest', async (request) => void arrived.set(request, process.hrtime.bigint()));
+      gateway.app.addHook('onResponse', async (request) => {
+        const start = arrived.get(request);
+        if (start !== undefined) served.push(Number(process.hrtime.bigint() - start) / 1e6);
+      });
+      const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+      process.send!({ url });
+    })();
+  }
+});

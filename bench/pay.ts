@@ -1,0 +1,63 @@
+/**
+ * pay ratio: p50 of POST /temp_ordenes/{lk}/{folio}/pagar through the whole path (with its
+ * Idempotency-Key) divided by p50 of the same payment operation run directly in a transaction on
+ * the same database. Each payment settles an account of its own, opened beforehand and not
+ * timed: an unprinted account of two lines, paid with dollars and pesos with change and a card
+ * tip, so the print, the tenders and the buckets all run.
+ */
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { payAccount } from '../src/pos/operations/account-payment.js';
+import { createOrder } from '../src/pos/operations/orders.js';
+import type { BenchContext } from './run.js';
+import { request } from './http-client.js';
+import { compare } from './measure.js';
+
+const ITERATIONS = 300;
+const WARMUP = 30;
+
+export async function payBench({ stack, licenseKey, apiKey, pos }: BenchContext): Promise<string[]> {
+  const log = pino({ level: 'silent' });
+  const inTransaction = <T>(fn: (ctx: Parameters<typeof payAccount.run>[0]) => Promise<T>) =>
+    pos.db.transaction().execute((trx) => fn({ db: trx, dialect: pos.dialect, schema: pos.schema, log, now: new Date() }));
+  const header = {
+    estacion: 'CAJA1',
+    serie: 'A',
+    idEmpresa: '0000000001',
+    noPersonas: 2,
+    mesa: '',
+    idMesero: '01',
+    turnDependent: false,
+    tipoDeServicio: 1 as const,
+  };
+  const productos = [
+    { movimiento: 1, idProducto: '3001', cantidad: 2, modificador: false },
+    { movimiento: 2, idProducto: '1005', cantidad: 1, modificador: false },
+  ];
+  const accounts = async (n: number) => {
+    const folios: number[] = [];
+    for (let i = 0; i < n; i++) folios.push((await inTransaction((ctx) => createOrder.run(ctx, { ...header, productos }))).folio);
+    return folios;
+  };
+  const apiFolios = await accounts(ITERATIONS + WARMUP);
+  const directFolios = await accounts(ITERATIONS + WARMUP);
+  // 207.90: 5 dollars (86.25), 100 pesos, and 30 on a card with a 5 tip; 8.35 change.
+  const body = {
+    pagos: [
+      { idFormaDePago: 'USD', importe: 5 },
+      { idFormaDePago: 'EFE', importe: 100 },
+      { idFormaDePago: 'TAR', importe: 30, propina: 5 },
+    ],
+  };
+  const viaApi = async () => {
+    const res = await request(`${stack.url}/temp_ordenes/${licenseKey}/${apiFolios.pop()!}/pagar`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'idempotency-key': randomUUID() },
+      body,
+    });
+    if (res.status !== 200) throw new Error(`API answered ${res.status}: ${res.body}`);
+  };
+  const direct = () => inTransaction((ctx) => payAccount.run(ctx, payAccount.def.input.parse({ folio: directFolios.pop()!, ...body })));
+  const { a: api, b: fn } = await compare(viaApi, direct, ITERATIONS, WARMUP);
+  return [`pay ratio: ${(api / fn).toFixed(2)}  (API p50 ${api.toFixed(2)} ms, direct p50 ${fn.toFixed(2)} ms)`];
+}

@@ -1,0 +1,61 @@
+/**
+ * Cancelling a whole account: every line cancelled as a line cancellation cancels it (into
+ * `tempcancela` with the reason and motive, its kitchen rows marked), the header kept with
+ * `cancelado`, who, when and why (POS-SCHEMA.md, Account lifecycle), which frees its table. The
+ * next shift close moves it to history like a paid one.
+ */
+import { PosError } from '../../protocol/errors.js';
+import * as ops from '../../protocol/operations/settlement.js';
+import { logEvent, SERVICE_NAMES } from '../audit.js';
+import { implement } from '../operation.js';
+import { openShiftFor } from '../stations.js';
+import { text } from '../values.js';
+import { accountLines, lockAccount, refuseStates, requireUser, saveTotals } from './account.js';
+import { removeLines, storedReason } from './cancel-lines.js';
+import { handheldDevicesInUse } from './handheld-accounts.js';
+
+export const cancelAccount = implement(ops.cancelAccount, async (ctx, input) => {
+  const account = await lockAccount(ctx, input.folio);
+  refuseStates(account, ['cancelado', 'pagado', 'cuentaenuso']);
+  const usuario = await requireUser(ctx, input.usuario);
+  let motive = '';
+  if (input.idMotivoCancela !== undefined) {
+    const found = !ctx.schema.hasTable('motivoscancelacion')
+      ? undefined
+      : await ctx.db.selectFrom('motivoscancelacion').select('idmotivocancela').where('idmotivocancela', '=', input.idMotivoCancela).executeTakeFirst();
+    if (!found) throw new PosError('motive_not_found', 'The branch has no cancellation motive with the id in idMotivoCancela.', { field: 'idMotivoCancela' });
+    motive = text(found.idmotivocancela) ?? input.idMotivoCancela;
+  }
+  // In the shift open at its station now, so that this shift's close and cash cut count it.
+  const idTurno = await openShiftFor(ctx, account.estacion, account.idempresa);
+  const lines = await accountLines(ctx, account.folio);
+  await removeLines(ctx, account, lines, storedReason(ctx, input.razon, account.mesa), usuario, motive);
+  await saveTotals(ctx, account.folio, [], account.descuento);
+  await ctx.db
+    .updateTable('tempcheques')
+    .set(
+      ctx.schema.fitRow('tempcheques', {
+        cancelado: true,
+        usuariocancelo: usuario,
+        fechacancelado: ctx.now,
+        razoncancelado: input.razon,
+        idmotivocancela: motive,
+        ...(idTurno === undefined ? {} : { idturno: idTurno }),
+      }),
+    )
+    .where('folio', '=', account.folio)
+    .execute();
+  if (await handheldDevicesInUse(ctx)) {
+    if (account.mesa.trim() !== '') await ctx.db.deleteFrom('detallescuentas').where('clavemesa', '=', account.mesa).execute();
+    await ctx.db.deleteFrom('cuentas').where('foliocuenta', '=', account.folio).execute();
+  }
+  await logEvent(ctx, {
+    usuario,
+    evento: `${SERVICE_NAMES[account.tipodeservicio] ?? 'Comedor'} - Cancelación de cuenta`,
+    valores: `Cuenta: ${account.mesa}, Folio: ${account.folio}, Razón: ${input.razon}`,
+    estacion: account.estacion,
+    idempresa: account.idempresa,
+    seriefolio: account.seriefolio,
+  });
+  return { folio: account.folio, itemsCancelados: lines.length };
+});

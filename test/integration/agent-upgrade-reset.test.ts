@@ -1,0 +1,57 @@
+/**
+ * A client that resets its connection while the gateway checks its agent token: Node hands an
+ * upgrade's socket over with no error listener, so the refusal written to the dead socket must
+ * not throw in the gateway (an unhandled 'error' would end the process).
+ */
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { sql } from 'kysely';
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { GatewayStore } from '../../src/gateway/store.js';
+import { AGENT_PATH } from '../../src/protocol/messages.js';
+import { newGatewayDatabase } from '../support/databases.js';
+
+let store: GatewayStore;
+let gateway: Gateway;
+let port: number;
+
+beforeAll(async () => {
+  store = new GatewayStore(await newGatewayDatabase());
+  await store.migrate();
+  gateway = await buildGateway({ store, log: pino({ level: 'silent' }), webhookKey: randomBytes(32) });
+  port = Number(new URL(await gateway.app.listen({ host: '127.0.0.1', port: 0 })).port);
+});
+afterAll(async () => {
+  await gateway?.app.close();
+  await store?.close();
+});
+
+it('survives an agent connection reset while its token is checked', async () => {
+  // The token check waits on this lock until the client is gone.
+  let release!: () => void;
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+  const held = store.db.transaction().execute(async (trx) => {
+    await sql`LOCK TABLE gw_branches IN ACCESS EXCLUSIVE MODE`.execute(trx);
+    locked();
+    await new Promise<void>((resolve) => (release = resolve));
+  });
+  await lockTaken;
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(
+    `GET ${AGENT_PATH} HTTP/1.1\r\nHost: gateway\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n` +
+      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nAuthorization: Bearer agt_unknown\r\n\r\n`,
+  );
+  await new Promise((r) => setTimeout(r, 200));
+  socket.resetAndDestroy();
+  await new Promise((r) => setTimeout(r, 100));
+  release();
+  await held;
+  // The refusal went to a reset socket; the gateway still answers.
+  await new Promise((r) => setTimeout(r, 200));
+  const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+  expect(res.status).toBe(200);
+});

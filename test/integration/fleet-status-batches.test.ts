@@ -1,0 +1,86 @@
+/**
+ * The hub's fleet status writes, batched (hub/status-batcher.ts, FleetStatusStore.write): what
+ * one flush writes is what writing each change in order would have written, and a change the
+ * store refuses loses only itself.
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { StatusChange } from '../../src/gateway/hub/agent-status.js';
+import { StatusBatcher } from '../../src/gateway/hub/status-batcher.js';
+import { GatewayStore } from '../../src/gateway/store.js';
+import { newGatewayDatabase } from '../support/databases.js';
+
+let store: GatewayStore;
+let user: number;
+
+beforeAll(async () => {
+  store = new GatewayStore(await newGatewayDatabase());
+  await store.migrate();
+  user = await store.ensureUser('batches');
+});
+afterAll(async () => {
+  await store?.close();
+});
+
+const identity = (licenseKey: string, workerId: string) => ({
+  licenseKey,
+  workerId,
+  agentVersion: '1.0.0',
+  nodeVersion: null,
+  os: null,
+  posVersion: null,
+  agentStartedAt: null,
+});
+const health = (jobsRunning: number, lastError: { message: string; at: string } | null = null) => ({
+  health: { sentAt: new Date().toISOString(), posDatabase: 'ok' as const, jobsRunning, lastError },
+  clockOffsetMs: 5,
+});
+
+async function statusOf(licenseKey: string) {
+  return store.db.selectFrom('gw_agent_status').selectAll().where('license_key', '=', licenseKey).executeTakeFirst();
+}
+async function connectionsOf(licenseKey: string) {
+  return store.db.selectFrom('gw_agent_connections').select(['worker_id', 'disconnected_at']).where('license_key', '=', licenseKey).orderBy('id').execute();
+}
+
+it('writes a connect, beats, a disconnect and a reconnect of one branch in one flush as if one by one', async () => {
+  await store.upsertBranch(user, 'BATCH00000000001', 'agt_batch_1', 'one');
+  await store.upsertBranch(user, 'BATCH00000000002', 'agt_batch_2', 'two');
+  const batcher = new StatusBatcher(store.fleet, pino({ level: 'silent' }));
+  const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, s));
+  const changes: StatusChange[] = [
+    { kind: 'connected', agent: identity('BATCH00000000001', 'w1'), report: null, at: t(0) },
+    { kind: 'connected', agent: identity('BATCH00000000002', 'w1'), report: health(0), at: t(0) },
+    { kind: 'heartbeat', licenseKey: 'BATCH00000000001', workerId: 'w1', report: health(2, { message: 'boom', at: t(1).toISOString() }), at: t(1) },
+    { kind: 'heartbeat', licenseKey: 'BATCH00000000001', workerId: 'w1', report: health(1), at: t(2) },
+    { kind: 'disconnected', licenseKey: 'BATCH00000000001', workerId: 'w1', at: t(3) },
+    { kind: 'connected', agent: identity('BATCH00000000001', 'w2'), report: null, at: t(4) },
+    // A late beat of the connection that left changes nothing of the new one's row.
+    { kind: 'heartbeat', licenseKey: 'BATCH00000000001', workerId: 'w1', report: health(7), at: t(5) },
+    { kind: 'heartbeat', licenseKey: 'BATCH00000000002', workerId: 'w1', report: health(3), at: t(5) },
+  ];
+  for (const change of changes) batcher.record(change);
+  await batcher.flush();
+
+  const one = await statusOf('BATCH00000000001');
+  expect(one).toMatchObject({ online: true, worker_id: 'w2', connected_since: t(4), last_seen: t(4), jobs_running: 0 });
+  // The error a beat reported stays as the branch's last error through the beats without one.
+  expect(one).toMatchObject({ last_error: 'boom', last_error_at: t(1) });
+  expect(await connectionsOf('BATCH00000000001')).toEqual([
+    { worker_id: 'w1', disconnected_at: t(3) },
+    { worker_id: 'w2', disconnected_at: null },
+  ]);
+  expect(await statusOf('BATCH00000000002')).toMatchObject({ online: true, jobs_running: 3, last_seen: t(5), clock_offset_ms: 5 });
+});
+
+it('writes the rest of a run when one of its branches is gone', async () => {
+  await store.upsertBranch(user, 'BATCH00000000003', 'agt_batch_3', 'three');
+  const batcher = new StatusBatcher(store.fleet, pino({ level: 'silent' }));
+  const at = new Date();
+  batcher.record({ kind: 'connected', agent: identity('BATCH00000000003', 'w1'), report: null, at });
+  batcher.record({ kind: 'connected', agent: identity('BATCHGONE0000000', 'w1'), report: null, at });
+  await batcher.flush();
+  expect(await statusOf('BATCH00000000003')).toMatchObject({ online: true, worker_id: 'w1' });
+  expect(await statusOf('BATCHGONE0000000')).toBeUndefined();
+  expect(await connectionsOf('BATCH00000000003')).toHaveLength(1);
+});
