@@ -5,9 +5,10 @@
 import pino from 'pino';
 import { openPos } from '../src/pos/runtime.js';
 import { precioSinImpuestos } from '../src/pos/totals.js';
+import { posDatabase } from '../src/config/schema.js';
 
 export async function addCatalogue(url: string, count = 1500): Promise<void> {
-  const pos = await openPos({ dialect: 'postgres', url }, pino({ level: 'silent' }));
+  const pos = await openPos(posDatabase({ dialect: 'postgres', url }), pino({ level: 'silent' }));
   const groups = ['BEB', 'BAR', 'ENT', 'PLA', 'POS', 'OTR'];
   for (let start = 0; start < count; start += 500) {
     const ids = Array.from({ length: Math.min(500, count - start) }, (_, i) => `B${String(start + i).padStart(5, '0')}`);

@@ -11,6 +11,7 @@ import type { PosTable } from '../src/pos/schema.js';
 import { benchLines, insertAccounts } from './accounts.js';
 import type { BenchContext } from './run.js';
 import { median, time } from './measure.js';
+import { posDatabase } from '../src/config/schema.js';
 
 const ACCOUNTS = 2000;
 const LINES = 5;
@@ -40,7 +41,7 @@ export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promis
 
 async function timeClose(url: string): Promise<number> {
   const log = pino({ level: 'silent' });
-  const pos = await openPos({ dialect: 'postgres', url }, log);
+  const pos = await openPos(posDatabase({ dialect: 'postgres', url }), log);
   try {
     return await time(() =>
       pos.db
@@ -59,7 +60,7 @@ async function timeClose(url: string): Promise<number> {
 
 /** The baseline: the same rows copied with one INSERT … SELECT per table, every shared column. */
 async function timeCopy(url: string): Promise<number> {
-  const baseline = await openPos({ dialect: 'postgres', url }, pino({ level: 'silent' }));
+  const baseline = await openPos(posDatabase({ dialect: 'postgres', url }), pino({ level: 'silent' }));
   try {
     const shared = (from: PosTable, to: PosTable, except: string[]) =>
       baseline.schema.columnNames(from).filter((c) => baseline.schema.has(to, c) && !except.includes(c) && !baseline.schema.column(to, c)!.identity);
@@ -89,7 +90,7 @@ async function timeCopy(url: string): Promise<number> {
 /** 2,000 paid cash accounts of 5 lines in the open shift, written with bulk statements. */
 async function fillShift(url: string): Promise<void> {
   const log = pino({ level: 'silent' });
-  const pos = await openPos({ dialect: 'postgres', url }, log);
+  const pos = await openPos(posDatabase({ dialect: 'postgres', url }), log);
   const { lines, header } = benchLines(LINES);
   for (let start = 0; start < ACCOUNTS; start += 500) {
     const batch = Array.from({ length: Math.min(500, ACCOUNTS - start) }, (_, i) => ({

@@ -17,6 +17,7 @@ import { benchLines, insertAccounts } from './accounts.js';
 import type { BenchContext } from './run.js';
 import { request } from './http-client.js';
 import { compare, median } from './measure.js';
+import { posDatabase } from '../src/config/schema.js';
 
 export const BENCH_POLL_INTERVAL_MS = 1_000;
 const SAMPLES = 20;
@@ -89,7 +90,7 @@ const LINES = 10;
 export async function pollCostBench({ cluster, posUrl }: BenchContext): Promise<string[]> {
   const log = pino({ level: 'silent' });
   await cluster.admin(`CREATE DATABASE pos_poll TEMPLATE ${new URL(posUrl).pathname.slice(1)}`);
-  const pos = await openPos({ dialect: 'postgres', url: cluster.url('pos_poll') }, log);
+  const pos = await openPos(posDatabase({ dialect: 'postgres', url: cluster.url('pos_poll') }), log);
   try {
     await fillOpenAccounts(pos);
     const ctx = { db: pos.db, dialect: pos.dialect, schema: pos.schema, log };

@@ -22,6 +22,7 @@ import { printing } from './printing.js';
 import { buildRelease } from './release.js';
 import { roundtrip } from './roundtrip.js';
 import { searchBench } from './search.js';
+import { posDatabase } from '../src/config/schema.js';
 
 export interface BenchContext {
   cluster: EmbeddedCluster;
@@ -53,8 +54,8 @@ try {
   const stack = await startStack({
     gatewayStoreUrl: cluster.url('gateway'),
     branches: [
-      { licenseKey, name: 'Bench', owner: 'bench', database: { dialect: 'postgres', url: posUrl } },
-      { licenseKey: memoryLicenseKey, name: 'Bench memory', owner: 'bench', database: { dialect: 'postgres', url: posUrl } },
+      { licenseKey, name: 'Bench', owner: 'bench', database: posDatabase({ dialect: 'postgres', url: posUrl }) },
+      { licenseKey: memoryLicenseKey, name: 'Bench memory', owner: 'bench', database: posDatabase({ dialect: 'postgres', url: posUrl }) },
     ],
     apiKeys: [{ key: apiKey, owner: 'bench' }],
     log,
@@ -67,11 +68,11 @@ try {
     workerId: 'bench-agent',
     gatewayUrl: stack.url,
     token: stack.agentTokens.get(licenseKey),
-    database: { dialect: 'postgres', url: posUrl },
+    database: posDatabase({ dialect: 'postgres', url: posUrl }),
     health: { port: 0 },
     events: { pollIntervalMs: BENCH_POLL_INTERVAL_MS },
   });
-  const pos = await openPos({ dialect: 'postgres', url: posUrl }, log);
+  const pos = await openPos(posDatabase({ dialect: 'postgres', url: posUrl }), log);
   try {
     await waitForAgents(stack, [licenseKey], 30_000);
     const ctx: BenchContext = { cluster, posUrl: cluster.url('pos_bench_template'), stack, licenseKey, apiKey, pos };

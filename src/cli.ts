@@ -2,14 +2,14 @@
 /** `branch-agent <command>`: the one entry point of the agent, the gateway and the demo. */
 import { Command } from 'commander';
 import { serviceCommand } from './agent/installer/service-command.js';
-import { loadConfig } from './config/load.js';
+import { defaultConfigPath, loadConfig } from './config/load.js';
 import type { GatewayFileConfig } from './config/schema.js';
 import { createLogger } from './logging.js';
 import { VERSION } from './version.js';
 
 const program = new Command().name('branch-agent').description('Soft Restaurant branch agent, gateway and demo').version(VERSION);
 
-const DEFAULT_CONFIG = process.env.BRANCH_AGENT_CONFIG ?? 'config.json';
+const DEFAULT_CONFIG = defaultConfigPath();
 
 /** Stops `stop` on SIGINT/SIGTERM once; a second signal exits at once. */
 function onSignals(stop: () => Promise<void>): void {

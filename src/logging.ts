@@ -38,7 +38,8 @@ export function createLogger(opts: { level?: string; name?: string; file?: strin
       : undefined);
   return pino(
     {
-      level: opts.level ?? 'info',
+      // pino's own default (info) when the caller names none; the config schema declares the option's.
+      ...(opts.level ? { level: opts.level } : {}),
       name: opts.name,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: { err: serializeError },

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { ping, type PosDbConfig } from '../pos/db.js';
 import { operations } from './operations.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
+import { agentDefaults } from '../config/schema.js';
 import type { PrinterRule } from '../protocol/printer-rule.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
@@ -17,6 +18,7 @@ import { UpgradeRunner, type UpgradeOptions } from './upgrades.js';
 /** How often an agent tells the gateway its health unless its config says otherwise. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 
+/** What an agent runs with; an option left out takes the config schema's default (agentDefaults). */
 export interface AgentConfig {
   licenseKey: string;
   workerId?: string;
@@ -26,10 +28,10 @@ export interface AgentConfig {
   token: string;
   database: PosDbConfig;
   concurrency?: number;
-  /** Where printers may be (DEFAULT_PRINTER_RULE): checked again here before any socket opens. */
+  /** Where printers may be (the config default unless given): checked again here before any socket opens. */
   printers?: PrinterRule;
   idempotencyRetentionHours?: number;
-  /** How often the POS is polled for changes (DEFAULT_EVENT_POLL_MS). */
+  /** How often the POS is polled for changes. */
   events?: { pollIntervalMs?: number };
   /** Heartbeat and reconnect timings (docs/architecture.md, Wire protocol); tests shorten them. */
   connection?: Pick<ConnectionOptions, 'backoffBaseMs' | 'backoffMaxMs' | 'pingIntervalMs' | 'deadAfterMs' | 'stableAfterMs'> & {
@@ -57,15 +59,16 @@ export async function startAgent(
   log: Logger,
   testHooks: Pick<RunnerOptions, 'beforeCommit' | 'afterCommit' | 'wallClock'> = {},
 ): Promise<Agent> {
+  const defaults = agentDefaults();
   const workerId = config.workerId ?? `${hostname()}-${config.licenseKey}`;
   const pos = await openPos(config.database, log);
   const runner = new JobRunner({
     pos,
     operations,
     log,
-    concurrency: config.concurrency ?? 8,
-    printerRule: config.printers,
-    idempotencyRetentionMs: (config.idempotencyRetentionHours ?? 24) * 3_600_000,
+    concurrency: config.concurrency ?? defaults.concurrency,
+    printerRule: config.printers ?? defaults.printers,
+    idempotencyRetentionMs: (config.idempotencyRetentionHours ?? defaults.idempotencyRetentionHours) * 3_600_000,
     ...testHooks,
   });
   const pingDatabase = () => ping(pos.db);
@@ -76,7 +79,7 @@ export async function startAgent(
     licenseKey: config.licenseKey,
     log,
     send: (message) => connection.send(message),
-    pollIntervalMs: config.events?.pollIntervalMs,
+    pollIntervalMs: config.events?.pollIntervalMs ?? defaults.events.pollIntervalMs,
   });
   const { heartbeatIntervalMs = DEFAULT_HEARTBEAT_MS, ...connectionTimings } = config.connection ?? {};
   const connection: GatewayConnection = new GatewayConnection({

@@ -11,6 +11,7 @@ import WebSocket from 'ws';
 import {
   AGENT_PATH,
   CLOSE,
+  HEARTBEAT,
   frameJson,
   gatewayMessage,
   type AgentMessage,
@@ -166,8 +167,8 @@ export class GatewayConnection {
   }
 
   #startHeartbeat(ws: WebSocket): void {
-    const interval = this.opts.pingIntervalMs ?? 15_000;
-    const deadAfter = this.opts.deadAfterMs ?? 45_000;
+    const interval = this.opts.pingIntervalMs ?? HEARTBEAT.pingIntervalMs;
+    const deadAfter = this.opts.deadAfterMs ?? HEARTBEAT.deadAfterMs;
     this.#pingTimer = setInterval(() => {
       if (Date.now() - this.#lastSeen > deadAfter) {
         this.opts.log.warn({ silentForMs: Date.now() - this.#lastSeen }, 'gateway silent, reconnecting');

@@ -1,6 +1,6 @@
 /**
  * Change detection at the branch and the events' way to the gateway: a detection poll every
- * `pollIntervalMs` (2 s), then the outbox sent oldest first, one batch of up to 200 at a time.
+ * `pollIntervalMs` (agent.events.pollIntervalMs), then the outbox sent oldest first, one batch of up to 200 at a time.
  * The gateway acknowledges a batch once its store holds it; a batch not acknowledged within
  * `ackTimeoutMs`, or whose connection dropped, is sent again, and the gateway keeps each event id
  * once. Events wait in the outbox (in the POS database) while the gateway is away.
@@ -11,7 +11,6 @@ import { ChangeDetector } from '../pos/events/detector.js';
 import { forgetEvents, pendingEvents } from '../pos/events/outbox.js';
 import type { PosRuntime } from '../pos/runtime.js';
 
-export const DEFAULT_EVENT_POLL_MS = 2_000;
 const BATCH = 200;
 
 export interface EventPumpOptions {
@@ -20,7 +19,7 @@ export interface EventPumpOptions {
   log: Logger;
   /** Sends a message when connected; false otherwise. */
   send: (message: AgentMessage) => boolean;
-  pollIntervalMs?: number;
+  pollIntervalMs: number;
   ackTimeoutMs?: number;
 }
 
@@ -89,9 +88,7 @@ export class EventPump {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
       const started = Date.now();
-      this.#tick = this.#pollAndFlush().finally(() =>
-        this.#schedule(Math.max(0, (this.opts.pollIntervalMs ?? DEFAULT_EVENT_POLL_MS) - (Date.now() - started))),
-      );
+      this.#tick = this.#pollAndFlush().finally(() => this.#schedule(Math.max(0, this.opts.pollIntervalMs - (Date.now() - started))));
     }, delayMs);
   }
 

@@ -7,12 +7,12 @@ import * as attendance from '../pos/operations/attendance.js';
 import * as accountCancel from '../pos/operations/account-cancel.js';
 import * as accountPayment from '../pos/operations/account-payment.js';
 import * as accountReopen from '../pos/operations/account-reopen.js';
-import * as cancellation from '../pos/operations/cancellation.js';
+import * as cancelLines from '../pos/operations/cancel-lines.js';
 import * as catalogs from '../pos/operations/catalogs.js';
 import * as discounts from '../pos/operations/discounts.js';
-import * as invoices from '../pos/operations/invoices.js';
+import * as invoiceXml from '../pos/operations/invoice-xml.js';
 import * as orders from '../pos/operations/orders.js';
-import * as products from '../pos/operations/products.js';
+import * as updateProduct from '../pos/operations/update-product.js';
 import * as shiftClose from '../pos/operations/shift-close.js';
 import * as shiftCashCut from '../pos/operations/shift-cash-cut.js';
 import * as shifts from '../pos/operations/shifts.js';
@@ -30,7 +30,7 @@ const all: Implementation[] = [
   orders.createOrder,
   orders.createClosedOrder,
   orders.addLines,
-  cancellation.cancelLines,
+  cancelLines.cancelLines,
   discounts.generalDiscount,
   discounts.lineDiscount,
   printing.printAccount,
@@ -51,9 +51,9 @@ const all: Implementation[] = [
   ordersRead.listDayOrders,
   ordersRead.listOpenOrders,
   attendance.listAttendance,
-  products.updateProduct,
-  invoices.invoiceXml,
-] as Implementation[];
+  updateProduct.updateProduct,
+  invoiceXml.invoiceXml,
+];
 
 /** The registry by name; an operation listed twice is a mistake that must stop the agent, not shadow the first. */
 export function registry(implementations: readonly Implementation[]): ReadonlyMap<string, Implementation> {

@@ -115,7 +115,7 @@ export class JobRunner {
           },
           parsed.data,
         );
-        await markOrigins(trx, job.jobId, job.op, parsed.data, result, base.now);
+        await markOrigins(trx, job.jobId, impl.def.marks?.(parsed.data, result) ?? [], base.now);
         if (idem) await recordResult(trx, idem, result);
         await this.opts.beforeCommit?.(job.op, trx);
         // Committing after the gateway gave up would apply a write the client was told failed;

@@ -18,7 +18,7 @@ export function printerRuleConfig() {
   const defaults = { ports: DEFAULT_PRINTER_PORTS.map(([first, last]) => (first === last ? first : `${first}-${last}`)), allowLoopback: false };
   return z
     .object({
-      ports: z.array(portEntry).min(1).default(defaults.ports).describe('ports a printer may listen on, ports and ranges; default [ "9100-9109", 6101 ]'),
+      ports: z.array(portEntry).min(1).default(defaults.ports).describe('ports a printer may listen on: ports (6101) and ranges ("9100-9109")'),
       allowLoopback: z.boolean().default(false).describe('printers on loopback addresses too (virtual printers on this machine)'),
     })
     .default(defaults)

@@ -7,10 +7,11 @@
 import pino, { type Logger } from 'pino';
 import { startEmbeddedPostgres, type EmbeddedCluster } from '../embedded-postgres/cluster.js';
 import { leaveStopSignalsToCaller } from '../embedded-postgres/exit-hooks.js';
-import { proxyList } from '../config/load.js';
 import { createPosDatabase } from './pos-database.js';
 import { DEMO_PRINTER_RULE, startDemoPrinters, type DemoPrinters } from './printers.js';
 import { startStack, waitForAgents, type Stack } from './stack.js';
+import { parseConfig } from '../config/load.js';
+import { posDatabase } from '../config/schema.js';
 
 export const DEMO_BRANCHES = [
   { licenseKey: 'DEMO000000000001', name: 'Sucursal Centro', owner: 'demo', forceCancelReason: false, forceDiscountType: false },
@@ -37,14 +38,14 @@ export async function startDemo(opts: { host: string; port: number; log: Logger;
     const branches = await Promise.all(
       DEMO_BRANCHES.map(async (b) => ({
         ...b,
-        database: {
-          dialect: 'postgres' as const,
+        database: posDatabase({
+          dialect: 'postgres',
           url: await createPosDatabase(cluster, `pos_${b.licenseKey.toLowerCase()}`, {
             name: b.name,
             forceCancelReason: b.forceCancelReason,
             forceDiscountType: b.forceDiscountType,
           }),
-        },
+        }),
       })),
     );
     const stack = await startStack({
@@ -80,10 +81,9 @@ export async function startDemo(opts: { host: string; port: number; log: Logger;
 }
 
 export async function runDemo(): Promise<void> {
-  const host = process.env.HOST ?? '127.0.0.1';
-  const port = Number(process.env.PORT ?? 8080);
-  const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
-  const trustProxy = proxyList(process.env.TRUST_PROXY ?? '');
+  // The gateway's options as `branch-agent gateway` reads them (HOST, PORT, LOG_LEVEL, TRUST_PROXY), quieter by default.
+  const { host, port, trustProxy, log: logging } = parseConfig({ gateway: { log: { level: 'warn' } } }).gateway!;
+  const log = pino({ level: logging.level });
   console.log('Starting the demo: embedded PostgreSQL, gateway and three branch agents…');
   const demo = await startDemo({ host, port, log, trustProxy });
   const base = demo.stack.url;

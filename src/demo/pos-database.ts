@@ -6,6 +6,7 @@ import { installReferenceSchema } from '../pos/reference-schema.js';
 import { readPosSchema } from '../pos/runtime.js';
 import type { EmbeddedCluster } from '../embedded-postgres/cluster.js';
 import { seedBranch, type BranchSeed } from './seed.js';
+import { posDatabase } from '../config/schema.js';
 
 /** Fills an empty database (PostgreSQL or SQL Server) the way a branch's would look. */
 export async function installPosDatabase(config: PosDbConfig, seed?: BranchSeed, schemaFile?: string): Promise<void> {
@@ -31,6 +32,6 @@ export async function createPosDatabase(
 ): Promise<string> {
   await cluster.admin(`CREATE DATABASE "${name}"`);
   const url = cluster.url(name);
-  await installPosDatabase({ dialect: 'postgres', url }, seed, schemaFile);
+  await installPosDatabase(posDatabase({ dialect: 'postgres', url }), seed, schemaFile);
   return url;
 }

@@ -11,6 +11,10 @@ import { newSecret } from '../gateway/secrets.js';
 import type { Scope } from '../gateway/scopes.js';
 import { GatewayStore } from '../gateway/store.js';
 import type { PosDbConfig } from '../pos/db.js';
+import { gatewayDefaults } from '../config/schema.js';
+
+/** A stack in tests and benchmarks listens where nothing else does unless told a port. */
+const ANY_FREE_PORT = 0;
 
 export interface StackBranch {
   licenseKey: string;
@@ -66,12 +70,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await store.upsertBranch(users.get(branch.owner)!, branch.licenseKey, token, branch.name);
   }
 
-  const host = opts.host ?? '127.0.0.1';
+  const host = opts.host ?? gatewayDefaults().host;
   // One key for every gateway of the stack: a restarted gateway still signs with the secrets it sealed.
   const webhookKey = opts.gateway?.webhookKey ?? randomBytes(32);
   const newGateway = () => buildGateway({ store, log: opts.log.child({ component: 'gateway' }), ...opts.gateway, webhookKey });
   let gateway = await newGateway();
-  const address = await gateway.app.listen({ host, port: opts.port ?? 0 });
+  const address = await gateway.app.listen({ host, port: opts.port ?? ANY_FREE_PORT });
   const url = address.replace('[::1]', '127.0.0.1');
   const port = Number(new URL(url).port);
 

@@ -4,7 +4,7 @@
  * answer into the envelope.
  */
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { JobMessage } from '../protocol/messages.js';
 import type { PrinterRule } from '../protocol/printer-rule.js';
@@ -25,6 +25,7 @@ import { printerRoutes } from './printers.js';
 import { eventFeedRoutes, type FeedSignals } from './event-feed.js';
 import type { AddressPolicy } from './webhook-address.js';
 import { webhookRoutes } from './webhook-routes.js';
+import { authorizeBranch } from './branch-access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -76,13 +77,6 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
     },
   });
 
-  async function authorizeBranch(request: FastifyRequest, licenseKey: string): Promise<void> {
-    const owner = await store.branchOwner(licenseKey);
-    if (owner !== request.userId) {
-      throw new ApiError('branch_forbidden', 'This API key may not use the branch in licenseKey.');
-    }
-  }
-
   await printerRoutes(app, { store, hub, rule: opts.printers });
   await eventFeedRoutes(app, { store, signals: opts.events.signals });
   await webhookRoutes(app, { store, webhookKey: opts.events.webhookKey, policy: opts.events.policy, timeoutMs: opts.events.timeoutMs });
@@ -112,7 +106,7 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
         const { licenseKey: inBody, ...payload } = (def.from === 'query' ? request.query : request.body) as Record<string, unknown>;
         const licenseKey = String(def.licenseKeyIn === 'body' ? inBody : path.licenseKey);
         const key = def.op.write ? idempotencyKeyOf(request) : undefined;
-        await authorizeBranch(request, licenseKey);
+        await authorizeBranch(store, request.userId, licenseKey);
         let params: Record<string, unknown> = { ...payload, ...Object.fromEntries((def.pathInput ?? []).map((k) => [k, path[k]])) };
         // Fastify validated the payload; with path parameters merged in, the whole input is checked once more.
         if (def.pathInput?.length) {

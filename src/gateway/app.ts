@@ -6,7 +6,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { ERROR_STATUS, ERROR_TITLES, isErrorCode } from '../protocol/errors.js';
-import { DEFAULT_PRINTER_RULE, type PrinterRule } from '../protocol/printer-rule.js';
+import type { PrinterRule } from '../protocol/printer-rule.js';
 import { VERSION } from '../version.js';
 import { apiPlugin, rateLimitWindowMs } from './api.js';
 import { watchAccessChanges } from './access-changes.js';
@@ -19,46 +19,41 @@ import { RolloutDriver } from './fleet/rollout-driver.js';
 import { describeApi } from './openapi.js';
 import { acceptOnlyUtf8Json } from './json-body.js';
 import { FeedSignals } from './event-feed.js';
-import { STRICT_ADDRESS_POLICY, type AddressPolicy } from './webhook-address.js';
+import type { AddressPolicy } from './webhook-address.js';
 import { WebhookDelivery, type DeliveryOptions } from './webhook-delivery.js';
 import { JobLog } from './job-log.js';
 import { schedulePurges } from './purges.js';
-import {
-  DEFAULT_EVENT_RETENTION_DAYS,
-  DEFAULT_FAILED_AUTH_LIMIT,
-  DEFAULT_IDEMPOTENCY_RETENTION_HOURS,
-  DEFAULT_JOB_LOG_RETENTION_DAYS,
-  DEFAULT_PURGE_INTERVAL_MINUTES,
-} from '../config/gateway-defaults.js';
+import { gatewayDefaults } from '../config/schema.js';
 import type { FailedAuthLimit } from './failed-auth-throttle.js';
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
 import { ApiError, sendProblem, toApiError } from './problems.js';
 import type { GatewayStore } from './store.js';
 import { refuseUnstorableText } from './unstorable-text.js';
 
+/** What the gateway is built with; an option left out takes the config schema's default (gatewayDefaults). */
 export interface GatewayOptions {
   store: GatewayStore;
   log: Logger;
   jobTimeoutMs?: number;
   rateLimit?: { perSecond: number; burst: number };
-  /** Failed authentications allowed per client address, and over all, before 429 (DEFAULT_FAILED_AUTH_LIMIT). */
+  /** Failed authentications allowed per client address, and over all, before 429. */
   failedAuthLimit?: FailedAuthLimit;
-  /** Where printers may be registered (DEFAULT_PRINTER_RULE unless given). */
+  /** Where printers may be registered (the config default unless given). */
   printers?: PrinterRule;
   /** The proxies (addresses/CIDRs) whose X-Forwarded-For names the client address; none unless given. */
   trustProxy?: readonly string[];
   idempotencyRetentionHours?: number;
-  /** Job log entries older than this are purged (DEFAULT_JOB_LOG_RETENTION_DAYS). */
+  /** Job log entries older than this are purged. */
   jobLogRetentionDays?: number;
-  /** How often records past their retention are purged (DEFAULT_PURGE_INTERVAL_MINUTES). */
+  /** How often records past their retention are purged. */
   purgeIntervalMs?: number;
   hub?: { pingIntervalMs?: number; deadAfterMs?: number };
   /** Seals webhook signing secrets in the store (webhook-secrets.ts); every gateway of a store needs the same. */
   webhookKey: Buffer;
-  /** Events older than this are purged (DEFAULT_EVENT_RETENTION_DAYS). */
+  /** Events older than this are purged. */
   eventRetentionDays?: number;
   /** Where webhooks may point (https and public addresses unless relaxed), and how they are retried. */
-  webhooks?: Partial<AddressPolicy> & Pick<DeliveryOptions, 'retryBaseMs' | 'retryMaxMs' | 'giveUpAfterMs' | 'timeoutMs' | 'pollMs'>;
+  webhooks?: Partial<AddressPolicy & Pick<DeliveryOptions, 'retryBaseMs' | 'retryMaxMs' | 'giveUpAfterMs' | 'timeoutMs' | 'pollMs'>>;
   /** Cluster mode: several instances on one store, routing jobs over NATS (./cluster/). */
   cluster?: ClusterOptions;
 }
@@ -69,6 +64,7 @@ export interface Gateway {
 }
 
 export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
+  const defaults = gatewayDefaults();
   const app: FastifyInstance = Fastify({
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the lint sees no difference; tsc needs Fastify's logger type, not pino's
     loggerInstance: opts.log as FastifyBaseLogger,
@@ -85,14 +81,15 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     return503OnClosing: !opts.cluster,
   });
   acceptOnlyUtf8Json(app);
-  const jobTimeoutMs = opts.jobTimeoutMs ?? 30_000;
-  const { allowHttp, allowLoopback, allowPrivate, ...retry } = opts.webhooks ?? {};
+  const jobTimeoutMs = opts.jobTimeoutMs ?? defaults.jobTimeoutMs;
+  const { allowHttp, allowLoopback, allowPrivate, timeoutMs: webhookTimeoutMs, ...retry } = opts.webhooks ?? {};
   const policy: AddressPolicy = {
-    allowHttp: allowHttp ?? STRICT_ADDRESS_POLICY.allowHttp,
-    allowLoopback: allowLoopback ?? STRICT_ADDRESS_POLICY.allowLoopback,
-    allowPrivate: allowPrivate ?? STRICT_ADDRESS_POLICY.allowPrivate,
+    allowHttp: allowHttp ?? defaults.webhooks.allowHttp,
+    allowLoopback: allowLoopback ?? defaults.webhooks.allowLoopback,
+    allowPrivate: allowPrivate ?? defaults.webhooks.allowPrivate,
   };
-  const delivery = new WebhookDelivery({ store: opts.store, log: opts.log, webhookKey: opts.webhookKey, policy, ...retry });
+  const timeoutMs = webhookTimeoutMs ?? defaults.webhooks.timeoutMs;
+  const delivery = new WebhookDelivery({ store: opts.store, log: opts.log, webhookKey: opts.webhookKey, policy, timeoutMs, ...retry });
   const signals = new FeedSignals();
   const hub = new AgentHub({
     store: opts.store,
@@ -164,7 +161,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     return { code, status: ERROR_STATUS[code], title: ERROR_TITLES[code] };
   });
 
-  const rateLimit = opts.rateLimit ?? { perSecond: 20, burst: 40 };
+  const rateLimit = opts.rateLimit ?? defaults.rateLimit;
   const jobLog = new JobLog(opts.store, opts.log);
   app.addHook('onClose', () => jobLog.flush());
   await app.register(apiPlugin, {
@@ -174,12 +171,12 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     rateLimit,
     // One instance counts in memory; a cluster counts in the store all instances share.
     ...(opts.cluster ? { rateLimitStore: sharedRateLimitStore(opts.store.rateLimits, rateLimitWindowMs(rateLimit)) } : {}),
-    failedAuthLimit: opts.failedAuthLimit ?? DEFAULT_FAILED_AUTH_LIMIT,
-    idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? DEFAULT_IDEMPOTENCY_RETENTION_HOURS) * 3_600_000,
+    failedAuthLimit: opts.failedAuthLimit ?? defaults.failedAuthLimit,
+    idempotencyRetentionMs: (opts.idempotencyRetentionHours ?? defaults.idempotencyRetentionHours) * 3_600_000,
     jobLog,
     rollouts: new RolloutDriver(opts.store, hub, opts.log),
-    printers: opts.printers ?? DEFAULT_PRINTER_RULE,
-    events: { signals, webhookKey: opts.webhookKey, policy, timeoutMs: retry.timeoutMs ?? 10_000 },
+    printers: opts.printers ?? defaults.printers,
+    events: { signals, webhookKey: opts.webhookKey, policy, timeoutMs },
   });
   delivery.start();
   app.addHook('onClose', () => delivery.stop());
@@ -194,9 +191,9 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     throw error;
   }
   const purges = schedulePurges(opts.store, opts.log, {
-    jobLogRetentionMs: (opts.jobLogRetentionDays ?? DEFAULT_JOB_LOG_RETENTION_DAYS) * 86_400_000,
-    eventRetentionMs: (opts.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS) * 86_400_000,
-    everyMs: opts.purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MINUTES * 60_000,
+    jobLogRetentionMs: (opts.jobLogRetentionDays ?? defaults.jobLogRetentionDays) * 86_400_000,
+    eventRetentionMs: (opts.eventRetentionDays ?? defaults.eventRetentionDays) * 86_400_000,
+    everyMs: opts.purgeIntervalMs ?? defaults.purgeIntervalMinutes * 60_000,
   });
   app.addHook('onClose', () => purges.stop());
   return { app, hub };

@@ -9,9 +9,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { branchParams } from '../protocol/printers.js';
 import { feedPage, feedQuery } from '../protocol/events.js';
 import { problemResponses } from './openapi.js';
-import { ApiError } from './problems.js';
 import type { StoredEvent } from './event-store.js';
 import type { GatewayStore } from './store.js';
+import { authorizeBranch } from './branch-access.js';
 
 /** Wakes the long polls waiting on a branch when its events are stored. */
 export class FeedSignals {
@@ -70,9 +70,7 @@ export async function eventFeedRoutes(app: FastifyInstance, { store, signals }: 
     },
     async (request) => {
       const { licenseKey } = request.params;
-      if ((await store.branchOwner(licenseKey)) !== request.userId) {
-        throw new ApiError('branch_forbidden', 'This API key may not use the branch in licenseKey.');
-      }
+      await authorizeBranch(store, request.userId, licenseKey);
       const { after, limit, wait, last } = request.query;
       if (last !== undefined) {
         const rows = await store.events.latest(licenseKey, last);

@@ -13,6 +13,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { BranchEvent } from '../protocol/events.js';
 import {
   CLOSE,
+  HEARTBEAT,
   agentMessage,
   frameJson,
   resultMessage,
@@ -72,7 +73,7 @@ export interface HubCluster {
 export interface HubOptions {
   store: GatewayStore;
   log: Logger;
-  jobTimeoutMs?: number;
+  jobTimeoutMs: number;
   pingIntervalMs?: number;
   deadAfterMs?: number;
   helloTimeoutMs?: number;
@@ -111,8 +112,8 @@ export class AgentHub {
 
   constructor(private readonly opts: HubOptions) {
     this.#status = new StatusBatcher(opts.store.fleet, opts.log);
-    this.#pingIntervalMs = opts.pingIntervalMs ?? 15_000;
-    const timing = { pingIntervalMs: this.#pingIntervalMs, deadAfterMs: opts.deadAfterMs ?? 45_000 };
+    this.#pingIntervalMs = opts.pingIntervalMs ?? HEARTBEAT.pingIntervalMs;
+    const timing = { pingIntervalMs: this.#pingIntervalMs, deadAfterMs: opts.deadAfterMs ?? HEARTBEAT.deadAfterMs };
     this.#sweeper = setInterval(() => sweepConnections(this.#greeting, this.#agents.values(), timing), Math.min(SWEEP_MS, this.#pingIntervalMs));
     this.#sweeper.unref();
   }
@@ -185,7 +186,7 @@ export class AgentHub {
 
   /** Runs a job on the branch's agent, here or (cluster mode) on the instance that holds it. */
   dispatch(job: Omit<JobRequest, 'timeoutMs'> & { timeoutMs?: number }): Promise<DispatchOutcome> {
-    const request: JobRequest = { ...job, timeoutMs: job.timeoutMs ?? this.opts.jobTimeoutMs ?? 30_000 };
+    const request: JobRequest = { ...job, timeoutMs: job.timeoutMs ?? this.opts.jobTimeoutMs };
     if (!this.#agents.has(job.licenseKey) && this.#cluster) return this.#cluster.dispatchElsewhere(request);
     return this.dispatchHere(request);
   }

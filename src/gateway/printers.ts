@@ -26,6 +26,7 @@ import type { AgentHub } from './hub.js';
 import { problemResponses } from './openapi.js';
 import { ApiError, validationProblem } from './problems.js';
 import type { GatewayStore } from './store.js';
+import { authorizeBranch } from './branch-access.js';
 
 export interface PrinterRoutesOptions {
   store: GatewayStore;
@@ -79,12 +80,6 @@ export async function printerRoutes(app: FastifyInstance, { store, hub, rule }: 
 
   const toRecord = ({ id, ...rest }: StoredPrinter): PrinterRecord => ({ id, workerId: workerIdOf(rest.licenseKey), ...rest });
 
-  async function authorizeBranch(userId: number, licenseKey: string): Promise<void> {
-    if ((await store.branchOwner(licenseKey)) !== userId) {
-      throw new ApiError('branch_forbidden', 'This API key may not use the branch in licenseKey.');
-    }
-  }
-
   typed.get(
     '/print/printers',
     {
@@ -99,7 +94,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub, rule }: 
     },
     async (request) => {
       const { licenseKey } = request.query;
-      if (licenseKey !== undefined) await authorizeBranch(request.userId, licenseKey);
+      if (licenseKey !== undefined) await authorizeBranch(store, request.userId, licenseKey);
       const data = (await store.printers.list(request.userId, licenseKey)).map(toRecord);
       return { totalResults: data.length, data };
     },
@@ -118,7 +113,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub, rule }: 
       },
     },
     async (request, reply) => {
-      await authorizeBranch(request.userId, request.body.licenseKey);
+      await authorizeBranch(store, request.userId, request.body.licenseKey);
       checkRule(request.body, rule);
       const printer = await store.printers.create(request.userId, withThermalLabelDefaults(request.body));
       return reply.code(201).send(toRecord(printer));
@@ -161,7 +156,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub, rule }: 
         const changes = Object.fromEntries(Object.entries(request.body).filter(([, v]) => v !== undefined)) as typeof request.body;
         const updated = await store.printers.update(request.userId, request.params.id, async (current) => {
           if (changes.licenseKey !== undefined && changes.licenseKey !== current.licenseKey) {
-            await authorizeBranch(request.userId, changes.licenseKey);
+            await authorizeBranch(store, request.userId, changes.licenseKey);
           }
           const merged = { ...current, ...changes };
           if (changes.printerIp !== undefined || changes.printerPort !== undefined) checkRule(merged, rule);
@@ -190,7 +185,7 @@ export async function printerRoutes(app: FastifyInstance, { store, hub, rule }: 
     },
     async (request) => {
       const { licenseKey } = request.params;
-      await authorizeBranch(request.userId, licenseKey);
+      await authorizeBranch(store, request.userId, licenseKey);
       const data = (await store.printers.list(request.userId, licenseKey)).map(({ id, printerIp, printerPort, displayName, widthMm, kind }) => ({
         id,
         printerIp,

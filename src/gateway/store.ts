@@ -9,7 +9,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { LruMap } from 'toad-cache';
 import { createPgPool } from '../postgres-pool.js';
 import { migrationsDir, runMigrations } from '../sql-migrations.js';
-import { DEFAULT_API_KEY_CACHE_SIZE } from '../config/gateway-defaults.js';
+import { gatewayDefaults } from '../config/schema.js';
 import { EventStore } from './event-store.js';
 import { FleetStatusStore } from './fleet/status-store.js';
 import { ReleaseStore } from './fleet/release-store.js';
@@ -113,7 +113,7 @@ export class GatewayStore {
     this.releases = new ReleaseStore(this.db);
     this.rollouts = new RolloutStore(this.db);
     this.rateLimits = new RateLimitWindows(this.db);
-    const cacheSize = opts.apiKeyCacheSize ?? DEFAULT_API_KEY_CACHE_SIZE;
+    const cacheSize = opts.apiKeyCacheSize ?? gatewayDefaults().apiKeyCacheSize;
     this.#keys = new LruMap(cacheSize, CACHE_MS);
     this.#owners = new LruMap(cacheSize, CACHE_MS);
   }
@@ -152,13 +152,13 @@ export class GatewayStore {
     return (await this.apiKeyOwner(apiKey))?.userId ?? null;
   }
 
-  /** The user owning a branch, or null when no such branch is registered. */
   /** The license keys of the user's branches, in order. */
   async branchesOfUser(userId: number): Promise<string[]> {
     const rows = await this.db.selectFrom('gw_branches').select('license_key').where('user_id', '=', userId).orderBy('license_key').execute();
     return rows.map((r) => r.license_key);
   }
 
+  /** The user owning a branch, or null when no such branch is registered. */
   async branchOwner(licenseKey: string): Promise<number | null> {
     const cached = this.#owners.get(licenseKey);
     if (cached !== undefined) return cached;

@@ -18,8 +18,6 @@ export interface AddressPolicy {
   allowPrivate: boolean;
 }
 
-export const STRICT_ADDRESS_POLICY: AddressPolicy = { allowHttp: false, allowLoopback: false, allowPrivate: false };
-
 type AddressClass = 'loopback' | 'private' | 'never';
 
 function list(ranges: Array<[string, number, 'ipv4' | 'ipv6']>): BlockList {

@@ -13,6 +13,9 @@ import type { AddressPolicy } from './webhook-address.js';
 import { openSecret } from './webhook-secrets.js';
 import { sendWebhook } from './webhook-sender.js';
 
+/** Deliveries in flight at once (each to a different webhook and branch). */
+const DELIVERIES_AT_ONCE = 8;
+
 export interface DeliveryOptions {
   store: GatewayStore;
   log: Logger;
@@ -24,10 +27,8 @@ export interface DeliveryOptions {
   retryMaxMs?: number;
   /** How long after its event a delivery is tried. */
   giveUpAfterMs?: number;
-  timeoutMs?: number;
+  timeoutMs: number;
   pollMs?: number;
-  /** Deliveries in flight at once (each to a different webhook and branch). */
-  concurrency?: number;
 }
 
 export const DEFAULT_RETRY = { baseMs: 5_000, maxMs: 3_600_000, giveUpAfterMs: 24 * 3_600_000 };
@@ -72,7 +73,7 @@ export class WebhookDelivery {
   }
 
   async #run(): Promise<void> {
-    const timeoutMs = this.opts.timeoutMs ?? 10_000;
+    const { timeoutMs } = this.opts;
     // Longer than any attempt takes: a lease outlives its attempt only when its gateway died.
     const leaseMs = timeoutMs * 3;
     let failing = false;
@@ -80,7 +81,7 @@ export class WebhookDelivery {
       let leased: LeasedDelivery[] = [];
       this.#woken = false;
       try {
-        leased = await this.opts.store.events.leaseDue(this.opts.concurrency ?? 8, leaseMs);
+        leased = await this.opts.store.events.leaseDue(DELIVERIES_AT_ONCE, leaseMs);
         await Promise.all(leased.map((d) => this.#deliver(d, timeoutMs)));
         failing = false;
       } catch (error) {

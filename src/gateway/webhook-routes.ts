@@ -16,6 +16,7 @@ import { checkWebhookUrl, type AddressPolicy } from './webhook-address.js';
 import { newWebhookSecret, openSecret, sealSecret } from './webhook-secrets.js';
 import { sendWebhook } from './webhook-sender.js';
 import type { StoredWebhook } from './webhook-store.js';
+import { authorizeBranch } from './branch-access.js';
 
 export interface WebhookRoutesOptions {
   store: GatewayStore;
@@ -50,11 +51,7 @@ export async function webhookRoutes(app: FastifyInstance, { store, webhookKey, p
     },
     async (request, reply) => {
       const { url, eventos, licenseKeys } = request.body;
-      for (const licenseKey of new Set(licenseKeys)) {
-        if ((await store.branchOwner(licenseKey)) !== request.userId) {
-          throw new ApiError('branch_forbidden', 'This API key may not use the branch in licenseKey.');
-        }
-      }
+      for (const licenseKey of new Set(licenseKeys)) await authorizeBranch(store, request.userId, licenseKey);
       const refused = await checkWebhookUrl(new URL(url), policy);
       if (refused) throw new ApiError('webhook_url_refused', `The webhook URL is refused: ${refused}.`);
       const secret = newWebhookSecret();

@@ -2,7 +2,7 @@
 import { MssqlDialect, MssqlIntrospector, type Dialect } from 'kysely';
 import * as tedious from 'tedious';
 import * as tarn from 'tarn';
-import { DEFAULT_LOCK_TIMEOUT_MS, type PosDbConfig } from './db-config.js';
+import type { PosDbConfig } from './db-config.js';
 import { PosMssqlAdapter, PosRequest, PosTediousConnection } from './mssql-driver.js';
 import { MssqlPosQueryCompiler } from './sql-dialect.js';
 
@@ -10,11 +10,11 @@ export function mssqlDialect(config: Extract<PosDbConfig, { dialect: 'mssql' }>)
   const base = new MssqlDialect({
     // A connection that cannot be made fails the request waiting for it at once (pos_unavailable),
     // rather than being retried until tarn's acquire timeout outlasts the gateway's job timeout.
-    tarn: { ...tarn, options: { min: 0, max: config.poolSize ?? 10, propagateCreateError: true } },
+    tarn: { ...tarn, options: { min: 0, max: config.poolSize, propagateCreateError: true } },
     tedious: {
       ...tedious,
       Request: PosRequest,
-      connectionFactory: () => new PosTediousConnection(tediousConfig(config), config.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS),
+      connectionFactory: () => new PosTediousConnection(tediousConfig(config), config.lockTimeoutMs),
     },
   });
   return {
@@ -36,13 +36,13 @@ export function tediousConfig(config: Extract<PosDbConfig, { dialect: 'mssql' }>
     options: {
       database: config.database,
       ...(config.instanceName ? { instanceName: config.instanceName } : { port: config.port ?? 1433 }),
-      encrypt: config.encrypt ?? false,
-      trustServerCertificate: config.trustServerCertificate ?? true,
+      encrypt: config.encrypt,
+      trustServerCertificate: config.trustServerCertificate,
       // The POS stores branch-local wall-clock times; UTC conversion would shift every date.
       useUTC: false,
       lowerCaseGuids: true,
-      connectTimeout: config.connectTimeoutMs ?? 15_000,
-      requestTimeout: config.requestTimeoutMs ?? 30_000,
+      connectTimeout: config.connectTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
       appName: 'branch-agent',
     },
   };

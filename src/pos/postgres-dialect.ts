@@ -2,14 +2,14 @@
 import { PostgresDialect, type Dialect } from 'kysely';
 import pg from 'pg';
 import { createPgPool } from '../postgres-pool.js';
-import { DEFAULT_LOCK_TIMEOUT_MS, type PosDbConfig } from './db-config.js';
+import type { PosDbConfig } from './db-config.js';
 
 // pg returns int8 as text to protect values above 2^53; POS counters never get there.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export function postgresDialect(config: Extract<PosDbConfig, { dialect: 'postgres' }>): Dialect {
   return new PostgresDialect({
-    pool: createPgPool({ ...withLockTimeout(config.url, config.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), max: config.poolSize ?? 10 }),
+    pool: createPgPool({ ...withLockTimeout(config.url, config.lockTimeoutMs), max: config.poolSize }),
   });
 }
 

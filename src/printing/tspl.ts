@@ -2,6 +2,7 @@ import { encodeCp858, toPrintable } from './cp858.js';
 import { DEFAULT_LABEL_SETTINGS, type KitchenTicket, type KitchenTicketLine, type LabelSettings, type TestTicket } from './ticket.js';
 import { formatTicketDate } from './ticket-date.js';
 import { wrapWithPrefix } from './wrap.js';
+import { labelsPerLine } from '../protocol/operations/printing.js';
 
 export type TsplFont = '1' | '2' | '3' | '4' | '5';
 
@@ -161,7 +162,7 @@ export function renderLabels(ticket: KitchenTicket, options: LabelOptions = {}):
   const small = layout.columns('2');
   const large = layout.columns('3');
   const time = formatTicketDate(ticket.date, options.timeZone).slice(-5);
-  const units = ticket.lines.flatMap((line) => Array<KitchenTicketLine>(Math.max(1, Math.ceil(line.cantidad))).fill(line));
+  const units = ticket.lines.flatMap((line) => Array<KitchenTicketLine>(labelsPerLine(line.cantidad)).fill(line));
   for (const [i, line] of units.entries()) {
     builder.cls();
     layout.place(builder, [

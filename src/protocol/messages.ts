@@ -134,3 +134,9 @@ export type AgentMessage = z.infer<typeof agentMessage>;
 export type GatewayMessage = z.infer<typeof gatewayMessage>;
 export type EventsMessage = z.infer<typeof eventsMessage>;
 export type EventsAckMessage = z.infer<typeof eventsAckMessage>;
+
+/**
+ * The WebSocket heartbeat both ends keep: a ping every 15 s, and a peer silent for 45 s (three
+ * pings missed) is dropped. Tests shorten it through the hub's and the connection's options.
+ */
+export const HEARTBEAT = { pingIntervalMs: 15_000, deadAfterMs: 45_000 } as const;

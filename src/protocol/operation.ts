@@ -1,8 +1,23 @@
 /**
- * One operation, one schema: `input` is validated by the gateway (HTTP) and again by the agent
- * before it touches the database; `output` documents the result in OpenAPI.
+ * One operation, one definition: its name, its schemas (`input` is validated by the gateway and
+ * again by the agent before it touches the database; `output` documents the result in OpenAPI)
+ * and, for a write, the POS records it changes (`marks`).
  */
 import type { z } from 'zod';
+
+/** `cierre`: a shift close, whose changes (the shift, the accounts it moves) a poll may see in two halves. */
+export type OriginKind = 'orden' | 'turno' | 'cierre' | 'producto';
+
+/** One record a write changed: the poll that finds the change reports it as made by the write's job. */
+export interface OriginMark {
+  kind: OriginKind;
+  entity: string;
+}
+
+/** The mark of one record, or none when the write could not name it. */
+export function origin(kind: OriginKind, entity: string | number | undefined): OriginMark | undefined {
+  return entity === undefined ? undefined : { kind, entity: String(entity) };
+}
 
 export interface OperationDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -16,6 +31,13 @@ export interface OperationDef<I extends z.ZodType = z.ZodType, O extends z.ZodTy
    * from it instead of doing it again.
    */
   readonly outsideEffect?: boolean;
+  /**
+   * The records a write changes, from its input and its result, marked in its transaction so
+   * that events tell its changes from a terminal's (pos/events/origins.ts). Every write declares
+   * them, `() => []` when it changes no Soft Restaurant record; without them its changes would be
+   * reported as made at the POS.
+   */
+  marks?(input: z.output<I>, result: z.input<O>): Array<OriginMark | undefined>;
 }
 
 /**
@@ -23,10 +45,10 @@ export interface OperationDef<I extends z.ZodType = z.ZodType, O extends z.ZodTy
  * the inputs of the operations it runs and never an output (only the gateway's OpenAPI reads
  * them); built at start, they were 0.8 MB of its idle heap.
  */
-export interface OperationSpec<I extends z.ZodType, O extends z.ZodType> extends Omit<OperationDef<I, O>, 'input' | 'output'> {
+export type OperationSpec<I extends z.ZodType, O extends z.ZodType> = Pick<OperationDef<I, O>, 'name'> & {
   input: () => I;
   output: () => O;
-}
+} & ({ write: false } | { write: true; marks: NonNullable<OperationDef<I, O>['marks']>; outsideEffect?: boolean });
 
 export function defineOperation<I extends z.ZodType, O extends z.ZodType>(spec: OperationSpec<I, O>): OperationDef<I, O> {
   let input: I | undefined;
@@ -34,7 +56,7 @@ export function defineOperation<I extends z.ZodType, O extends z.ZodType>(spec: 
   return {
     name: spec.name,
     write: spec.write,
-    outsideEffect: spec.outsideEffect,
+    ...(spec.write ? { outsideEffect: spec.outsideEffect, marks: spec.marks } : {}),
     get input() {
       return (input ??= spec.input());
     },

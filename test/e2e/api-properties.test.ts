@@ -9,7 +9,8 @@
  *   registry, not a printer;
  * - every 2xx body matches the schema /openapi.json declares for it (generated clients work);
  * - concurrent retries with one Idempotency-Key run once; no key is left answering "in progress".
- * A failure prints fast-check's seed and the shrunk request; FC_SEED=<seed> replays it.
+ * A failure prints fast-check's seed, the request and the failed assertion; FC_SEED=<seed> replays
+ * it, FC_RUNS=<n> runs more (or fewer) than 300 requests.
  */
 import { createHash } from 'node:crypto';
 import { Ajv } from 'ajv';
@@ -330,7 +331,8 @@ describe('the API, driven by /openapi.json', () => {
         if (answers.every((a) => a.status >= 400)) expect(after, `a ${answers.map((a) => a.status).join('/')} changed data: ${req.label}`).toBe(before);
         before = after;
       }),
-      { numRuns: RUNS, seed: process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined, endOnFailure: true },
+      // The report names the assertion that failed, not only the request that made it fail.
+      { numRuns: RUNS, seed: process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined, endOnFailure: true, includeErrorInReport: true },
     );
     // Valid requests got through: the property was not only checked on refusals.
     expect(succeeded.get('reads')).toBeGreaterThan(0);

@@ -1,122 +1,25 @@
 /**
  * Printing through the whole path: HTTP → gateway (printer registry) → WebSocket → agent →
  * ESC/POS or TSPL over TCP → a virtual printer on loopback, whose decoded text is checked.
+ * Failures, idempotency and scoping: printing-failures.test.ts.
  */
-import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoPrinters } from '../../src/demo/printers.js';
-import { startVirtualPrinter, type VirtualPrinter, type VirtualPrinterOptions } from '../../src/printing/virtual-printer.js';
-import { closedPort, LOOPBACK, timed, unreachablePort } from '../support/printer-ports.js';
-import { API_KEY, BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
-
-/** Scheduling slack on top of a transport timeout. */
-const MARGIN_MS = 1500;
-/** The transport's defaults (src/printing/transport.ts), which the agent uses. */
-const CONNECT_TIMEOUT_MS = 3000;
-const WRITE_TIMEOUT_MS = 5000;
+import { COFFEE_LINES, lines, order, printingTools, settle } from '../support/printing.js';
+import { BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
-const cleanups: Array<() => Promise<void> | void> = [];
+const { virtualPrinter, registerAt, print, printJob, cleanup, cleanups } = printingTools(() => stack);
 
 beforeAll(async () => {
   stack = await startTestStack();
 });
 
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+afterEach(cleanup);
 
 afterAll(async () => {
   await stack?.stop();
 });
-
-async function virtualPrinter(opts: VirtualPrinterOptions = {}): Promise<VirtualPrinter> {
-  const printer = await startVirtualPrinter({ host: LOOPBACK, ...opts });
-  cleanups.push(() => printer.close());
-  return printer;
-}
-
-async function registerAt(
-  port: number,
-  opts: { kind?: 'thermal' | 'label'; widthMm?: number; displayName?: string; licenseKey?: string; key?: string } = {},
-): Promise<string> {
-  const kind = opts.kind ?? 'thermal';
-  const res = await stack.api('POST', '/print/printers', {
-    key: opts.key ?? API_KEY,
-    body: {
-      licenseKey: opts.licenseKey ?? BRANCH,
-      printerIp: LOOPBACK,
-      printerPort: port,
-      displayName: opts.displayName ?? 'Cocina caliente',
-      kind,
-      ...(kind === 'thermal' ? { widthMm: opts.widthMm ?? 80 } : {}),
-    },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body.id as string;
-}
-
-function print(kind: 'orden' | 'prueba', body: unknown, opts: { key?: string; idempotencyKey?: string | null; licenseKey?: string } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.idempotencyKey !== null) headers['idempotency-key'] = opts.idempotencyKey ?? randomUUID();
-  return stack.api('POST', `/print/${opts.licenseKey ?? BRANCH}/${kind}`, { body, headers, key: opts.key });
-}
-
-/** The agent's record of a print job, by its orderRef. */
-function printJob(orderRef: string) {
-  return stack.pos.get(BRANCH)!.db.selectFrom('ba_print_jobs').selectAll().where('id', '=', orderRef).executeTakeFirstOrThrow();
-}
-
-/** Lets a job that should not come arrive if it were coming. */
-const settle = () => new Promise((r) => setTimeout(r, 300));
-
-/**
- * A printer that hangs: it accepts, answers the status queries before the job as a ready printer
- * does, and then reads nothing more. The transport (src/printing/transport.ts) takes silence
- * after a printer has answered once as a printer that stopped working: a timeout.
- */
-async function hungPrinter(): Promise<{ port: number; received: () => number }> {
-  const sockets = new Set<net.Socket>();
-  let received = 0;
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-    socket.once('data', (chunk: Buffer) => {
-      received += chunk.length;
-      socket.write(Buffer.from([0x12, 0x12, 0x12]));
-      socket.pause();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, LOOPBACK, resolve));
-  cleanups.push(() => {
-    for (const socket of sockets) socket.destroy();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return { port: (server.address() as net.AddressInfo).port, received: () => received };
-}
-
-function order(grupos: unknown[], extra: Record<string, unknown> = {}) {
-  return {
-    orderFolio: 'A-77',
-    businessName: 'Cafetería La Piña',
-    businessSubtitle: 'Sucursal Centro',
-    paymentMethod: 'Tarjeta de crédito',
-    price: 1234.5,
-    orderNote: '¡Urgente! Cliente alérgico a la nuez',
-    grupos,
-    ...extra,
-  };
-}
-
-const COFFEE_LINES = [
-  { cantidad: 2, descripcion: 'Café con leche', modificadores: ['Leche de almendra'], comentario: '¿Sin azúcar?' },
-  { cantidad: 1, descripcion: 'Jalapeño relleno de queso' },
-];
-
-function lines(text: string): string[] {
-  return text.split('\n');
-}
 
 describe('POST /print/{licenseKey}/prueba', () => {
   it('prints a test page on a thermal printer, accents intact', async () => {
@@ -272,260 +175,28 @@ describe('POST /print/{licenseKey}/orden', () => {
     expect(labels[0]).toContain('Café con leche\n+ Leche de almendra\n* ¿Sin azúcar?');
     expect(labels[2]).toMatch(/3\/3\nJalapeño relleno de\nqueso$/);
   });
-});
 
-describe('printers that do not take the job: 502 printer_failed with per-printer results', () => {
-  it('reports a refused connection and paper out per printer, and the others still print', async () => {
-    const good = await virtualPrinter();
-    const noPaper = await virtualPrinter({ status: 'paper_out' });
-    const goodId = await registerAt(good.port);
-    const refusedId = await registerAt(await closedPort(), { displayName: 'Apagada' });
-    const noPaperId = await registerAt(noPaper.port, { displayName: 'Sin papel' });
+  it('refuses more labels than a roll holds for one label printer, before anything prints', async () => {
+    const labels = await virtualPrinter();
+    const thermal = await virtualPrinter();
+    const labelId = await registerAt(labels.port, { kind: 'label' });
+    const thermalId = await registerAt(thermal.port);
+    const line = { cantidad: 9999, descripcion: 'Agua' };
+    // 9,999 units make one line on a ticket, and 2 × 501 = 1,002 labels on the label printer.
     const res = await print(
       'orden',
       order([
-        { printerId: goodId, productos: COFFEE_LINES },
-        { printerId: refusedId, productos: COFFEE_LINES },
-        { printerId: noPaperId, productos: COFFEE_LINES },
+        { printerId: thermalId, productos: [line] },
+        { printerId: labelId, copias: 2, productos: [{ ...line, cantidad: 500.5 }] },
       ]),
     );
-    expect(res.status).toBe(502);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({ code: 'printer_failed', status: 502, instance: `/print/${BRANCH}/orden`, orderRef: expect.stringMatching(/^\d+$/) });
-    expect(res.body.detail).toContain('2 of 3');
-    // No socket text or address reaches the client.
-    expect(JSON.stringify([res.body.detail, res.body.results])).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|connect /);
-    const job = await good.waitForJob();
-    expect(res.body.results).toEqual([
-      { printerId: goodId, status: 'printed', bytes: job.bytes.length },
-      { printerId: refusedId, status: 'failed', error: 'refused', detail: expect.stringContaining('refused the connection') },
-      { printerId: noPaperId, status: 'failed', error: 'paper_out', detail: 'The printer is out of paper.' },
-    ]);
-    await settle();
-    expect(noPaper.jobs).toHaveLength(0);
-  });
-
-  it('reports paper out on a test page', async () => {
-    const printer = await virtualPrinter({ status: 'paper_out' });
-    const printerId = await registerAt(printer.port);
-    const res = await print('prueba', { printerId });
-    expect(res.status).toBe(502);
-    expect(res.body).toMatchObject({
-      code: 'printer_failed',
-      orderRef: expect.stringMatching(/^\d+$/),
-      results: [{ printerId, status: 'failed', error: 'paper_out' }],
-    });
-  });
-
-  it('reports a printer that is not there as unreachable, after the connect timeout', async () => {
-    const printerId = await registerAt(await unreachablePort(cleanups), { displayName: 'Desconectada' });
-    const { result: res, elapsedMs } = await timed(() => print('prueba', { printerId }));
-    expect(res.status).toBe(502);
-    expect(res.body.results).toEqual([{ printerId, status: 'failed', error: 'unreachable', detail: expect.stringContaining('did not answer') }]);
-    expect(elapsedMs).toBeGreaterThanOrEqual(CONNECT_TIMEOUT_MS - 5);
-    expect(elapsedMs).toBeLessThan(CONNECT_TIMEOUT_MS + MARGIN_MS);
-  });
-
-  it('reports a printer that accepts and then never reads as a timeout, within the write timeout', async () => {
-    const hung = await hungPrinter();
-    const printerId = await registerAt(hung.port, { displayName: 'Colgada' });
-    const { result: res, elapsedMs } = await timed(() =>
-      print(
-        'orden',
-        order([
-          { printerId, titulo: 'COCINA', productos: COFFEE_LINES },
-          { printerId, titulo: 'POSTRES', productos: COFFEE_LINES },
-        ]),
-      ),
-    );
-    expect(res.status).toBe(502);
-    expect(res.body.code).toBe('printer_failed');
-    // The second ticket for the same printer is not sent to wait out the same timeout again.
-    expect(res.body.results).toEqual([
-      { printerId, status: 'failed', error: 'timeout', detail: 'The printer stopped answering while it was printing.' },
-      { printerId, status: 'failed', error: 'timeout', detail: expect.stringContaining('Not sent') },
-    ]);
-    expect(hung.received()).toBeGreaterThan(0);
-    expect(elapsedMs).toBeGreaterThanOrEqual(WRITE_TIMEOUT_MS - 5);
-    expect(elapsedMs).toBeLessThan(WRITE_TIMEOUT_MS + MARGIN_MS);
-  });
-});
-
-describe('Idempotency-Key', () => {
-  it('is not required (the seed sends none): without one, every request prints', async () => {
-    const printer = await virtualPrinter();
-    const printerId = await registerAt(printer.port);
-    const first = await print('prueba', { printerId }, { idempotencyKey: null });
-    expect(first.status, first.text).toBe(200);
-    const second = await print('orden', order([{ printerId, productos: COFFEE_LINES }]), { idempotencyKey: null });
-    expect(second.status, second.text).toBe(200);
-    const third = await print('orden', order([{ printerId, productos: COFFEE_LINES }]), { idempotencyKey: null });
-    expect(third.status, third.text).toBe(200);
-    expect(new Set([first.body.orderRef, second.body.orderRef, third.body.orderRef]).size).toBe(3);
-    await settle();
-    expect(printer.jobs).toHaveLength(3);
-  });
-
-  it('an empty one is refused rather than taken as none', async () => {
-    const printer = await virtualPrinter();
-    const printerId = await registerAt(printer.port);
-    const res = await print('prueba', { printerId }, { idempotencyKey: ' ' });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('idempotency_key_missing');
-    await settle();
-    expect(printer.jobs).toHaveLength(0);
-  });
-
-  it('replays a finished print without printing again', async () => {
-    const printer = await virtualPrinter();
-    const printerId = await registerAt(printer.port);
-    const body = order([{ printerId, productos: COFFEE_LINES }]);
-    const idempotencyKey = randomUUID();
-    const first = await print('orden', body, { idempotencyKey });
-    expect(first.status, first.text).toBe(200);
-    expect(first.headers.get('idempotent-replayed')).toBeNull();
-    const again = await print('orden', body, { idempotencyKey });
-    expect(again.status).toBe(200);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.body).toEqual(first.body);
-    await settle();
-    expect(printer.jobs).toHaveLength(1);
-
-    const reused = await print('orden', { ...body, orderFolio: 'A-78' }, { idempotencyKey });
-    expect(reused.status).toBe(422);
-    expect(reused.body.code).toBe('idempotency_key_reused');
-  });
-
-  it('answers a retry of a failed print with the same outcome and prints nothing again (a new key prints again)', async () => {
-    const good = await virtualPrinter();
-    const noPaper = await virtualPrinter({ status: 'paper_out' });
-    const goodId = await registerAt(good.port);
-    const noPaperId = await registerAt(noPaper.port);
-    const body = order([
-      { printerId: goodId, productos: COFFEE_LINES },
-      { printerId: noPaperId, productos: COFFEE_LINES },
-    ]);
-    const idempotencyKey = randomUUID();
-    const first = await print('orden', body, { idempotencyKey });
-    expect(first.status).toBe(502);
-    noPaper.setStatus('ok');
-    const retry = await print('orden', body, { idempotencyKey });
-    expect(retry.status).toBe(502);
-    expect(retry.body.results).toEqual(first.body.results);
-    await settle();
-    expect(good.jobs).toHaveLength(1);
-    expect(noPaper.jobs).toHaveLength(0);
-
-    const failedGroups = body.grupos.filter((_g, i) => first.body.results[i].status === 'failed');
-    const resend = await print('orden', { ...body, grupos: failedGroups });
-    expect(resend.status, resend.text).toBe(200);
-    expect((await noPaper.waitForJob()).text).toContain('Folio: A-77');
-    expect(good.jobs).toHaveLength(1);
-  });
-
-  it('keeps nothing of a request naming a printer not found: its key is free again, as if never sent', async () => {
-    const printer = await virtualPrinter();
-    const mineId = await registerAt(printer.port);
-    const idempotencyKey = randomUUID();
-    const body = order([
-      { printerId: mineId, productos: COFFEE_LINES },
-      { printerId: randomUUID(), productos: COFFEE_LINES },
-    ]);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const res = await print('orden', body, { idempotencyKey });
-      expect(res.status).toBe(404);
-      expect(res.headers.get('idempotent-replayed')).toBeNull();
-      expect(res.body.code).toBe('printer_not_found');
-    }
-    expect(await stack.store.db.selectFrom('gw_idempotency').select('state').where('idem_key', '=', idempotencyKey).execute()).toEqual([]);
-    await settle();
-    expect(printer.jobs).toHaveLength(0);
-  });
-
-  it("does not print twice even when the gateway lost its record: the agent's record answers", async () => {
-    const printer = await virtualPrinter();
-    const printerId = await registerAt(printer.port);
-    const idempotencyKey = randomUUID();
-    const first = await print('prueba', { printerId }, { idempotencyKey });
-    expect(first.status, first.text).toBe(200);
-    await stack.store.db.deleteFrom('gw_idempotency').where('idem_key', '=', idempotencyKey).execute();
-    const retry = await print('prueba', { printerId }, { idempotencyKey });
-    expect(retry.status).toBe(200);
-    expect(retry.body.results).toEqual(first.body.results);
-    await settle();
-    expect(printer.jobs).toHaveLength(1);
-  });
-});
-
-describe('scoping and validation', () => {
-  it("refuses printers that are not the user's printers of that branch: 404 printer_not_found, nothing printed", async () => {
-    const printer = await virtualPrinter();
-    const otherBranchId = await registerAt(printer.port, { licenseKey: STRICT_BRANCH });
-    const foreignId = await registerAt(printer.port, { licenseKey: OTHER_USERS_BRANCH, key: OTHER_API_KEY });
-    const mineId = await registerAt(printer.port);
-    for (const printerId of [otherBranchId, foreignId, randomUUID()]) {
-      const res = await print(
-        'orden',
-        order([
-          { printerId: mineId, productos: COFFEE_LINES },
-          { printerId, productos: COFFEE_LINES },
-        ]),
-      );
-      expect(res.status).toBe(404);
-      expect(res.body).toMatchObject({ code: 'printer_not_found', instance: `/print/${BRANCH}/orden`, printerId });
-      expect(res.body.detail).not.toContain(printerId);
-    }
-    expect((await print('prueba', { printerId: foreignId })).body.code).toBe('printer_not_found');
-    await settle();
-    expect(printer.jobs).toHaveLength(0);
-  });
-
-  it("refuses another user's branch with 403", async () => {
-    const printer = await virtualPrinter();
-    const foreignId = await registerAt(printer.port, { licenseKey: OTHER_USERS_BRANCH, key: OTHER_API_KEY });
-    const res = await print('prueba', { printerId: foreignId }, { licenseKey: OTHER_USERS_BRANCH });
-    expect(res.status).toBe(403);
-    expect(res.body.code).toBe('branch_forbidden');
-    await settle();
-    expect(printer.jobs).toHaveLength(0);
-  });
-
-  it.each([
-    ['no groups', { grupos: [] }, 'body.grupos'],
-    ['a group without lines', { grupos: [{ printerId: randomUUID(), productos: [] }] }, 'body.grupos.0.productos'],
-    ['a zero quantity', { grupos: [{ printerId: randomUUID(), productos: [{ cantidad: 0, descripcion: 'Café' }] }] }, 'body.grupos.0.productos.0.cantidad'],
-    ['a printerId that is not one', { grupos: [{ printerId: '12', productos: COFFEE_LINES }] }, 'body.grupos.0.printerId'],
-    ['eleven copies', { grupos: [{ printerId: randomUUID(), copias: 11, productos: COFFEE_LINES }] }, 'body.grupos.0.copias'],
-    ['no business name', { businessName: '' }, 'body.businessName'],
-  ])('answers 400 for %s', async (_what, change, path) => {
-    const res = await print('orden', { ...order([{ printerId: randomUUID(), productos: COFFEE_LINES }]), ...change });
-    expect(res.status).toBe(400);
+    expect(res.status, res.text).toBe(400);
     expect(res.body.code).toBe('validation_failed');
-    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
-  });
-
-  it('ignores printer targets a client sends: only registered printers are printed to', async () => {
-    const registered = await virtualPrinter();
-    const smuggled = await virtualPrinter();
-    const printerId = await registerAt(registered.port);
-    const target = {
-      printerIp: LOOPBACK,
-      printerPort: smuggled.port,
-      displayName: 'x',
-      kind: 'thermal',
-      widthMm: 80,
-      labelWidthMm: 50,
-      labelHeightMm: 25,
-      labelGapMm: 2,
-      labelDpi: 203,
-      labelDensity: 8,
-      labelSpeed: 4,
-    };
-    const res = await print('prueba', { printerId, printers: { [printerId]: target } });
-    expect(res.status, res.text).toBe(200);
-    await registered.waitForJob();
+    expect(res.text).toContain('would print 1002 labels');
     await settle();
-    expect(smuggled.jobs).toHaveLength(0);
+    expect([labels.jobs.length, thermal.jobs.length]).toEqual([0, 0]);
+    const ticket = await print('orden', order([{ printerId: thermalId, copias: 10, productos: [line] }]));
+    expect(ticket.status, ticket.text).toBe(200);
   });
 });
 

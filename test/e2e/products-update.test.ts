@@ -9,7 +9,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobRunner } from '../../src/agent/runner.js';
 import type { PosDb } from '../../src/pos/schema.js';
-import { updateProduct } from '../../src/pos/operations/products.js';
+import { updateProduct } from '../../src/pos/operations/update-product.js';
 import { SYNC_CREATE, SYNC_ENTITY_PRODUCT, SYNC_UPDATE } from '../../src/pos/sync-marks.js';
 import { openPos } from '../../src/pos/runtime.js';
 import { newPosDatabase, withTerminal } from '../support/databases.js';

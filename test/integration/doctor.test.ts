@@ -17,6 +17,7 @@ import { freePort } from '../../src/embedded-postgres/cluster.js';
 import { migrationsDir } from '../../src/sql-migrations.js';
 import { newPosDatabase, openPosDb, pgUrlOf } from '../support/databases.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
+import { posDatabase } from '../../src/config/schema.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENV = {}; // no AGENT_TOKEN / POS_DB_PASSWORD / GATEWAY_URL overrides from the caller
@@ -45,13 +46,13 @@ describe('branch-agent doctor', () => {
     licenseKey: BRANCH,
     gatewayUrl: stack.url,
     token: stack.agentTokens.get(BRANCH),
-    database: { dialect: 'postgres', url: posUrl },
+    database: posDatabase({ dialect: 'postgres', url: posUrl }),
     ...overrides,
   });
   const withDatabase = (mutate: (url: URL) => void) => {
     const url = new URL(posUrl);
     mutate(url);
-    return goodAgent({ database: { dialect: 'postgres', url: url.href } });
+    return goodAgent({ database: posDatabase({ dialect: 'postgres', url: url.href }) });
   };
 
   beforeAll(async () => {
@@ -180,11 +181,11 @@ describe('branch-agent doctor', () => {
 
   it('missing columns warn (not fatal); a missing table or key column fails', async () => {
     const url = pgUrlOf(await newPosDatabase());
-    const pos = await openPosDb({ dialect: 'postgres', url });
+    const pos = await openPosDb(posDatabase({ dialect: 'postgres', url }));
     try {
       await pos.db.schema.alterTable('productos').dropColumn('WorkspaceId').execute();
       await pos.db.schema.alterTable('meseros').dropColumn('nombre').execute();
-      let report = await runDoctor(writeConfig(goodAgent({ database: { dialect: 'postgres', url } })), { env: ENV });
+      let report = await runDoctor(writeConfig(goodAgent({ database: posDatabase({ dialect: 'postgres', url }) })), { env: ENV });
       const schema = item(report, 'pos-schema');
       expect(schema).toMatchObject({ status: 'warn', cause: 'columns-missing' });
       expect(schema.details).toEqual(expect.arrayContaining(['productos: WorkspaceId', 'meseros: nombre']));
@@ -192,7 +193,7 @@ describe('branch-agent doctor', () => {
 
       await pos.db.schema.alterTable('grupos').dropColumn('idgrupo').execute();
       await pos.db.schema.dropTable('modificadores').execute();
-      report = await runDoctor(writeConfig(goodAgent({ database: { dialect: 'postgres', url } })), { env: ENV });
+      report = await runDoctor(writeConfig(goodAgent({ database: posDatabase({ dialect: 'postgres', url }) })), { env: ENV });
       expect(item(report, 'pos-schema')).toMatchObject({ status: 'fail', cause: 'tables-missing' });
       expect(item(report, 'pos-schema').details).toEqual(expect.arrayContaining(['missing tables: modificadores', 'grupos: idgrupo (required)']));
       expect(report.ok).toBe(false);
@@ -203,7 +204,7 @@ describe('branch-agent doctor', () => {
 
   it('reports pending agent migrations; migrate applies them, then there is nothing to apply', async () => {
     const url = pgUrlOf(await newPosDatabase());
-    const pos = await openPosDb({ dialect: 'postgres', url });
+    const pos = await openPosDb(posDatabase({ dialect: 'postgres', url }));
     try {
       // Every agent table gone, as on a branch where the agent never ran.
       const tables = await sql<{
@@ -214,7 +215,7 @@ describe('branch-agent doctor', () => {
     } finally {
       await pos.close();
     }
-    const config = writeConfig(goodAgent({ database: { dialect: 'postgres', url } }));
+    const config = writeConfig(goodAgent({ database: posDatabase({ dialect: 'postgres', url }) }));
     const before = await runDoctor(config, { env: ENV });
     expect(item(before, 'agent-tables')).toMatchObject({ status: 'warn', cause: 'migrations-pending', message: expect.stringMatching(/001_idempotency\.sql/) });
 

@@ -23,6 +23,7 @@ import { publishRelease, signTarball } from '../../src/gateway/fleet/release-fil
 import { GatewayStore } from '../../src/gateway/store.js';
 import { buildAgentRelease, stampRelease } from '../support/agent-release.js';
 import { newGatewayDatabase, newPosDatabase } from '../support/databases.js';
+import { endProcessesUnder } from '../support/processes.js';
 import { until } from '../support/until.js';
 
 const BRANCHES = ['TEST0000000000F1', 'TEST0000000000F2', 'TEST0000000000F3', 'TEST0000000000F4'] as const;
@@ -187,14 +188,8 @@ describe('rollouts to four installed agents', () => {
   }, 300_000);
 
   afterAll(async () => {
-    for (const b of branches) {
-      const pid = pidOf(b);
-      try {
-        if (pid) process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    // The agents the installer and the remote upgrades started: no handle of ours holds them.
+    if (work) await endProcessesUnder(work);
     await gateway?.app.close();
     await store?.close();
     if (work) rmSync(work, { recursive: true, force: true });

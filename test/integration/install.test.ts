@@ -20,6 +20,7 @@ import { publishRelease, signTarball } from '../../src/gateway/fleet/release-fil
 import { GatewayStore } from '../../src/gateway/store.js';
 import { buildAgentRelease, stampRelease } from '../support/agent-release.js';
 import { newGatewayDatabase, newPosDatabase } from '../support/databases.js';
+import { endProcessesUnder } from '../support/processes.js';
 import { until } from '../support/until.js';
 
 const BRANCH = 'TEST000000000001';
@@ -45,7 +46,6 @@ describe('a linux release installed with its own runtime only', () => {
   /** A PATH with bash and tar (and the gzip tar runs), and no node. */
   let bareBin: string;
   const releases = new Map<string, string>();
-  const pids = new Set<number>();
   let store: GatewayStore;
   let gateway: Gateway;
   let gatewayUrl: string;
@@ -62,8 +62,6 @@ describe('a linux release installed with its own runtime only', () => {
       child.on('error', reject);
       child.on('close', (code) => {
         clearTimeout(timer);
-        const pid = agentPid();
-        if (pid) pids.add(pid);
         resolve({ code, stdout, stderr });
       });
     });
@@ -162,13 +160,8 @@ describe('a linux release installed with its own runtime only', () => {
   afterAll(async () => {
     await gateway?.app.close();
     await store?.close();
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    // The agents the installer and the remote upgrades started: no handle of ours holds them.
+    if (work) await endProcessesUnder(work);
     if (work) rmSync(work, { recursive: true, force: true });
   });
 

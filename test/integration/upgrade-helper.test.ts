@@ -31,6 +31,7 @@ import type { ReleaseManifest } from '../../src/protocol/releases.js';
 import { buildAgentRelease, stampRelease } from '../support/agent-release.js';
 import { WINDOWS_SPEC } from '../support/windows-service-spec.js';
 import { newPosDatabase } from '../support/databases.js';
+import { endProcessesUnder } from '../support/processes.js';
 import { until } from '../support/until.js';
 
 /** Records every command; answers as the tools do when all goes well. */
@@ -294,6 +295,8 @@ describe('requests, carried out and refused for real', () => {
 
   afterAll(async () => {
     if (prefix && existsSync(path.join(prefix, 'current'))) await uninstall(options());
+    // An agent an upgrade started and the uninstall did not stop (it kills the pid file's only).
+    if (work) await endProcessesUnder(work);
     if (work) rmSync(work, { recursive: true, force: true });
   });
 

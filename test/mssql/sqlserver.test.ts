@@ -21,6 +21,7 @@ import { lockTable } from '../../src/pos/sql-dialect.js';
 import { skipOnBabelfish } from '../support/babelfish.js';
 import { cluster, newPosDatabase, openPosDb } from '../support/databases.js';
 import { schemaFileOf } from '../support/templates.js';
+import { posDatabase } from '../../src/config/schema.js';
 
 const server = inject('sqlServer');
 const source = inject('sqlServerSource');
@@ -45,10 +46,12 @@ describe.skipIf(!server)(`SQL Server${server ? '' : failure ? ' (not started)' :
     const schemas: Record<'mssql' | 'postgres', InstalledSchema | undefined> = { mssql: undefined, postgres: undefined };
     beforeAll(async () => {
       const mssql = await openPosDb(await newPosDatabase('empty'));
-      const postgres = await openPosDb({
-        dialect: 'postgres',
-        url: await createPosDatabase(cluster(), `t_${randomBytes(6).toString('hex')}`, undefined, schemaFileOf(inject('posSchema'))),
-      });
+      const postgres = await openPosDb(
+        posDatabase({
+          dialect: 'postgres',
+          url: await createPosDatabase(cluster(), `t_${randomBytes(6).toString('hex')}`, undefined, schemaFileOf(inject('posSchema'))),
+        }),
+      );
       open.push(mssql, postgres);
       schemas.mssql = await readInstalledSchema(mssql.db, 'mssql', POS_TABLES);
       schemas.postgres = await readInstalledSchema(postgres.db, 'postgres', POS_TABLES);

@@ -17,6 +17,7 @@ import type { PosDatabase, PosDb } from '../../src/pos/schema.js';
 import type { MssqlConfig } from './sqlserver-source.js';
 import { createSqlServerDatabase, setSqlServerDatabaseOnline } from './sqlserver.js';
 import { GATEWAY_TEMPLATE, POS_TEMPLATES, schemaFileOf, type PosSchemaVersion, type PosTemplate } from './templates.js';
+import { posDatabase } from '../../src/config/schema.js';
 
 export const cluster = () => clusterAt(inject('pgPort'));
 
@@ -59,8 +60,8 @@ export async function newPosDatabase(template: PosTemplate = 'branch', schema?: 
   const version = schema ?? inject('posSchema');
   if (sqlServer) return newSqlServerPosDatabase(sqlServer, recipe.seed, schemaFileOf(version));
   if (version !== inject('posSchema'))
-    return { dialect: 'postgres', url: await createPosDatabase(cluster(), uniqueName('t_'), recipe.seed, schemaFileOf(version)) };
-  return { dialect: 'postgres', url: await clonePg(recipe.database) };
+    return posDatabase({ dialect: 'postgres', url: await createPosDatabase(cluster(), uniqueName('t_'), recipe.seed, schemaFileOf(version)) });
+  return posDatabase({ dialect: 'postgres', url: await clonePg(recipe.database) });
 }
 
 /** The URL of a PostgreSQL POS database, for the suites that only run on PostgreSQL (doctor). */
@@ -143,7 +144,7 @@ export async function newInterruptiblePosDatabase(): Promise<InterruptiblePosDat
     own = undefined;
   };
   return {
-    config: { dialect: 'postgres', url },
+    config: posDatabase({ dialect: 'postgres', url }),
     down: stop,
     up: async () => {
       own = await start(port);

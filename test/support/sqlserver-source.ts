@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { PosDbConfig } from '../../src/pos/db.js';
+import { posDatabase } from '../../src/config/schema.js';
 
 export type MssqlConfig = Extract<PosDbConfig, { dialect: 'mssql' }>;
 
@@ -16,7 +17,7 @@ export function parseMssqlUrl(text: string): MssqlConfig {
   if (url.protocol !== 'mssql:' && url.protocol !== 'sqlserver:') throw new Error('MSSQL_URL must start with mssql://');
   const q = url.searchParams;
   const instanceName = q.get('instance') ?? undefined;
-  return {
+  const config = posDatabase({
     dialect: 'mssql',
     server: url.hostname,
     ...(instanceName ? { instanceName } : url.port ? { port: Number(url.port) } : {}),
@@ -26,8 +27,9 @@ export function parseMssqlUrl(text: string): MssqlConfig {
       : { type: 'sql', user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
     encrypt: q.get('encrypt') === 'true',
     trustServerCertificate: q.get('trustServerCertificate') !== 'false',
-    poolSize: 10,
-  };
+  });
+  if (config.dialect !== 'mssql') throw new Error('MSSQL_URL must name a SQL Server');
+  return config;
 }
 
 function dockerRuns(): boolean {

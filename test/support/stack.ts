@@ -43,7 +43,10 @@ export async function startTestStack(
     lockTimeoutMs?: number;
   } = {},
 ): Promise<TestStack> {
-  const posDatabase = async (template: PosTemplate): Promise<PosDbConfig> => ({ ...(await newPosDatabase(template)), lockTimeoutMs: opts.lockTimeoutMs });
+  const posDatabase = async (template: PosTemplate): Promise<PosDbConfig> => ({
+    ...(await newPosDatabase(template)),
+    ...(opts.lockTimeoutMs ? { lockTimeoutMs: opts.lockTimeoutMs } : {}),
+  });
   const [gatewayUrl, branch, strict, other] = await Promise.all([
     newGatewayDatabase(),
     posDatabase('branch'),

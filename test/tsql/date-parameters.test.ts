@@ -7,6 +7,7 @@ import * as tedious from 'tedious';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dateFilterBound } from '../../src/protocol/common.js';
 import { createPosDb, type PosConnection } from '../../src/pos/db.js';
+import { posDatabase } from '../../src/config/schema.js';
 
 interface SentParameter {
   name: string;
@@ -34,12 +35,14 @@ beforeAll(async () => {
   vi.spyOn(tedious.Connection.prototype, 'close').mockImplementation(function (this: tedious.Connection) {
     process.nextTick(() => this.emit('end'));
   });
-  pos = await createPosDb({
-    dialect: 'mssql',
-    server: '127.0.0.1',
-    database: 'pos',
-    authentication: { type: 'sql', user: 'sa', password: 'x' },
-  });
+  pos = await createPosDb(
+    posDatabase({
+      dialect: 'mssql',
+      server: '127.0.0.1',
+      database: 'pos',
+      authentication: { type: 'sql', user: 'sa', password: 'x' },
+    }),
+  );
 });
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
 /**
- * Adding an operation is a schema, a function, a route and a T-SQL scenario (README): each once.
+ * Adding an operation is a schema (with, for a write, the records it marks), a function, a route
+ * and a T-SQL scenario (README): each once.
  * A second schema of the same name, a forgotten route or a route to an operation the agent does
  * not know would otherwise only show up as a 404 or a "not_found" job at a branch.
  */
@@ -37,6 +38,16 @@ describe('operation registrations', () => {
     const defs = await protocolDefs();
     expect([...operations.keys()].sort()).toEqual(defs.map((d) => d.name).sort());
     for (const def of defs) expect(operations.get(def.name)?.def, def.name).toBe(def);
+  });
+
+  it("every write declares the POS records it changes, for events to tell its changes from a terminal's", async () => {
+    const defs = await protocolDefs();
+    const writes = defs.filter((d) => d.write);
+    expect(writes.length).toBeGreaterThan(5);
+    for (const def of defs) expect(typeof def.marks, def.name).toBe(def.write ? 'function' : 'undefined');
+    // What a write marks comes from its own input and result, e.g. the account an order created.
+    const create = operations.get('orders.create')!.def;
+    expect(create.marks?.({}, { folio: 42 })).toEqual([{ kind: 'orden', entity: '42' }]);
   });
 
   it('an operation registered twice stops the agent instead of shadowing the first', () => {

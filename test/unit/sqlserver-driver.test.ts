@@ -8,6 +8,7 @@ import { withLockTimeout } from '../../src/pos/postgres-dialect.js';
 import { MssqlPosQueryCompiler } from '../../src/pos/sql-dialect.js';
 import { PosMssqlAdapter, PosRequest, PosTediousConnection, pgShapedRow } from '../../src/pos/mssql-driver.js';
 import type { PosDatabase } from '../../src/pos/schema.js';
+import { posDatabase } from '../../src/config/schema.js';
 
 /** What tedious and pg report for SQL Server / PostgreSQL failures, without a server. */
 const requestError = (number: number, severity: number) => Object.assign(new tedious.RequestError('x', 'EREQUEST'), { number, class: severity });
@@ -119,16 +120,18 @@ describe('lock timeouts', () => {
   });
 });
 
+/** A SQL Server database section with the schema's defaults, as the agent reads one. */
+function mssqlDatabase(section: Omit<Extract<Parameters<typeof posDatabase>[0], { dialect: 'mssql' }>, 'dialect'>) {
+  const config = posDatabase({ dialect: 'mssql', ...section });
+  if (config.dialect !== 'mssql') throw new Error('not a SQL Server section');
+  return config;
+}
+
 const connection = () =>
   new PosTediousConnection(
-    tediousConfig({
-      dialect: 'mssql',
-      server: '127.0.0.1',
-      port: 1,
-      database: 'pos',
-      authentication: { type: 'sql', user: 'sa', password: 'x' },
-      connectTimeoutMs: 2_000,
-    }),
+    tediousConfig(
+      mssqlDatabase({ server: '127.0.0.1', port: 1, database: 'pos', authentication: { type: 'sql', user: 'sa', password: 'x' }, connectTimeoutMs: 2_000 }),
+    ),
     5_000,
   );
 

@@ -1,6 +1,9 @@
 /** Where webhooks may point: the address classes, literal URLs and the lookup of each connection. */
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, classifyAddress, guardedLookup, refusal, STRICT_ADDRESS_POLICY, urlRefusal } from '../../src/gateway/webhook-address.js';
+import { checkWebhookUrl, classifyAddress, guardedLookup, refusal, urlRefusal, type AddressPolicy } from '../../src/gateway/webhook-address.js';
+
+/** The policy the gateway keeps when the config relaxes nothing. */
+const STRICT_ADDRESS_POLICY: AddressPolicy = { allowHttp: false, allowLoopback: false, allowPrivate: false };
 
 const demo = { allowHttp: true, allowLoopback: true, allowPrivate: false };
 

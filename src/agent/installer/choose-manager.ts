@@ -6,8 +6,6 @@ import { winswService } from './winsw.js';
 
 export type ManagerKind = 'systemd' | 'winsw' | 'background';
 
-export const DEFAULT_MANAGER: ManagerKind = process.platform === 'win32' ? 'winsw' : 'systemd';
-
 export function chooseServiceManager(kind: ManagerKind, spec: ServiceSpec, opts: { user: string; winsw: string }, run: Exec): ServiceManager {
   switch (kind) {
     case 'systemd':

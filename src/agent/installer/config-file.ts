@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
+import { agentDefaults } from '../../config/schema.js';
 
 /** Writes the `agent` section of the release's config.example.json to `config`, if none exists. Answers whether it did. */
 export function writeTemplateIfMissing(config: string, releaseDir: string): boolean {
@@ -27,11 +28,12 @@ export function healthUrl(config: string): string {
     // An unreadable config fails the migrations with a clear message; the default port stands here.
   }
   if (health.port === 0)
-    throw new Error(`agent.health.port is 0 (a random port) in ${config}: the installer cannot check the agent's health. Set a fixed port (default 8081).`);
-  let host = health.host ?? '127.0.0.1';
+    throw new Error(`agent.health.port is 0 (a random port) in ${config}: the installer cannot check the agent's health. Set a fixed port.`);
+  const defaults = agentDefaults().health;
+  let host = health.host ?? defaults.host;
   if (host === '0.0.0.0') host = '127.0.0.1';
   if (host === '::') host = '::1';
-  return `http://${host.includes(':') ? `[${host}]` : host}:${health.port ?? 8081}/healthz`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${health.port ?? defaults.port}/healthz`;
 }
 
 export function envFileOf(config: string): string {

@@ -12,7 +12,7 @@ import type { BranchEvent, EventType } from '../../protocol/events.js';
 import type { PosContext } from '../context.js';
 import type { PosDb } from '../schema.js';
 import { diffAccounts, diffShifts, type AccountChange, type AccountState } from './diff.js';
-import { fingerprintOf, observeAccounts, observeShifts, tableSums, type TableSums } from './observe.js';
+import { fingerprintOf, observeAccounts, observeShifts, tableSums, type ObservedAccount, type ObservedShift, type TableSums } from './observe.js';
 import { forgetOrigins, readOrigins, type Origin } from './origins.js';
 import { queueEvents } from './outbox.js';
 import { closedOrders, openOrders, productRecords, shiftRecords, type ProductRecord } from './records.js';
@@ -29,6 +29,53 @@ export type DetectorContext = Omit<PosContext, 'now' | 'afterCommit'>;
 
 export function eventId(licenseKey: string, subject: string): string {
   return `evt_${createHash('sha256').update(`${licenseKey}|${subject}`).digest('base64url').slice(0, 32)}`;
+}
+
+/**
+ * Who made the changes one poll found: the marks writes left (origins.ts), and the shift closes
+ * made through the API lately. Every mark it matches is used up with the poll's commit.
+ */
+class Attribution {
+  readonly used = new Set<number>();
+  /** The job that closed shifts lately, when exactly one did: the accounts that left are its doing. */
+  readonly closingJob: string | null;
+
+  constructor(
+    private readonly origins: Origin[],
+    private readonly recentCloses: Map<number, { jobId: string; at: number }>,
+    private readonly now: Date,
+    private readonly licenseKey: string,
+  ) {
+    for (const [idturno, close] of recentCloses) if (now.getTime() - close.at > ORIGIN_WAIT_MS) recentCloses.delete(idturno);
+    const closing = new Set([...origins.filter((o) => o.kind === 'cierre').map((o) => o.jobId), ...[...recentCloses.values()].map((c) => c.jobId)]);
+    this.closingJob = closing.size === 1 ? [...closing][0]! : null;
+  }
+
+  jobOf(kind: Origin['kind'], entity: string | number | null): string | null {
+    const marks = entity === null ? [] : this.origins.filter((o) => o.kind === kind && o.entity === String(entity));
+    for (const m of marks) this.used.add(m.id);
+    return marks.at(-1)?.jobId ?? null;
+  }
+
+  /** The job that closed shift `idturno`, remembered for the half of the close a later poll sees. */
+  closeJob(idturno: number | null): string | null {
+    if (idturno === null) return null;
+    const jobId = this.jobOf('cierre', idturno) ?? this.recentCloses.get(idturno)?.jobId ?? null;
+    if (jobId) this.recentCloses.set(idturno, { jobId, at: this.now.getTime() });
+    return jobId;
+  }
+
+  event(type: EventType, subject: string, jobId: string | null, data: BranchEvent['data']): BranchEvent {
+    return {
+      id: eventId(this.licenseKey, `${type}|${subject}`),
+      type,
+      licenseKey: this.licenseKey,
+      timestamp: this.now.toISOString(),
+      origin: jobId ? 'api' : 'pos',
+      jobId,
+      data,
+    };
+  }
 }
 
 export class ChangeDetector {
@@ -61,22 +108,12 @@ export class ChangeDetector {
     const sums = await tableSums(db);
     const last = this.#sums;
     if (before && last && sums.marks === 0 && sums.accounts === last.accounts && sums.shifts === last.shifts && sums.products === last.products) return 0;
-    const productsFingerprint = sums.products;
     // Unchanged sums: the accounts are as the state has them, and are not read one by one.
     // One after the other: statements in a fixed order, as the saved T-SQL records them.
     const accounts = before && sums.accounts === last?.accounts ? before.accounts : await observeAccounts(db);
     const shifts = await observeShifts(db, before?.lastShiftId ?? 0, [...(before?.openShifts ?? [])]);
     if (!before) {
-      const products = (await productRecords(ctx)).map((p) => ({ ...productIds(p), fingerprint: fingerprintOf(p), version: 0 }));
-      const shiftDiff = diffShifts(new Set(), 0, shifts);
-      await this.#commit(undefined, sums, [], [], {
-        accounts: { put: [...accounts.values()].map((a) => ({ ...a, version: 0 })), remove: [] },
-        openShifts: { add: shiftDiff.open, remove: [] },
-        lastShiftId: shiftDiff.lastShiftId,
-        productsFingerprint,
-        products,
-        now,
-      });
+      await this.#baseline(ctx, sums, accounts, shifts);
       return 0;
     }
 
@@ -86,7 +123,7 @@ export class ChangeDetector {
     const accountChanges = diffAccounts(before.accounts, accounts);
     const shiftDiff = diffShifts(before.openShifts, before.lastShiftId, shifts);
     const markedProducts = [...new Set(origins.filter((o) => o.kind === 'producto').map((o) => o.entity))];
-    const productsMoved = productsFingerprint !== before.productsFingerprint;
+    const productsMoved = sums.products !== before.productsFingerprint;
     const expired = origins.filter((o) => now.getTime() - o.createdAt.getTime() > ORIGIN_WAIT_MS);
     const openNow = new Set(shiftDiff.open);
     const shiftsLeft = [...before.openShifts].filter((id) => !openNow.has(id));
@@ -104,108 +141,35 @@ export class ChangeDetector {
       return 0;
     }
 
-    const used = new Set<number>();
-    const jobOf = (kind: Origin['kind'], entity: string | number | null): string | null => {
-      const marks = entity === null ? [] : origins.filter((o) => o.kind === kind && o.entity === String(entity));
-      for (const m of marks) used.add(m.id);
-      return marks.at(-1)?.jobId ?? null;
-    };
-    const event = (type: EventType, subject: string, jobId: string | null, data: BranchEvent['data']): BranchEvent => ({
-      id: eventId(this.licenseKey, `${type}|${subject}`),
-      type,
-      licenseKey: this.licenseKey,
-      timestamp: now.toISOString(),
-      origin: jobId ? 'api' : 'pos',
-      jobId,
-      data,
-    });
-
-    const shiftData = await shiftRecords(
-      ctx,
-      shiftDiff.changes.map((c) => c.idturno),
-    );
-    for (const [idturno, close] of this.#recentCloses) if (now.getTime() - close.at > ORIGIN_WAIT_MS) this.#recentCloses.delete(idturno);
-    const closeJob = (idturno: number | null): string | null => {
-      if (idturno === null) return null;
-      const jobId = jobOf('cierre', idturno) ?? this.#recentCloses.get(idturno)?.jobId ?? null;
-      if (jobId) this.#recentCloses.set(idturno, { jobId, at: now.getTime() });
-      return jobId;
-    };
-    const opened: BranchEvent[] = [];
-    const closed: BranchEvent[] = [];
-    for (const change of shiftDiff.changes) {
-      for (const type of change.types) {
-        const jobId = type === 'turno.abierto' ? jobOf('turno', change.idturno) : closeJob(change.idturno);
-        (type === 'turno.abierto' ? opened : closed).push(event(type, `${change.idturno}|${change.moment}`, jobId, shiftData.get(change.idturno) ?? null));
-      }
-    }
-
-    // Accounts leave the temporary tables only with a shift close: when one job closed shifts
-    // lately, the accounts that left are its doing, whatever shift their rows name.
-    const closingJobs = new Set([...origins.filter((o) => o.kind === 'cierre').map((o) => o.jobId), ...[...this.#recentCloses.values()].map((c) => c.jobId)]);
-    const closingJob = closingJobs.size === 1 ? [...closingJobs][0]! : null;
-    const { events: accountEvents, put, remove } = await this.#accountEvents(ctx, before, accountChanges, jobOf, closeJob, event, closingJob);
-
-    const products: StateChanges['products'] = [];
-    const productEvents: BranchEvent[] = [];
-    if (productsMoved || markedProducts.length > 0) {
-      for (const record of await productRecords(ctx, productsMoved ? undefined : markedProducts)) {
-        const ids = productIds(record);
-        const prior = before.products.get(productKey(ids.idproducto, ids.idempresa));
-        const fingerprint = fingerprintOf(record);
-        if (prior?.fingerprint === fingerprint) continue;
-        const version = (prior?.version ?? 0) + 1;
-        products.push({ ...ids, fingerprint, version });
-        productEvents.push(event('producto.actualizado', `${ids.idproducto}|${ids.idempresa}|${version}`, jobOf('producto', ids.idproducto), record));
-      }
-      for (const id of markedProducts) jobOf('producto', id);
-    }
-
-    for (const o of expired) used.add(o.id);
-    await this.#commit(before, sums, [...opened, ...accountEvents, ...closed, ...productEvents], [...used], {
-      accounts: { put, remove },
+    const attribution = new Attribution(origins, this.#recentCloses, now, this.licenseKey);
+    const shiftEvents = await shiftEventsOf(ctx, shiftDiff, attribution);
+    const accountEvents = await accountEventsOf(ctx, before, accountChanges, attribution);
+    const products = await productEventsOf(ctx, before, { all: productsMoved, marked: markedProducts }, attribution);
+    for (const o of expired) attribution.used.add(o.id);
+    const events = [...shiftEvents.opened, ...accountEvents.events, ...shiftEvents.closed, ...products.events];
+    await this.#commit(before, sums, events, [...attribution.used], {
+      accounts: { put: accountEvents.put, remove: accountEvents.remove },
       openShifts: { add: shiftsJoined, remove: shiftsLeft },
       lastShiftId: shiftDiff.lastShiftId,
-      productsFingerprint,
-      products,
+      productsFingerprint: sums.products,
+      products: products.changes,
       now,
     });
-    return opened.length + accountEvents.length + closed.length + productEvents.length;
+    return events.length;
   }
 
-  async #accountEvents(
-    ctx: PosContext,
-    before: DetectionState,
-    changes: AccountChange[],
-    jobOf: (kind: Origin['kind'], entity: string | number | null) => string | null,
-    closeJob: (idturno: number | null) => string | null,
-    event: (type: EventType, subject: string, jobId: string | null, data: BranchEvent['data']) => BranchEvent,
-    closingJob: string | null,
-  ): Promise<{ events: BranchEvent[]; put: AccountState[]; remove: AccountState[] }> {
-    const present = changes.filter((c) => c.now);
-    const gone = changes.filter((c) => !c.now);
-    const open = await openOrders(
-      ctx,
-      present.map((c) => c.folio),
-    );
-    const moved = await closedOrders(
-      ctx,
-      gone.map((c) => c.folio),
-    );
-    const events: BranchEvent[] = [];
-    const put: AccountState[] = [];
-    const remove: AccountState[] = [];
-    for (const change of changes) {
-      const was = before.accounts.get(change.key);
-      // A shift close moves its accounts to history: the close's job made those changes.
-      const jobId = change.now ? jobOf('orden', change.folio) : (closeJob(was?.idturno ?? null) ?? closingJob);
-      const data = change.now ? (open.get(change.folio) ?? null) : (moved.get(change.key) ?? null);
-      let version = was?.version ?? 0;
-      for (const type of change.types) events.push(event(type, `${change.key}|${++version}`, jobId, data));
-      if (change.now) put.push({ ...change.now, version });
-      else if (was) remove.push(was);
-    }
-    return { events, put, remove };
+  /** The first poll ever: what the tables hold now is the state later polls compare with. */
+  async #baseline(ctx: PosContext, sums: TableSums, accounts: Map<string, ObservedAccount>, shifts: ObservedShift[]): Promise<void> {
+    const products = (await productRecords(ctx)).map((p) => ({ ...productIds(p), fingerprint: fingerprintOf(p), version: 0 }));
+    const shiftDiff = diffShifts(new Set(), 0, shifts);
+    await this.#commit(undefined, sums, [], [], {
+      accounts: { put: [...accounts.values()].map((a) => ({ ...a, version: 0 })), remove: [] },
+      openShifts: { add: shiftDiff.open, remove: [] },
+      lastShiftId: shiftDiff.lastShiftId,
+      productsFingerprint: sums.products,
+      products,
+      now: ctx.now,
+    });
   }
 
   async #commit(before: DetectionState | undefined, sums: TableSums, events: BranchEvent[], usedOrigins: number[], changes: StateChanges): Promise<void> {
@@ -224,6 +188,90 @@ export class ChangeDetector {
     this.#state = applyChanges(before, changes);
     this.#sums = sums;
   }
+}
+
+/** turno.abierto and turno.cerrado for the shifts that opened or closed, each with its record. */
+async function shiftEventsOf(
+  ctx: PosContext,
+  diff: ReturnType<typeof diffShifts>,
+  attribution: Attribution,
+): Promise<{ opened: BranchEvent[]; closed: BranchEvent[] }> {
+  const records = await shiftRecords(
+    ctx,
+    diff.changes.map((c) => c.idturno),
+  );
+  const opened: BranchEvent[] = [];
+  const closed: BranchEvent[] = [];
+  for (const change of diff.changes) {
+    for (const type of change.types) {
+      const jobId = type === 'turno.abierto' ? attribution.jobOf('turno', change.idturno) : attribution.closeJob(change.idturno);
+      (type === 'turno.abierto' ? opened : closed).push(
+        attribution.event(type, `${change.idturno}|${change.moment}`, jobId, records.get(change.idturno) ?? null),
+      );
+    }
+  }
+  return { opened, closed };
+}
+
+/** The events of the accounts that changed, and the state to keep of them. */
+async function accountEventsOf(
+  ctx: PosContext,
+  before: DetectionState,
+  changes: AccountChange[],
+  attribution: Attribution,
+): Promise<{ events: BranchEvent[]; put: AccountState[]; remove: AccountState[] }> {
+  const present = changes.filter((c) => c.now);
+  const gone = changes.filter((c) => !c.now);
+  const open = await openOrders(
+    ctx,
+    present.map((c) => c.folio),
+  );
+  const moved = await closedOrders(
+    ctx,
+    gone.map((c) => c.folio),
+  );
+  const events: BranchEvent[] = [];
+  const put: AccountState[] = [];
+  const remove: AccountState[] = [];
+  for (const change of changes) {
+    const was = before.accounts.get(change.key);
+    // Accounts leave the temporary tables only with a shift close: the close's job made those changes.
+    const jobId = change.now ? attribution.jobOf('orden', change.folio) : (attribution.closeJob(was?.idturno ?? null) ?? attribution.closingJob);
+    const data = change.now ? (open.get(change.folio) ?? null) : (moved.get(change.key) ?? null);
+    let version = was?.version ?? 0;
+    for (const type of change.types) events.push(attribution.event(type, `${change.key}|${++version}`, jobId, data));
+    if (change.now) put.push({ ...change.now, version });
+    else if (was) remove.push(was);
+  }
+  return { events, put, remove };
+}
+
+/**
+ * producto.actualizado for each product whose record changed: read all when the products' sum
+ * moved, else only those a write marked.
+ */
+async function productEventsOf(
+  ctx: PosContext,
+  before: DetectionState,
+  products: { all: boolean; marked: string[] },
+  attribution: Attribution,
+): Promise<{ events: BranchEvent[]; changes: StateChanges['products'] }> {
+  const events: BranchEvent[] = [];
+  const changes: StateChanges['products'] = [];
+  if (!products.all && products.marked.length === 0) return { events, changes };
+  for (const record of await productRecords(ctx, products.all ? undefined : products.marked)) {
+    const ids = productIds(record);
+    const prior = before.products.get(productKey(ids.idproducto, ids.idempresa));
+    const fingerprint = fingerprintOf(record);
+    if (prior?.fingerprint === fingerprint) continue;
+    const version = (prior?.version ?? 0) + 1;
+    changes.push({ ...ids, fingerprint, version });
+    events.push(
+      attribution.event('producto.actualizado', `${ids.idproducto}|${ids.idempresa}|${version}`, attribution.jobOf('producto', ids.idproducto), record),
+    );
+  }
+  for (const id of products.marked) attribution.jobOf('producto', id);
+  return { events, changes };
 }
 
 function productIds(p: ProductRecord): { idproducto: string; idempresa: string } {

@@ -63,12 +63,9 @@ export interface ShiftDiff {
   changes: ShiftChange[];
   open: number[];
   lastShiftId: number;
-  /** Shifts last seen open that are gone from turnos altogether: forgotten without an event. */
-  vanished: number[];
 }
 
 export function diffShifts(openBefore: ReadonlySet<number>, lastShiftId: number, observed: readonly ObservedShift[]): ShiftDiff {
-  const byId = new Map(observed.map((s) => [s.idturno, s]));
   const changes: ShiftChange[] = [];
   for (const s of [...observed].sort((a, b) => a.idturnointerno - b.idturnointerno)) {
     const wasOpen = openBefore.has(s.idturno);
@@ -81,6 +78,5 @@ export function diffShifts(openBefore: ReadonlySet<number>, lastShiftId: number,
     changes,
     open: observed.filter((s) => s.open).map((s) => s.idturno),
     lastShiftId: Math.max(lastShiftId, ...observed.map((s) => s.idturnointerno)),
-    vanished: [...openBefore].filter((id) => !byId.has(id)),
   };
 }

@@ -2,58 +2,14 @@
  * Which records a write job changed, marked in the job's own transaction (`ba_event_origins`):
  * the poll that finds those changes reports them as made through the API, by that job. A
  * terminal's change to the same record within the same poll is reported with it, as one event.
+ * Each write operation declares what it changes with its definition (`marks`, protocol/operation.ts).
  */
+import type { OriginKind, OriginMark } from '../../protocol/operation.js';
 import type { PosDb } from '../schema.js';
 
-/** `cierre`: a shift close, whose changes (the shift, the accounts it moves) a poll may see in two halves. */
-export type OriginKind = 'orden' | 'turno' | 'cierre' | 'producto';
-
-export interface OriginMark {
-  kind: OriginKind;
-  entity: string;
-}
-
-type Loose = Record<string, unknown> | null | undefined;
-
-const value = (record: Loose, key: string): string | undefined => {
-  const v = record?.[key];
-  return typeof v === 'number' || typeof v === 'string' ? String(v) : undefined;
-};
-
-/** What each write operation changes, from its input and its result. */
-const MARKS: Record<string, (input: Loose, result: Loose) => Array<OriginMark | undefined>> = {
-  'orders.create': (_, r) => [orden(value(r, 'folio'))],
-  'orders.createClosed': (_, r) => [orden(value(r, 'folio'))],
-  'orders.addLines': (i) => [orden(value(i, 'folio'))],
-  'orders.cancelLines': (i) => [orden(value(i, 'folio'))],
-  'orders.discount': (i) => [orden(value(i, 'folio'))],
-  'orders.lineDiscount': (i) => [orden(value(i, 'folio'))],
-  'orders.print': (i) => [orden(value(i, 'folio'))],
-  'orders.pay': (i) => [orden(value(i, 'folio'))],
-  'orders.reopen': (i) => [orden(value(i, 'folio'))],
-  'orders.cancel': (i) => [orden(value(i, 'folio'))],
-  'shifts.open': (_, r) => [turno(value(r, 'idTurno'))],
-  // The accounts a close moves to history are its changes too.
-  'shifts.close': (i) => [value(i, 'idTurno') === undefined ? undefined : { kind: 'cierre', entity: value(i, 'idTurno')! }],
-  'products.update': (i) => [value(i, 'idProducto') === undefined ? undefined : { kind: 'producto', entity: value(i, 'idProducto')! }],
-};
-
-function orden(folio: string | undefined): OriginMark | undefined {
-  return folio === undefined ? undefined : { kind: 'orden', entity: folio };
-}
-
-function turno(idTurno: string | undefined): OriginMark | undefined {
-  return idTurno === undefined ? undefined : { kind: 'turno', entity: idTurno };
-}
-
-export function originMarks(op: string, input: unknown, result: unknown): OriginMark[] {
-  const marks = MARKS[op]?.(input as Loose, result as Loose) ?? [];
-  return marks.filter((m): m is OriginMark => m !== undefined);
-}
-
-/** Marks, in the write's transaction, the records a job changed. */
-export async function markOrigins(trx: PosDb, jobId: string, op: string, input: unknown, result: unknown, now: Date): Promise<void> {
-  const marks = originMarks(op, input, result);
+/** Marks, in the write's transaction, the records a job changed (as its operation declares them). */
+export async function markOrigins(trx: PosDb, jobId: string, declared: ReadonlyArray<OriginMark | undefined>, now: Date): Promise<void> {
+  const marks = declared.filter((m): m is OriginMark => m !== undefined);
   if (marks.length === 0) return;
   await trx
     .insertInto('ba_event_origins')

@@ -48,12 +48,6 @@ export async function closedOrders(ctx: PosContext, folios: readonly number[]): 
   return out;
 }
 
-/** The accounts a shift close moved to history: their keys as they had them while open. */
-export async function accountsClosedBy(ctx: PosContext, idturno: number): Promise<Array<{ folio: number; opened: string }>> {
-  const rows = await ctx.db.selectFrom('cheques').select(['foliotempcheques', 'fecha']).where('idturno', '=', idturno).execute();
-  return rows.filter((r) => r.foliotempcheques !== null).map((r) => ({ folio: Number(r.foliotempcheques), opened: openedText(r.fecha) }));
-}
-
 export async function shiftRecords(ctx: PosContext, idturnos: readonly number[]): Promise<Map<number, ShiftRecord>> {
   const out = new Map<number, ShiftRecord>();
   for (const chunk of chunks(idturnos)) {

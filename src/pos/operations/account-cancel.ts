@@ -11,7 +11,7 @@ import { implement } from '../operation.js';
 import { openShiftFor } from '../stations.js';
 import { text } from '../values.js';
 import { accountLines, lockAccount, refuseStates, requireUser, saveTotals } from './account.js';
-import { removeLines, storedReason } from './cancellation.js';
+import { removeLines, storedReason } from './cancel-lines.js';
 import { handheldDevicesInUse } from './handheld-accounts.js';
 
 export const cancelAccount = implement(ops.cancelAccount, async (ctx, input) => {

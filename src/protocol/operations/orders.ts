@@ -1,7 +1,7 @@
 /** Writes on an account: create (open or closed), add lines, cancel lines, discounts. */
 import { z } from 'zod';
 import { integer } from '../common.js';
-import { defineOperation } from '../operation.js';
+import { defineOperation, origin } from '../operation.js';
 
 /** Decimal inputs: JSON numbers with a bounded number of decimals (money is never float math). */
 export function decimal(places: number) {
@@ -80,6 +80,7 @@ const accountHeader = {
 export const createOrder = defineOperation({
   name: 'orders.create',
   write: true,
+  marks: (_, result) => [origin('orden', result.folio)],
   input: () =>
     z.object({
       ...accountHeader,
@@ -97,6 +98,7 @@ export const createOrder = defineOperation({
 export const createClosedOrder = defineOperation({
   name: 'orders.createClosed',
   write: true,
+  marks: (_, result) => [origin('orden', result.folio)],
   input: () =>
     z.object({
       ...accountHeader,
@@ -110,6 +112,7 @@ export const createClosedOrder = defineOperation({
 export const addLines = defineOperation({
   name: 'orders.addLines',
   write: true,
+  marks: (input) => [origin('orden', input.folio)],
   input: () => z.object({ folio: folioParam, usuario, productos: linesInput }),
   output: () => z.object({ folio: z.number().int(), itemsAgregados: z.number().int(), movimientos: z.array(z.number().int()), totales }),
 });
@@ -117,6 +120,7 @@ export const addLines = defineOperation({
 export const cancelLines = defineOperation({
   name: 'orders.cancelLines',
   write: true,
+  marks: (input) => [origin('orden', input.folio)],
   input: () =>
     z.object({
       folio: folioParam,
@@ -151,6 +155,7 @@ const discountMeta = {
 export const generalDiscount = defineOperation({
   name: 'orders.discount',
   write: true,
+  marks: (input) => [origin('orden', input.folio)],
   input: () => z.object({ folio: folioParam, ...discountAmount, ...discountMeta }).superRefine(percentAtMost100),
   output: () => z.object({ folio: z.number().int(), itemsAfectados: z.number().int(), forzarDescuento, totales }),
 });
@@ -158,6 +163,7 @@ export const generalDiscount = defineOperation({
 export const lineDiscount = defineOperation({
   name: 'orders.lineDiscount',
   write: true,
+  marks: (input) => [origin('orden', input.folio)],
   input: () =>
     z.object({
       folio: folioParam,

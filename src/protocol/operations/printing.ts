@@ -67,6 +67,35 @@ export const printOutput = z.object({
 
 export type PrintResultRecord = z.output<typeof printResult>;
 
+/** Labels a label printer prints for one line: one per unit (cantidad 3 → 3; 2.5 → 3). */
+export function labelsPerLine(cantidad: number): number {
+  return Math.max(1, Math.ceil(cantidad));
+}
+
+/**
+ * The labels one order may send to one label printer, copies included: about a roll. The lines
+ * allow 9,999 units each, and an order of tens of thousands of labels held the agent's one thread
+ * for seconds while it rendered them: other printers' connections timed out (reported
+ * unreachable) and the job outlived the gateway's timeout.
+ */
+export const MAX_LABELS_PER_PRINTER = 1_000;
+
+function labelsWithinLimit(input: z.output<typeof printOrderBody> & { printers: Record<string, { kind: string }> }, ctx: z.core.$RefinementCtx): void {
+  const labels = new Map<string, number>();
+  for (const group of input.grupos) {
+    if (input.printers[group.printerId]?.kind !== 'label') continue;
+    const units = group.productos.reduce((n, line) => n + labelsPerLine(line.cantidad), 0);
+    labels.set(group.printerId, (labels.get(group.printerId) ?? 0) + group.copias * units);
+  }
+  for (const [id, count] of labels)
+    if (count > MAX_LABELS_PER_PRINTER)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['grupos'],
+        message: `label printer ${id} would print ${count} labels (one per unit of each line, copies included); at most ${MAX_LABELS_PER_PRINTER} per order`,
+      });
+}
+
 function everyPrinterResolved(ids: string[], targets: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
   ids.forEach((id, i) => {
     if (!targets[id]) ctx.addIssue({ code: 'custom', path: ['printers', id], message: `no target for printer ${id} (group ${i + 1})` });
@@ -77,14 +106,17 @@ export const printOrder = defineOperation({
   name: 'print.order',
   write: true,
   outsideEffect: true,
+  // Printing changes no Soft Restaurant record: nothing for events to attribute.
+  marks: () => [],
   input: () =>
-    printOrderBody.extend({ printers }).superRefine((input, ctx) =>
+    printOrderBody.extend({ printers }).superRefine((input, ctx) => {
       everyPrinterResolved(
         input.grupos.map((g) => g.printerId),
         input.printers,
         ctx,
-      ),
-    ),
+      );
+      labelsWithinLimit(input, ctx);
+    }),
   output: () => printOutput,
 });
 
@@ -92,6 +124,7 @@ export const printTest = defineOperation({
   name: 'print.test',
   write: true,
   outsideEffect: true,
+  marks: () => [],
   input: () => printTestBody.extend({ printers }).superRefine((input, ctx) => everyPrinterResolved([input.printerId], input.printers, ctx)),
   output: () => printOutput,
 });

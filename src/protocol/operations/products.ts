@@ -1,7 +1,7 @@
 /** Catalogue writes: replacing a product's data and its price for one company. */
 import { z } from 'zod';
 import { money } from '../common.js';
-import { defineOperation } from '../operation.js';
+import { defineOperation, origin } from '../operation.js';
 import { productRecord } from './catalogs.js';
 
 /** A JSON number with at most `places` decimals (money is never float math). */
@@ -16,6 +16,7 @@ const text = (max: number) => z.string().max(max);
 export const updateProduct = defineOperation({
   name: 'products.update',
   write: true,
+  marks: (input) => [origin('producto', input.idProducto)],
   input: () =>
     z.object({
       idProducto: text(15).min(1),

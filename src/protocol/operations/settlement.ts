@@ -1,6 +1,6 @@
 /** Settling an account as Soft Restaurant does: print it, pay it, reopen it, cancel it. */
 import { z } from 'zod';
-import { defineOperation } from '../operation.js';
+import { defineOperation, origin } from '../operation.js';
 import { printerId } from '../printers.js';
 import { decimal, folioParam, totales, usuario } from './orders.js';
 import { printers, printOutput } from './printing.js';
@@ -23,6 +23,7 @@ export const printAccountBody = z.object({
 export const printAccount = defineOperation({
   name: 'orders.print',
   write: true,
+  marks: (input) => [origin('orden', input.folio)],
   input: () =>
     printAccountBody.extend({ printers: printers.optional() }).superRefine((input, ctx) => {
       if (input.printerId !== undefined && !input.printers?.[input.printerId]) {
@@ -47,6 +48,7 @@ const payment = z.object({
 export const payAccount = defineOperation({
   name: 'orders.pay',
   write: true,
+  marks: (input) => [origin('orden', input.folio)],
   input: () =>
     z.object({
       folio: folioParam,
@@ -65,6 +67,7 @@ export const payAccount = defineOperation({
 export const reopenAccount = defineOperation({
   name: 'orders.reopen',
   write: true,
+  marks: (input) => [origin('orden', input.folio)],
   input: () => z.object({ folio: folioParam, usuario }),
   output: () => z.object({ folio: z.number().int(), reabiertas: z.number().int().describe('how many times the account has been reopened') }),
 });
@@ -72,6 +75,7 @@ export const reopenAccount = defineOperation({
 export const cancelAccount = defineOperation({
   name: 'orders.cancel',
   write: true,
+  marks: (input) => [origin('orden', input.folio)],
   input: () =>
     z.object({
       folio: folioParam,

@@ -1,7 +1,7 @@
 /** Shifts (turnos): list, open, and close with the consolidation of its accounts. */
 import { z } from 'zod';
 import { dateFilter, integer, pageResult, paging, search } from '../common.js';
-import { defineOperation } from '../operation.js';
+import { defineOperation, origin } from '../operation.js';
 
 const amount = z
   .number()
@@ -59,6 +59,7 @@ export const listShifts = defineOperation({
 export const openShift = defineOperation({
   name: 'shifts.open',
   write: true,
+  marks: (_, result) => [origin('turno', result.idTurno)],
   input: () =>
     z.object({
       estacion: z.string().min(1).max(40),
@@ -82,6 +83,8 @@ export const openShift = defineOperation({
 export const closeShift = defineOperation({
   name: 'shifts.close',
   write: true,
+  // The accounts a close moves to history are its changes too: the one mark covers them.
+  marks: (input) => [origin('cierre', input.idTurno)],
   input: () =>
     z.object({
       idTurno: integer((n) => n.positive()),
