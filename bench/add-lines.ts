@@ -5,26 +5,15 @@
  * work on accounts of the same size.
  */
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import { addLines, createOrder } from '../src/pos/operations/orders.js';
 import type { BenchContext } from './run.js';
+import { BENCH_ACCOUNT, directTransaction } from './direct-pos.js';
 import { request } from './http-client.js';
 import { compare } from './measure.js';
 
 export async function addLinesBench({ stack, licenseKey, apiKey, pos }: BenchContext): Promise<string[]> {
-  const log = pino({ level: 'silent' });
-  const inTransaction = <T>(fn: (ctx: Parameters<typeof addLines.run>[0]) => Promise<T>) =>
-    pos.db.transaction().execute((trx) => fn({ db: trx, dialect: pos.dialect, schema: pos.schema, log, now: new Date() }));
-  const header = {
-    estacion: 'CAJA1',
-    serie: 'A',
-    idEmpresa: '0000000001',
-    noPersonas: 2,
-    mesa: '',
-    idMesero: '01',
-    turnDependent: false,
-    tipoDeServicio: 1 as const,
-  };
+  const inTransaction = directTransaction(pos);
+  const header = BENCH_ACCOUNT;
   const newAccount = async () => (await inTransaction((ctx) => createOrder.run(ctx, header))).folio;
   const body = {
     productos: [

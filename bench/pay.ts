@@ -6,10 +6,10 @@
  * tip, so the print, the tenders and the buckets all run.
  */
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import { payAccount } from '../src/pos/operations/account-payment.js';
 import { createOrder } from '../src/pos/operations/orders.js';
 import type { BenchContext } from './run.js';
+import { BENCH_ACCOUNT, directTransaction } from './direct-pos.js';
 import { request } from './http-client.js';
 import { compare } from './measure.js';
 
@@ -17,19 +17,8 @@ const ITERATIONS = 300;
 const WARMUP = 30;
 
 export async function payBench({ stack, licenseKey, apiKey, pos }: BenchContext): Promise<string[]> {
-  const log = pino({ level: 'silent' });
-  const inTransaction = <T>(fn: (ctx: Parameters<typeof payAccount.run>[0]) => Promise<T>) =>
-    pos.db.transaction().execute((trx) => fn({ db: trx, dialect: pos.dialect, schema: pos.schema, log, now: new Date() }));
-  const header = {
-    estacion: 'CAJA1',
-    serie: 'A',
-    idEmpresa: '0000000001',
-    noPersonas: 2,
-    mesa: '',
-    idMesero: '01',
-    turnDependent: false,
-    tipoDeServicio: 1 as const,
-  };
+  const inTransaction = directTransaction(pos);
+  const header = BENCH_ACCOUNT;
   const productos = [
     { movimiento: 1, idProducto: '3001', cantidad: 2, modificador: false },
     { movimiento: 2, idProducto: '1005', cantidad: 1, modificador: false },
