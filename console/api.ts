@@ -19,7 +19,6 @@ export class ApiProblem extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly fields: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -58,11 +57,11 @@ export async function call<T>(
   }
   const body: unknown = await response.json().catch(() => null);
   if (response.ok) return body as T;
-  const problem = (body ?? {}) as { code?: unknown; detail?: unknown } & Record<string, unknown>;
+  const problem = (body ?? {}) as { code?: unknown; detail?: unknown };
   const code = typeof problem.code === 'string' ? problem.code : `http_${response.status}`;
   const detail = typeof problem.detail === 'string' ? problem.detail : response.statusText;
   if (code === 'rate_limited') throw new ApiProblem(response.status, code, t.problems.rateLimited(response.headers.get('retry-after') ?? '1'));
-  throw new ApiProblem(response.status, code, detail, problem);
+  throw new ApiProblem(response.status, code, detail);
 }
 
 /** 128 random bits in hex; getRandomValues works outside secure contexts too, where randomUUID does not. */
@@ -73,7 +72,6 @@ export function newIdempotencyKey(): string {
 /** What to tell a person about a failed call: our words for the codes we expect, the API's otherwise. */
 export function explain(error: unknown): string {
   if (!(error instanceof ApiProblem)) return error instanceof Error ? error.message : String(error);
-  if (error.code === 'release_not_found') return t.problems.releaseNotFound(typeof error.fields.version === 'string' ? error.fields.version : '');
   if (error.code === 'rollout_conflict') return t.problems.conflict;
   return error.message;
 }

@@ -6,7 +6,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { Page } from '../src/protocol/common.js';
 import type { BranchStatus } from '../src/protocol/fleet.js';
 import type { RolloutRecord, RolloutSummary } from '../src/protocol/rollouts.js';
-import { call, explain, newIdempotencyKey } from './api.js';
+import { ApiProblem, call, explain, newIdempotencyKey } from './api.js';
 import { StateBar, StateCounts } from './charts.js';
 import { formatDateTime } from './format.js';
 import { t } from './i18n.js';
@@ -105,7 +105,8 @@ function StartRollout() {
       const rollout = await call<RolloutRecord>(key, 'POST', '/sucursales/actualizaciones', { body, idempotencyKey: attempt.current.key });
       location.hash = href.rollout(rollout.id);
     } catch (error) {
-      setProblem(explain(error));
+      // The gateway names the field, never the value it refused: the version is the one typed here.
+      setProblem(error instanceof ApiProblem && error.code === 'release_not_found' ? t.problems.releaseNotFound(body.version) : explain(error));
     } finally {
       setBusy(false);
     }
