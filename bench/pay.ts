@@ -6,7 +6,7 @@
  * tip, so the print, the tenders and the buckets all run.
  */
 import { randomUUID } from 'node:crypto';
-import { payAccount } from '../src/pos/operations/account-payment.js';
+import { payAccount } from '../src/pos/operations/pay-account.js';
 import { createOrder } from '../src/pos/operations/orders.js';
 import type { BenchContext } from './run.js';
 import { BENCH_ACCOUNT, directTransaction } from './direct-pos.js';

@@ -4,9 +4,9 @@
  */
 import type { Implementation } from '../pos/operation.js';
 import * as attendance from '../pos/operations/attendance.js';
-import * as accountCancel from '../pos/operations/account-cancel.js';
-import * as accountPayment from '../pos/operations/account-payment.js';
-import * as accountReopen from '../pos/operations/account-reopen.js';
+import * as cancelAccount from '../pos/operations/cancel-account.js';
+import * as payAccount from '../pos/operations/pay-account.js';
+import * as reopenAccount from '../pos/operations/reopen-account.js';
 import * as cancelLines from '../pos/operations/cancel-lines.js';
 import * as catalogs from '../pos/operations/catalogs.js';
 import * as discounts from '../pos/operations/discounts.js';
@@ -34,9 +34,9 @@ const all: Implementation[] = [
   discounts.generalDiscount,
   discounts.lineDiscount,
   printing.printAccount,
-  accountPayment.payAccount,
-  accountReopen.reopenAccount,
-  accountCancel.cancelAccount,
+  payAccount.payAccount,
+  reopenAccount.reopenAccount,
+  cancelAccount.cancelAccount,
   shifts.listShifts,
   shifts.openShift,
   shiftClose.closeShift,
