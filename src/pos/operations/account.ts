@@ -101,13 +101,19 @@ export async function lockOpenAccount(ctx: PosContext, folio: number): Promise<O
   return account;
 }
 
-export interface StoredLine extends TotalsLine {
+/** A line's amounts as read from or written to the detail tables: decimals, never floats. */
+export interface LineAmounts {
   cantidad: Decimal;
   precio: Decimal;
   impuesto1: Decimal;
   impuesto2: Decimal;
   impuesto3: Decimal;
   descuento: Decimal;
+}
+
+/** A stored line: what the totals need (a TotalsLine) and where it sits in the account. */
+export interface StoredLine extends LineAmounts {
+  clasificacion: Clasificacion;
   movimiento: number;
   idproducto: string;
   descripcion: string;
@@ -156,7 +162,7 @@ export function totalsLineOf(r: {
   impuesto3: RawNumber;
   descuento: RawNumber;
   clasificacion: RawNumber;
-}): TotalsLine & { cantidad: Decimal; precio: Decimal; impuesto1: Decimal; impuesto2: Decimal; impuesto3: Decimal; descuento: Decimal } {
+}): LineAmounts & { clasificacion: Clasificacion } {
   return {
     cantidad: dec(r.cantidad),
     precio: dec(r.precio),

@@ -6,7 +6,6 @@
  * kitchen production number and priority for the lines sent together, and a kitchen queue row
  * (`productosenproduccion`) on each monitor the product is shown on.
  */
-import type { Decimal } from 'decimal.js';
 import { PosError } from '../../protocol/errors.js';
 import type { LineInput } from '../../protocol/operations/orders.js';
 import { insertRows } from '../bulk-insert.js';
@@ -16,7 +15,7 @@ import { nextProductionPriority } from '../settings.js';
 import { openShiftFor } from '../stations.js';
 import { precioSinImpuestos, Dec } from '../totals.js';
 import { dec, flag, text } from '../values.js';
-import { classification, type StoredLine } from './account.js';
+import { classification, type LineAmounts, type StoredLine } from './account.js';
 import { addHandheldLines } from './handheld-accounts.js';
 
 interface Catalogue {
@@ -122,13 +121,7 @@ export function compositeMarks(lines: readonly LineShape[]): Array<{ idproductoc
   });
 }
 
-export interface DetailLine extends LineShape {
-  cantidad: Decimal;
-  precio: Decimal;
-  impuesto1: Decimal;
-  impuesto2: Decimal;
-  impuesto3: Decimal;
-  descuento: Decimal;
+export interface DetailLine extends LineShape, LineAmounts {
   comentario: string;
 }
 
