@@ -3,16 +3,26 @@
  * from the run's temporary folder, or carries the run's mark, is found, and ended.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { endProcesses, endProcessesUnder, leftoverProcesses, processesListed, processesUnder, RUN_MARK } from '../support/processes.js';
 
-/** Starts `sleep` as an orphan (its shell exits at once), as an installer leaves an agent. */
+/**
+ * Starts `sleep` as an orphan (its shell exits at once), as an installer leaves an agent. The
+ * background job is bash's fork until it execs `sleep`: on a busy machine /proc still shows
+ * `bash -c …` for a while, so wait for the exec before anything reads its command line.
+ */
 function orphanSleep(cwd: string, env: NodeJS.ProcessEnv = {}): number {
   const started = spawnSync('bash', ['-c', 'sleep 60 >/dev/null 2>&1 & echo $!'], { cwd, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
-  return Number(started.stdout.trim());
+  const pid = Number(started.stdout.trim());
+  const deadline = Date.now() + 5_000;
+  while (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'sleep') {
+    if (Date.now() > deadline) throw new Error(`process ${pid} did not become sleep within 5 s`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+  }
+  return pid;
 }
 
 describe.skipIf(!processesListed)('processes a test leaves behind', () => {
