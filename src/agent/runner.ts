@@ -10,7 +10,7 @@ import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUni
 import type { PosDb } from '../pos/schema.js';
 import { DEFAULT_PRINTER_RULE, type PrinterRule } from '../protocol/printer-rule.js';
 import { markOrigins } from '../pos/events/origins.js';
-import { claim, recordResult } from '../pos/idempotency.js';
+import { recordedResult, recordOnce, recordResult } from '../pos/idempotency.js';
 import type { OutsideEffect } from '../pos/context.js';
 import type { Implementation } from '../pos/operation.js';
 import type { PosRuntime } from '../pos/runtime.js';
@@ -32,6 +32,8 @@ export interface RunnerOptions {
 }
 
 class Deadline extends Error {}
+/** The job's key was recorded by an earlier copy of it: this copy's transaction is rolled back. */
+class AlreadyRecorded extends Error {}
 
 /**
  * How often a write runs again after its transaction was rolled back whole: as the victim of a
@@ -95,15 +97,11 @@ export class JobRunner {
 
     let afterCommit: Array<(db: PosDb) => Promise<void>> = [];
     let outside: OutsideEffect | undefined;
+    const idem = job.idempotency;
     const attempt = () =>
       pos.db.transaction().execute(async (trx) => {
         afterCommit = [];
         outside = undefined;
-        const idem = job.idempotency;
-        if (idem) {
-          const outcome = await claim(trx, idem, job.op, base.now, this.opts.idempotencyRetentionMs);
-          if (outcome.state === 'replay') return outcome.result;
-        }
         const result = await impl.run(
           {
             ...base,
@@ -116,7 +114,8 @@ export class JobRunner {
           parsed.data,
         );
         await markOrigins(trx, job.jobId, impl.def.marks?.(parsed.data, result) ?? [], base.now);
-        if (idem) await recordResult(trx, idem, result);
+        // The key is recorded last, so a new job (the common case) costs one statement for it.
+        if (idem && !(await recordOnce(trx, idem, job.op, result, base.now, this.opts.idempotencyRetentionMs))) throw new AlreadyRecorded();
         await this.opts.beforeCommit?.(job.op, trx);
         // Committing after the gateway gave up would apply a write the client was told failed;
         // but what was printed is printed, and its record is what keeps a retry from printing again.
@@ -129,10 +128,20 @@ export class JobRunner {
         result = await attempt();
         break;
       } catch (error) {
-        const duplicate = job.idempotency !== undefined && isUniqueViolation(error);
+        // A copy of a job that already ran, stopped by its record or refused by what the first
+        // copy wrote (an account it paid, a row it inserted): the first copy's answer is this one's.
+        if (idem) {
+          const recorded = await recordedResult(pos.db, idem).catch((lookup: unknown) => {
+            if (lookup instanceof PosError) throw lookup;
+            return undefined;
+          });
+          if (recorded) return recorded.result;
+        }
+        const purged = error instanceof AlreadyRecorded;
+        const duplicate = idem !== undefined && isUniqueViolation(error);
         // Running a print again would print again: only a replay of its record is safe.
         const deadlock = isDeadlock(error) && !impl.def.outsideEffect;
-        if (!(duplicate || deadlock) || retries >= MAX_RETRIES) throw error;
+        if (!(purged || duplicate || deadlock) || retries >= MAX_RETRIES) throw error;
         if (performance.now() > deadline) throw new Deadline();
         if (deadlock) {
           base.log.warn({ retry: retries + 1 }, 'deadlock with another POS transaction; everything was rolled back, running again');

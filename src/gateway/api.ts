@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { JobMessage } from '../protocol/messages.js';
 import type { PrinterRule } from '../protocol/printer-rule.js';
-import { answerOnce, idempotencyHeaders, idempotencyKeyOf, type KeyedWrites } from './idempotency.js';
+import { answerOnce, idempotencyHeaders, idempotencyKeyOf, PendingRecords, type KeyedWrites } from './idempotency.js';
 import { ApiError, jobErrorToApiError, validationProblem } from './problems.js';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub } from './hub.js';
 import { authenticate } from './authentication.js';
@@ -81,7 +81,8 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
   await eventFeedRoutes(app, { store, signals: opts.events.signals });
   await webhookRoutes(app, { store, webhookKey: opts.events.webhookKey, policy: opts.events.policy, timeoutMs: opts.events.timeoutMs });
   // A claim is taken over once it is older than twice a job's timeout: its request has surely ended.
-  const keyed: KeyedWrites = { store, retentionMs: opts.idempotencyRetentionMs, staleAfterMs: opts.jobTimeoutMs * 2 };
+  const keyed: KeyedWrites = { store, retentionMs: opts.idempotencyRetentionMs, staleAfterMs: opts.jobTimeoutMs * 2, pending: new PendingRecords() };
+  app.addHook('onClose', () => keyed.pending.drain());
   await fleetRoutes(app, { store, rollouts: opts.rollouts, keyed });
 
   const typed = app.withTypeProvider<ZodTypeProvider>();

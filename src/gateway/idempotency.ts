@@ -122,11 +122,39 @@ export async function settleKey(store: GatewayStore, log: FastifyBaseLogger, use
   }
 }
 
+/**
+ * Records still being written after their answer went out. A retry of one of those keys that
+ * reaches this instance waits for its record; one that reaches another instance of a cluster in
+ * that millisecond is told 409 idempotency_in_progress, as for any request still finishing.
+ */
+export class PendingRecords {
+  readonly #writes = new Map<string, Promise<void>>();
+
+  add(userId: number, key: string, write: Promise<void>): void {
+    const id = `${userId}\u0000${key}`;
+    this.#writes.set(id, write);
+    void write.finally(() => {
+      if (this.#writes.get(id) === write) this.#writes.delete(id);
+    });
+  }
+
+  /** Resolves once the key's record, if one is being written, is in the store. */
+  async written(userId: number, key: string): Promise<void> {
+    await this.#writes.get(`${userId}\u0000${key}`);
+  }
+
+  /** Resolves once every record being written is in the store (the gateway closing). */
+  async drain(): Promise<void> {
+    await Promise.all(this.#writes.values());
+  }
+}
+
 /** Where keys are kept and for how long: a claim older than `staleAfterMs` is taken over. */
 export interface KeyedWrites {
   store: GatewayStore;
   retentionMs: number;
   staleAfterMs: number;
+  pending: PendingRecords;
 }
 
 /**
@@ -147,7 +175,9 @@ export async function answerOnce<P>(
   prepared?: Promise<P>,
 ): Promise<FastifyReply> {
   const print = fingerprint(request);
-  const claiming = claimOrReplay(keyed.store, request, key, print, keyed.retentionMs, keyed.staleAfterMs);
+  const claiming = keyed.pending
+    .written(request.userId, key)
+    .then(() => claimOrReplay(keyed.store, request, key, print, keyed.retentionMs, keyed.staleAfterMs));
   const [claim, ready] = await Promise.allSettled([claiming, prepared]);
   if (ready.status === 'rejected') {
     if (claim.status === 'fulfilled' && !claim.value) await settleKey(keyed.store, request.log, request.userId, key, undefined);
@@ -175,6 +205,7 @@ export async function answerOnce<P>(
     await settleKey(keyed.store, request.log, request.userId, key, kept);
     throw error;
   }
-  await settleKey(keyed.store, request.log, request.userId, key, outcome);
+  // The answer does not wait for its record: settleKey never throws, and a retry waits for it.
+  keyed.pending.add(request.userId, key, settleKey(keyed.store, request.log, request.userId, key, outcome));
   return reply.code(outcome.status).send(outcome.body);
 }

@@ -1,9 +1,11 @@
 /**
- * The agent's half of exactly-once writes: a `ba_idempotency` row inserted in the same
- * transaction as the write. A job delivered twice (or retried after a lost answer) finds the
- * committed row and gets the stored result back instead of writing again. Two copies running at
- * once serialise on the row's key: the second insert waits for the first transaction and then
- * inserts nothing, and the second copy replays the first's result (`insertKeyIfAbsent`).
+ * The agent's half of exactly-once writes: a `ba_idempotency` row inserted, with the write's
+ * result, in the same transaction as the write, as its last statement. A job delivered twice (or
+ * retried after a lost answer) runs, finds the committed row when it records, rolls back and
+ * answers the stored result instead. Two copies running at once serialise on the row's key: the
+ * second insert waits for the first transaction and then inserts nothing (`insertKeyIfAbsent`).
+ * A copy that fails instead (the first copy's write already changed what it needed) answers the
+ * stored result too: the row became visible with the first copy's write, in the same commit.
  */
 import { PosError } from '../protocol/errors.js';
 import type { PosDb } from './schema.js';
@@ -15,36 +17,35 @@ export interface IdempotencyClaim {
   fingerprint: string;
 }
 
-export type ClaimOutcome = { state: 'new' } | { state: 'replay'; result: unknown };
-
-export async function claim(trx: PosDb, c: IdempotencyClaim, op: string, now: Date, retentionMs: number): Promise<ClaimOutcome> {
-  const row = {
+/** Records the write's result under its key; false when the key was already recorded (a replay). */
+export async function recordOnce(trx: PosDb, c: IdempotencyClaim, op: string, result: unknown, now: Date, retentionMs: number): Promise<boolean> {
+  return insertKeyIfAbsent(trx, {
     scope: c.scope,
     idem_key: c.key,
     fingerprint: c.fingerprint,
     op,
-    result: '',
+    result: JSON.stringify(result ?? null),
     created_at: now,
     expires_at: new Date(now.getTime() + retentionMs),
-  };
-  // A new key, the common case, is one statement; a key seen before is read back.
-  for (;;) {
-    if (await insertKeyIfAbsent(trx, row)) return { state: 'new' };
-    const existing = await trx
-      .selectFrom('ba_idempotency')
-      .select(['fingerprint', 'result'])
-      .where('scope', '=', c.scope)
-      .where('idem_key', '=', c.key)
-      .executeTakeFirst();
-    // Purged as expired between the two statements: the key is free again.
-    if (!existing) continue;
-    if (existing.fingerprint !== c.fingerprint) {
-      throw new PosError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
-    }
-    return { state: 'replay', result: JSON.parse(existing.result) };
-  }
+  });
 }
 
+/** The result recorded under a key, if any; a key recorded for another request is refused. */
+export async function recordedResult(db: PosDb, c: IdempotencyClaim): Promise<{ result: unknown } | undefined> {
+  const existing = await db
+    .selectFrom('ba_idempotency')
+    .select(['fingerprint', 'result'])
+    .where('scope', '=', c.scope)
+    .where('idem_key', '=', c.key)
+    .executeTakeFirst();
+  if (!existing) return undefined;
+  if (existing.fingerprint !== c.fingerprint) {
+    throw new PosError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+  }
+  return { result: JSON.parse(existing.result) };
+}
+
+/** Replaces a recorded result with what the write's outside effect completed. */
 export async function recordResult(trx: PosDb, c: IdempotencyClaim, result: unknown): Promise<void> {
   await trx
     .updateTable('ba_idempotency')

@@ -1,5 +1,4 @@
 -- scenario 1: {"estacion":"CAJA1","serie":"A","idEmpresa":"0000000001","noPersonas":2,"mesa":"","idMesero":"01","idFormaDePago":"EFE","productos":[{"movimiento":1,"idProducto":"3001","cantidad":2},{"movimiento":2,"idProducto":"9001","cantidad":1,"modificador":true},{"movimiento":3,"idProducto":"1005","cantidad":1}]}
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "idformadepago", "tipo", "tipodecambio" from "formasdepago" where "idformadepago" = @1;
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
@@ -23,4 +22,4 @@ update "tempcheques" set "subtotal" = @1, "subtotalsinimpuestos" = @2, "total" =
 select count(*) as "n" from "registro_dispositivos";
 insert into "tempchequespagos" ("folio", "idformadepago", "importe", "propina", "tipodecambio", "referencia", "importe_cashdro", "sistema_envio", "WorkspaceId", "cardBrand") values (@1, @2, @3, @4, @5, @6, @7, @8, @9, @10);
 insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);

@@ -1,5 +1,4 @@
 -- scenario 1: {"usuario":"CAJERO","pagos":[{"idFormaDePago":"USD","importe":5},{"idFormaDePago":"EFE","importe":100},{"idFormaDePago":"TAR","importe":10,"propina":5,"referencia":"AUT1"}]}
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "numcheque", "impresiones", "reabiertas", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
 select "usuario" from "usuarios" where "usuario" = @1;
 select "folio" from "tempchequespagos" where "folio" = @1;
@@ -15,10 +14,9 @@ update "tempcheques" set "impreso" = @1, "numcheque" = @2, "cierre" = @3, "impre
 insert into "tempchequespagos" ("folio", "idformadepago", "importe", "propina", "tipodecambio", "referencia", "importe_cashdro", "sistema_envio", "WorkspaceId", "cardBrand") values (@1, @2, @3, @4, @5, @6, @7, @8, @9, @10), (@11, @12, @13, @14, @15, @16, @17, @18, @19, @20), (@21, @22, @23, @24, @25, @26, @27, @28, @29, @30);
 update "tempcheques" set "cierre" = @1, "pagado" = @2, "impreso" = @3, "cambio" = @4, "idturno" = @5, "numerotarjeta" = @6, "puntosmonederogenerados" = @7, "saldoanteriormonedero" = @8, "titulartarjetamonedero" = @9, "usuariopago" = @10, "numerocuenta" = @11, "efectivo" = @12, "tarjeta" = @13, "vales" = @14, "otros" = @15, "propina" = @16, "propinatarjeta" = @17, "totalconpropina" = @18, "totalconpropinacargo" = @19 where "folio" = @20;
 insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 
 -- scenario 2: {"pagos":[{"idFormaDePago":"TAR","importe":178}]}
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "numcheque", "impresiones", "reabiertas", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
 select "folio" from "tempchequespagos" where "folio" = @1;
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
@@ -30,4 +28,4 @@ select count(*) as "n" from "registro_dispositivos";
 insert into "tempchequespagos" ("folio", "idformadepago", "importe", "propina", "tipodecambio", "referencia", "importe_cashdro", "sistema_envio", "WorkspaceId", "cardBrand") values (@1, @2, @3, @4, @5, @6, @7, @8, @9, @10);
 update "tempcheques" set "cierre" = @1, "pagado" = @2, "impreso" = @3, "cambio" = @4, "idturno" = @5, "numerotarjeta" = @6, "puntosmonederogenerados" = @7, "saldoanteriormonedero" = @8, "titulartarjetamonedero" = @9, "usuariopago" = @10, "numerocuenta" = @11, "efectivo" = @12, "tarjeta" = @13, "vales" = @14, "otros" = @15, "propina" = @16, "propinatarjeta" = @17, "totalconpropina" = @18, "totalconpropinacargo" = @19 where "folio" = @20;
 insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);

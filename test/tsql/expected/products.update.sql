@@ -1,5 +1,4 @@
 -- scenario 1: {"idProducto":"9002","idEmpresa":"0000000001","descripcionProducto":"Extra queso gratinado","idGrupo":"MOD","nombreCorto":"Extra queso","visibleMenu":true,"precio":18.5,"impuesto1":16,"impuesto2":0,"impuesto3":0,"bloqueado":false,"permitirprodcompenmodif":true,"usuario":"ADMIN"}
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "idproducto", "WorkspaceId" from "productos" with (updlock, rowlock) where "idproducto" = @1;
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "precio" from "productosdetalle" with (updlock, rowlock) where "idproducto" = @1 and "idempresa" = @2;
@@ -14,10 +13,9 @@ update "productos" set "WorkspaceId" = @1 where "idproducto" = @2;
 select "Id" from "nsplatformcontrol" where "WorkspaceId" = @1 and "EntityType" = @2;
 insert into "nsplatformcontrol" ("WorkspaceId", "EntityType", "OperationType", "IsSync", "Attempts", "CreateDate") values (@1, @2, @3, @4, @5, @6);
 insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 
 -- scenario 2: {"idProducto":"1001","idEmpresa":"0000000001","descripcionProducto":"Café americano","idGrupo":"BEB","nombreCorto":"Americano","visibleMenu":true,"precio":35,"impuesto1":16,"impuesto2":0,"impuesto3":0,"bloqueado":false,"permitirprodcompenmodif":false}
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "idproducto", "WorkspaceId" from "productos" with (updlock, rowlock) where "idproducto" = @1;
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "precio" from "productosdetalle" with (updlock, rowlock) where "idproducto" = @1 and "idempresa" = @2;
@@ -30,4 +28,4 @@ update "productos" set "WorkspaceId" = @1 where "idproducto" = @2;
 select "Id" from "nsplatformcontrol" where "WorkspaceId" = @1 and "EntityType" = @2;
 insert into "nsplatformcontrol" ("WorkspaceId", "EntityType", "OperationType", "IsSync", "Attempts", "CreateDate") values (@1, @2, @3, @4, @5, @6);
 insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);

@@ -1,5 +1,4 @@
 -- scenario 1: {"idTurno":2,"estacion":"CAJA1","idEmpresa":"0000000001","serie":"A","declaracion":[{"idFormaDePago":"EFE","importe":100},{"idFormaDePago":"USD","importe":5}]}
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
 select "idturnointerno", "idturno", "idestacion", "idempresa", "cierre", "cajero", "WorkspaceId" from "turnos" with (updlock, rowlock) where "idturno" = @1;
 select "forzarmotivocancela", "nopermitircerrarturnocuentasabiertas", "nodescargarinventario" from "configuracion";
@@ -55,7 +54,7 @@ delete from "inventariopendiente" where (("idturno" = @1 and "idinsumo" = @2 and
 insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuariosolicita", "usuario", "evento", "valores", "estacion", "idempresa") values (@1, @2, @3, @4, @5, @6, @7, @8, @9);
 select "h"."idturno", "f"."tipo", sum(("p"."importe" + "p"."propina") * "p"."tipodecambio") as "importe" from "tempchequespagos" as "p" inner join "tempcheques" as "h" on "h"."folio" = "p"."folio" inner join "formasdepago" as "f" on "f"."idformadepago" = "p"."idformadepago" where "h"."idturno" in (@1) and "h"."pagado" = @2 and ("h"."cancelado" = @3 or "h"."cancelado" is null) and not exists (select "c"."folio" from "cheques" as "c" where "c"."foliotempcheques" = "h"."folio" and "c"."idturno" = "h"."idturno") group by "h"."idturno", "f"."tipo" union all select "h"."idturno", "f"."tipo", sum(("p"."importe" + "p"."propina") * "p"."tipodecambio") as "importe" from "chequespagos" as "p" inner join "cheques" as "h" on "h"."folio" = "p"."folio" inner join "formasdepago" as "f" on "f"."idformadepago" = "p"."idformadepago" where "h"."idturno" in (@4) and "h"."pagado" = @5 and ("h"."cancelado" = @6 or "h"."cancelado" is null) group by "h"."idturno", "f"."tipo";
 insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select count(*) as locked from "tempcheques" with (tablockx);
 select count(*) as "n" from "tempcheques";
 dbcc checkident ('tempcheques', reseed, 0) with no_infomsgs;

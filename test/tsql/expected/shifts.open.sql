@@ -1,5 +1,4 @@
 -- scenario 1: {"estacion":"CAJA2","idEmpresa":"0000000001","cajero":"CAJERO","fondo":500,"idMesero":"02"}
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "usuario" from "usuarios" where "usuario" = @1;
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
@@ -16,4 +15,4 @@ select "Id" from "nsplatformcontrol" where "WorkspaceId" = @1 and "EntityType" =
 insert into "nsplatformcontrol" ("WorkspaceId", "EntityType", "OperationType", "IsSync", "Attempts", "CreateDate") values (@1, @2, @3, @4, @5, @6);
 insert into "bitacoraEnvioVentas" ("fechaapertura") values (@1);
 insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;
+insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
