@@ -9,7 +9,7 @@ import type { JobError, JobMessage, ResultMessage } from '../protocol/messages.j
 import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation } from '../database-errors.js';
 import type { PosDb } from '../pos/schema.js';
 import { DEFAULT_PRINTER_RULE, type PrinterRule } from '../protocol/printer-rule.js';
-import { markOrigins } from '../pos/events/origins.js';
+import { markOrigins, originRows } from '../pos/events/origins.js';
 import { recordedResult, recordOnce, recordResult } from '../pos/idempotency.js';
 import type { OutsideEffect } from '../pos/context.js';
 import type { Implementation } from '../pos/operation.js';
@@ -113,9 +113,11 @@ export class JobRunner {
           },
           parsed.data,
         );
-        await markOrigins(trx, job.jobId, impl.def.marks?.(parsed.data, result) ?? [], base.now);
-        // The key is recorded last, so a new job (the common case) costs one statement for it.
-        if (idem && !(await recordOnce(trx, idem, job.op, result, base.now, this.opts.idempotencyRetentionMs))) throw new AlreadyRecorded();
+        const origins = originRows(job.jobId, impl.def.marks?.(parsed.data, result) ?? [], base.now);
+        // The key and the marks are recorded last, in one statement: what a new job (the common
+        // case) costs beyond its own.
+        if (!idem) await markOrigins(trx, origins);
+        else if (!(await recordOnce(trx, idem, job.op, result, base.now, this.opts.idempotencyRetentionMs, origins))) throw new AlreadyRecorded();
         await this.opts.beforeCommit?.(job.op, trx);
         // Committing after the gateway gave up would apply a write the client was told failed;
         // but what was printed is printed, and its record is what keeps a retry from printing again.

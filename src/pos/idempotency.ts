@@ -9,7 +9,7 @@
  */
 import { PosError } from '../protocol/errors.js';
 import type { PosDb } from './schema.js';
-import { insertKeyIfAbsent } from './sql-dialect.js';
+import { insertKeyIfAbsent, type OriginRow } from './sql-dialect.js';
 
 export interface IdempotencyClaim {
   scope: string;
@@ -17,17 +17,32 @@ export interface IdempotencyClaim {
   fingerprint: string;
 }
 
-/** Records the write's result under its key; false when the key was already recorded (a replay). */
-export async function recordOnce(trx: PosDb, c: IdempotencyClaim, op: string, result: unknown, now: Date, retentionMs: number): Promise<boolean> {
-  return insertKeyIfAbsent(trx, {
-    scope: c.scope,
-    idem_key: c.key,
-    fingerprint: c.fingerprint,
-    op,
-    result: JSON.stringify(result ?? null),
-    created_at: now,
-    expires_at: new Date(now.getTime() + retentionMs),
-  });
+/**
+ * Records the write's result under its key, with its origin marks; false when the key was
+ * already recorded (a replay).
+ */
+export async function recordOnce(
+  trx: PosDb,
+  c: IdempotencyClaim,
+  op: string,
+  result: unknown,
+  now: Date,
+  retentionMs: number,
+  origins: readonly OriginRow[],
+): Promise<boolean> {
+  return insertKeyIfAbsent(
+    trx,
+    {
+      scope: c.scope,
+      idem_key: c.key,
+      fingerprint: c.fingerprint,
+      op,
+      result: JSON.stringify(result ?? null),
+      created_at: now,
+      expires_at: new Date(now.getTime() + retentionMs),
+    },
+    origins,
+  );
 }
 
 /** The result recorded under a key, if any; a key recorded for another request is refused. */

@@ -246,21 +246,36 @@ export interface IdempotencyRow {
   expires_at: Date;
 }
 
+/** An origin mark as `insertKeyIfAbsent` writes it beside the key (ba_event_origins). */
+export interface OriginRow {
+  kind: string;
+  entity: string;
+  job_id: string;
+  created_at: Date;
+}
+
 /**
- * Inserts an idempotency record unless one with its key exists, in one statement; true when it
- * inserted. Either way a concurrent insert of the same key is waited for: PostgreSQL's
- * `ON CONFLICT DO NOTHING` waits for the other transaction to end, and SQL Server's
- * `WHERE NOT EXISTS` reads the key under UPDLOCK, HOLDLOCK, which the other one holds until it
- * commits.
+ * Inserts an idempotency record unless one with its key exists, and the write's origin marks,
+ * in one round trip; true when the key was inserted. Either way a concurrent insert of the same
+ * key is waited for: PostgreSQL's `ON CONFLICT DO NOTHING` waits for the other transaction to
+ * end, and SQL Server's `WHERE NOT EXISTS` reads the key under UPDLOCK, HOLDLOCK, which the
+ * other one holds until it commits. (A key found makes the caller roll the marks back with the
+ * rest of the write.)
  */
-export async function insertKeyIfAbsent(trx: PosDb, row: IdempotencyRow): Promise<boolean> {
+export async function insertKeyIfAbsent(trx: PosDb, row: IdempotencyRow, origins: readonly OriginRow[]): Promise<boolean> {
   const columns = sql`(scope, idem_key, fingerprint, op, result, created_at, expires_at)`;
   const values = sql.join([row.scope, row.idem_key, row.fingerprint, row.op, row.result, row.created_at, row.expires_at]);
+  const marks =
+    origins.length > 0
+      ? sql`insert into ba_event_origins (kind, entity, job_id, created_at) values ${sql.join(origins.map((o) => sql`(${o.kind}, ${o.entity}, ${o.job_id}, ${o.created_at})`))}`
+      : undefined;
+  const key = sql`insert into ba_idempotency ${columns}`;
   const result = await runDialectStatement(trx, {
-    mssql: sql`insert into ba_idempotency ${columns} select ${values} where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = ${row.scope} and idem_key = ${row.idem_key})`,
-    postgres: sql`insert into ba_idempotency ${columns} values (${values}) on conflict (scope, idem_key) do nothing`,
+    // A batch: SQL Server has no INSERT in a WITH; @@ROWCOUNT is the key's insert's.
+    mssql: sql`${marks ? sql`${marks}; ` : sql``}${key} select ${values} where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = ${row.scope} and idem_key = ${row.idem_key}); select @@rowcount as inserted`,
+    postgres: sql`with ${marks ? sql`marks as (${marks}), ` : sql``}recorded as (${key} values (${values}) on conflict (scope, idem_key) do nothing returning 1) select count(*) as inserted from recorded`,
   });
-  return Number(result.numAffectedRows ?? 0) > 0;
+  return Number((result.rows[0] as { inserted: number | string | bigint } | undefined)?.inserted ?? 0) > 0;
 }
 
 /**

@@ -6,15 +6,18 @@
  */
 import type { OriginKind, OriginMark } from '../../protocol/operation.js';
 import type { PosDb } from '../schema.js';
+import type { OriginRow } from '../sql-dialect.js';
 
-/** Marks, in the write's transaction, the records a job changed (as its operation declares them). */
-export async function markOrigins(trx: PosDb, jobId: string, declared: ReadonlyArray<OriginMark | undefined>, now: Date): Promise<void> {
-  const marks = declared.filter((m): m is OriginMark => m !== undefined);
-  if (marks.length === 0) return;
-  await trx
-    .insertInto('ba_event_origins')
-    .values(marks.map((m) => ({ kind: m.kind, entity: m.entity.slice(0, 40), job_id: jobId.slice(0, 64), created_at: now })))
-    .execute();
+/** The rows that mark the records a job changed, as its operation declares them. */
+export function originRows(jobId: string, declared: ReadonlyArray<OriginMark | undefined>, now: Date): OriginRow[] {
+  return declared
+    .filter((m): m is OriginMark => m !== undefined)
+    .map((m) => ({ kind: m.kind, entity: m.entity.slice(0, 40), job_id: jobId.slice(0, 64), created_at: now }));
+}
+
+/** Marks, in the write's transaction, the records a job changed (a keyed job's go with its key). */
+export async function markOrigins(trx: PosDb, rows: readonly OriginRow[]): Promise<void> {
+  if (rows.length > 0) await trx.insertInto('ba_event_origins').values(rows).execute();
 }
 
 export interface Origin extends OriginMark {

@@ -12,5 +12,4 @@ update "tempcheques" set "subtotal" = @1, "subtotalsinimpuestos" = @2, "total" =
 select count(*) as "n" from "registro_dispositivos";
 update "tempcheques" set "cancelado" = @1, "usuariocancelo" = @2, "fechacancelado" = @3, "razoncancelado" = @4, "idmotivocancela" = @5, "idturno" = @6 where "folio" = @7;
 insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuariosolicita", "usuario", "evento", "valores", "estacion", "idempresa", "seriefolio") values (@1, @2, @3, @4, @5, @6, @7, @8, @9, @10);
-insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
+insert into ba_event_origins (kind, entity, job_id, created_at) values (@1, @2, @3, @4); insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @5, @6, @7, @8, @9, @10, @11 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @12 and idem_key = @13); select @@rowcount as inserted;

@@ -7,8 +7,7 @@ select count(*) as "n" from "registro_dispositivos";
 select "ultimofolio" from "folios" with (tablockx) where "serie" = @1;
 update "folios" set "ultimofolio" = @1 where "serie" = @2;
 update "tempcheques" set "impreso" = @1, "numcheque" = @2, "cierre" = @3, "impresiones" = @4, "cambiorepartidor" = @5, "codigo_unico_af" = @6, "domicilioprogramado" = @7, "autorizacionfolio" = @8, "propinaincluida" = @9 where "folio" = @10;
-insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
+insert into ba_event_origins (kind, entity, job_id, created_at) values (@1, @2, @3, @4); insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @5, @6, @7, @8, @9, @10, @11 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @12 and idem_key = @13); select @@rowcount as inserted;
 
 -- scenario 2: {}
 select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "numcheque", "impresiones", "reabiertas", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
@@ -16,8 +15,7 @@ select "d"."movimiento", "d"."idproducto", "d"."cantidad", "d"."precio", "d"."im
 update "tempcheques" set "subtotal" = @1, "subtotalsinimpuestos" = @2, "total" = @3, "totalimpuesto1" = @4, "totalimpuestod1" = @5, "totalimpuestod2" = @6, "totalimpuestod3" = @7, "descuento" = @8, "descuentoimporte" = @9, "subtotalcondescuento" = @10, "totalsindescuento" = @11, "totalsindescuentoimp" = @12, "totaldescuentos" = @13, "totaldescuentoalimentos" = @14, "totaldescuentobebidas" = @15, "totaldescuentootros" = @16, "totalcortesias" = @17, "totalcortesiaalimentos" = @18, "totalcortesiabebidas" = @19, "totalcortesiaotros" = @20, "totaldescuentoycortesia" = @21, "totalalimentos" = @22, "totalbebidas" = @23, "totalotros" = @24, "totalalimentossindescuentos" = @25, "totalbebidassindescuentos" = @26, "totalotrossindescuentos" = @27, "totalarticulos" = @28, "totalconpropina" = @29, "totalconcargo" = @30, "totalconpropinacargo" = @31, "totalcondonativo" = @32, "totalconpropinacargodonativo" = @33 where "folio" = @34;
 select count(*) as "n" from "registro_dispositivos";
 update "tempcheques" set "impresiones" = @1 where "folio" = @2;
-insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
+insert into ba_event_origins (kind, entity, job_id, created_at) values (@1, @2, @3, @4); insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @5, @6, @7, @8, @9, @10, @11 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @12 and idem_key = @13); select @@rowcount as inserted;
 
 -- scenario 3: {"printerId":"3f2504e0-4f89-41d3-9a0c-0305e82c3301"}
 select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "numcheque", "impresiones", "reabiertas", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
@@ -30,7 +28,6 @@ update "tempcheques" set "impreso" = @1, "numcheque" = @2, "cierre" = @3, "impre
 select "t"."nopersonas", "m"."nombre" as "mesero", "e"."nombre" as "empresa", "e"."sucursal" from "tempcheques" as "t" left join "meseros" as "m" on "m"."idmesero" = "t"."idmesero" left join "empresas" as "e" on "e"."idempresa" = "t"."idempresa" where "t"."folio" = @1;
 select "p"."idformadepago", "f"."descripcion", "p"."importe", "p"."propina", "p"."tipodecambio" from "tempchequespagos" as "p" left join "formasdepago" as "f" on "f"."idformadepago" = "p"."idformadepago" where "p"."folio" = @1 order by "p"."idformadepago";
 insert into "ba_print_jobs" ("kind", "order_folio", "is_reprint", "price", "payment_method", "printed_at", "results") values (@1, @2, @3, @4, @5, @6, @7); select cast(scope_identity() as bigint) as "id";
-insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
+insert into ba_event_origins (kind, entity, job_id, created_at) values (@1, @2, @3, @4); insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @5, @6, @7, @8, @9, @10, @11 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @12 and idem_key = @13); select @@rowcount as inserted;
 update "ba_print_jobs" set "results" = @1 where "id" = @2;
 update "ba_idempotency" set "result" = @1 where "scope" = @2 and "idem_key" = @3;

@@ -12,8 +12,7 @@ insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuariosolicit
 update "productos" set "WorkspaceId" = @1 where "idproducto" = @2;
 select "Id" from "nsplatformcontrol" where "WorkspaceId" = @1 and "EntityType" = @2;
 insert into "nsplatformcontrol" ("WorkspaceId", "EntityType", "OperationType", "IsSync", "Attempts", "CreateDate") values (@1, @2, @3, @4, @5, @6);
-insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
+insert into ba_event_origins (kind, entity, job_id, created_at) values (@1, @2, @3, @4); insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @5, @6, @7, @8, @9, @10, @11 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @12 and idem_key = @13); select @@rowcount as inserted;
 
 -- scenario 2: {"idProducto":"1001","idEmpresa":"0000000001","descripcionProducto":"Café americano","idGrupo":"BEB","nombreCorto":"Americano","visibleMenu":true,"precio":35,"impuesto1":16,"impuesto2":0,"impuesto3":0,"bloqueado":false,"permitirprodcompenmodif":false}
 select "idproducto", "WorkspaceId" from "productos" with (updlock, rowlock) where "idproducto" = @1;
@@ -27,5 +26,4 @@ insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuariosolicit
 update "productos" set "WorkspaceId" = @1 where "idproducto" = @2;
 select "Id" from "nsplatformcontrol" where "WorkspaceId" = @1 and "EntityType" = @2;
 insert into "nsplatformcontrol" ("WorkspaceId", "EntityType", "OperationType", "IsSync", "Attempts", "CreateDate") values (@1, @2, @3, @4, @5, @6);
-insert into "ba_event_origins" ("kind", "entity", "job_id", "created_at") values (@1, @2, @3, @4);
-insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @1, @2, @3, @4, @5, @6, @7 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @8 and idem_key = @9);
+insert into ba_event_origins (kind, entity, job_id, created_at) values (@1, @2, @3, @4); insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @5, @6, @7, @8, @9, @10, @11 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @12 and idem_key = @13); select @@rowcount as inserted;
