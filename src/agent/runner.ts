@@ -102,6 +102,10 @@ export class JobRunner {
       pos.db.transaction().execute(async (trx) => {
         afterCommit = [];
         outside = undefined;
+        // A print cannot be rolled back: its key is taken before it runs, so that a second copy
+        // waits for the first and replays it instead of printing again.
+        const claimFirst = idem !== undefined && impl.def.outsideEffect === true;
+        if (claimFirst && !(await recordOnce(trx, idem, job.op, null, base.now, this.opts.idempotencyRetentionMs, []))) throw new AlreadyRecorded();
         const result = await impl.run(
           {
             ...base,
@@ -114,10 +118,11 @@ export class JobRunner {
           parsed.data,
         );
         const origins = originRows(job.jobId, impl.def.marks?.(parsed.data, result) ?? [], base.now);
-        // The key and the marks are recorded last, in one statement: what a new job (the common
-        // case) costs beyond its own.
-        if (!idem) await markOrigins(trx, origins);
-        else if (!(await recordOnce(trx, idem, job.op, result, base.now, this.opts.idempotencyRetentionMs, origins))) throw new AlreadyRecorded();
+        // Any other write's key is recorded last, with its marks, in one statement: all that a new
+        // job (the common case) costs beyond its own statements.
+        if (!idem || claimFirst) await markOrigins(trx, origins);
+        if (claimFirst) await recordResult(trx, idem, result);
+        else if (idem && !(await recordOnce(trx, idem, job.op, result, base.now, this.opts.idempotencyRetentionMs, origins))) throw new AlreadyRecorded();
         await this.opts.beforeCommit?.(job.op, trx);
         // Committing after the gateway gave up would apply a write the client was told failed;
         // but what was printed is printed, and its record is what keeps a retry from printing again.

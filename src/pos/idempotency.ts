@@ -6,6 +6,9 @@
  * second insert waits for the first transaction and then inserts nothing (`insertKeyIfAbsent`).
  * A copy that fails instead (the first copy's write already changed what it needed) answers the
  * stored result too: the row became visible with the first copy's write, in the same commit.
+ *
+ * A write that prints cannot be rolled back: its row is inserted first, before it prints, and
+ * its result filled in at the end (`recordResult`).
  */
 import { PosError } from '../protocol/errors.js';
 import type { PosDb } from './schema.js';

@@ -209,10 +209,17 @@ class PrinterLink {
 
 type StatusAnswer = { answered: false } | { answered: true; fault: PrinterFault | undefined };
 
-async function queryEscposStatus(link: PrinterLink, timeoutMs: number): Promise<StatusAnswer> {
+/**
+ * Asks the printer's status, after `job` when one is given: one write, as the printer reads the
+ * same bytes in the same order either way.
+ */
+type StatusQuery = (link: PrinterLink, timeoutMs: number, job?: Buffer) => Promise<StatusAnswer>;
+
+const ESCPOS_QUERY_BYTES = Buffer.from(ESCPOS_STATUS_QUERIES.flatMap((n) => [...DLE_EOT, n]));
+
+const queryEscposStatus: StatusQuery = async (link, timeoutMs, job) => {
   link.discardInbox();
-  const queries = ESCPOS_STATUS_QUERIES.flatMap((n) => [...DLE_EOT, n]);
-  await link.write(Buffer.from(queries), timeoutMs);
+  await link.write(job ? Buffer.concat([job, ESCPOS_QUERY_BYTES]) : ESCPOS_QUERY_BYTES, timeoutMs);
   const answers: number[] = [];
   while (answers.length < ESCPOS_STATUS_QUERIES.length) {
     const byte = await link.readByte(timeoutMs);
@@ -222,14 +229,14 @@ async function queryEscposStatus(link: PrinterLink, timeoutMs: number): Promise<
   if (answers.length === 0) return { answered: false };
   const [printer, offlineCause = ESCPOS_STATUS.base, paper = ESCPOS_STATUS.base] = answers as [number, ...number[]];
   return { answered: true, fault: escposFault(printer, offlineCause, paper) };
-}
+};
 
-async function queryTsplStatus(link: PrinterLink, timeoutMs: number): Promise<StatusAnswer> {
+const queryTsplStatus: StatusQuery = async (link, timeoutMs, job) => {
   link.discardInbox();
-  await link.write(TSPL_STATUS_QUERY, timeoutMs);
+  await link.write(job ? Buffer.concat([job, TSPL_STATUS_QUERY]) : TSPL_STATUS_QUERY, timeoutMs);
   const byte = await link.readByte(timeoutMs);
   return byte === undefined ? { answered: false } : { answered: true, fault: tsplFault(byte) };
-}
+};
 
 const FAULT_DETAILS: Readonly<Record<PrinterFault, string>> = {
   paper_out: 'out of paper',
@@ -257,10 +264,10 @@ export async function sendToPrinter(target: PrinterAddress, bytes: Buffer, opts:
     const link = new PrinterLink(socket, target);
     const before = checkStatus ? await queryStatus(link, statusTimeoutMs) : { answered: false as const };
     throwOnFault(before, target, 'before sending');
-    await link.write(bytes, writeTimeoutMs);
-    if (before.answered) {
+    if (!before.answered) await link.write(bytes, writeTimeoutMs);
+    else {
       // It answered before, so silence now means it has stopped working, not that it cannot answer.
-      const after = await queryStatus(link, writeTimeoutMs);
+      const after = await queryStatus(link, writeTimeoutMs, bytes);
       if (!after.answered) {
         const what = `no status answer within ${writeTimeoutMs} ms after the job`;
         throw new PrintFailure('timeout', describe(target, what));
