@@ -21,29 +21,19 @@ const OPEN_SHIFT = 2;
 
 /**
  * Rounds on fresh copies: one close is a single sample, and swings with what else the machine
- * does. Each round times both sides back to back, in turns (close first, then copy first), after
- * an untimed round that compiles the code paths of both.
+ * does. Each round opens both sides first and then times them back to back, in turns (close
+ * first, then copy first), so that both meet the same load; an untimed round first compiles the
+ * code paths of both.
  */
-const ROUNDS = 5;
+const ROUNDS = 7;
 
 export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promise<string[]> {
   const template = 'pos_close_template';
   await cluster.admin(`CREATE DATABASE ${template} TEMPLATE ${new URL(posUrl).pathname.slice(1)}`);
   await fillShift(cluster.url(template));
-  await onCopy(cluster, template, 'pos_close_warm_a', timeClose);
-  await onCopy(cluster, template, 'pos_close_warm_b', timeCopy);
+  await round(cluster, template, 'warm', true);
   const rounds: Array<{ closeMs: number; copyMs: number }> = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const close = () => onCopy(cluster, template, `pos_close_a${round}`, timeClose);
-    const copy = () => onCopy(cluster, template, `pos_close_b${round}`, timeCopy);
-    if (round % 2 === 0) {
-      const closeMs = await close();
-      rounds.push({ closeMs, copyMs: await copy() });
-    } else {
-      const copyMs = await copy();
-      rounds.push({ closeMs: await close(), copyMs });
-    }
-  }
+  for (let i = 0; i < ROUNDS; i++) rounds.push(await round(cluster, template, String(i), i % 2 === 0));
   await cluster.admin(`DROP DATABASE ${template}`);
   const ratios = rounds.map((r) => r.closeMs / r.copyMs);
   const closeMs = median(rounds.map((r) => r.closeMs));
@@ -53,67 +43,83 @@ export async function closeShiftBench({ cluster, posUrl }: BenchContext): Promis
   ];
 }
 
+interface Side {
+  time: () => Promise<number>;
+  close: () => Promise<void>;
+}
+
 /**
- * Times `measure` on a fresh copy of the template, dropped afterwards: a copy left behind would
- * be vacuumed by autovacuum (its close deleted 14,000 rows) while later rounds are timed. The
- * checkpoint writes out what creating the copy dirtied, so that neither side pays for it.
+ * One round: each side on a fresh copy of the template, dropped afterwards (a copy left behind
+ * would be vacuumed by autovacuum, its close having deleted 14,000 rows, while later rounds are
+ * timed). The checkpoint writes out what creating the copies dirtied, so that neither side pays
+ * for it.
  */
-async function onCopy(cluster: EmbeddedCluster, template: string, name: string, measure: (url: string) => Promise<number>): Promise<number> {
-  await cluster.admin(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+async function round(cluster: EmbeddedCluster, template: string, name: string, closeFirst: boolean): Promise<{ closeMs: number; copyMs: number }> {
+  const names = [`pos_close_a${name}`, `pos_close_b${name}`] as const;
+  const sides: Side[] = [];
   try {
+    for (const db of names) await cluster.admin(`CREATE DATABASE ${db} TEMPLATE ${template}`);
     await cluster.admin('CHECKPOINT');
-    return await measure(cluster.url(name));
+    const [close, copy] = [await closeSide(cluster.url(names[0])), await copySide(cluster.url(names[1]))];
+    sides.push(close, copy);
+    if (closeFirst) {
+      const closeMs = await close.time();
+      return { closeMs, copyMs: await copy.time() };
+    }
+    const copyMs = await copy.time();
+    return { closeMs: await close.time(), copyMs };
   } finally {
-    await cluster.admin(`DROP DATABASE ${name} WITH (FORCE)`);
+    for (const side of sides) await side.close();
+    for (const db of names) await cluster.admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
   }
 }
 
-async function timeClose(url: string): Promise<number> {
+async function closeSide(url: string): Promise<Side> {
   const log = pino({ level: 'silent' });
   const pos = await openPos(posDatabase({ dialect: 'postgres', url }), log);
-  try {
-    return await time(() =>
-      pos.db
-        .transaction()
-        .execute((trx) =>
-          closeShift.run(
-            { db: trx, dialect: pos.dialect, schema: pos.schema, log, now: new Date() },
-            { idTurno: OPEN_SHIFT, estacion: 'CAJA1', idEmpresa: '0000000001' },
+  return {
+    time: () =>
+      time(() =>
+        pos.db
+          .transaction()
+          .execute((trx) =>
+            closeShift.run(
+              { db: trx, dialect: pos.dialect, schema: pos.schema, log, now: new Date() },
+              { idTurno: OPEN_SHIFT, estacion: 'CAJA1', idEmpresa: '0000000001' },
+            ),
           ),
-        ),
-    );
-  } finally {
-    await pos.close();
-  }
+      ),
+    close: pos.close,
+  };
 }
 
 /** The baseline: the same rows copied with one INSERT … SELECT per table, every shared column. */
-async function timeCopy(url: string): Promise<number> {
+async function copySide(url: string): Promise<Side> {
   const baseline = await openPos(posDatabase({ dialect: 'postgres', url }), pino({ level: 'silent' }));
-  try {
-    const shared = (from: PosTable, to: PosTable, except: string[]) =>
-      baseline.schema.columnNames(from).filter((c) => baseline.schema.has(to, c) && !except.includes(c) && !baseline.schema.column(to, c)!.identity);
-    const list = (columns: string[], prefix = '') => sql.raw(columns.map((c) => `${prefix}"${c}"`).join(', '));
-    const headers = shared('tempcheques', 'cheques', ['folio', 'foliotempcheques']);
-    return await time(() =>
-      baseline.db.transaction().execute(async (trx) => {
-        await sql`insert into cheques (${list(headers)}, foliotempcheques) select ${list(headers)}, folio from tempcheques where idturno = ${OPEN_SHIFT}`.execute(
-          trx,
-        );
-        for (const [from, to, key] of [
-          ['tempcheqdet', 'cheqdet', 'foliodet'],
-          ['tempchequespagos', 'chequespagos', 'folio'],
-        ] as const) {
-          const columns = shared(from, to, [key]);
-          await sql`insert into ${sql.table(to)} (${list(columns)}, ${sql.ref(key)}) select ${list(columns, 's.')}, c.folio from ${sql.table(from)} s join cheques c on c.foliotempcheques = s.${sql.ref(key)}`.execute(
+  const shared = (from: PosTable, to: PosTable, except: string[]) =>
+    baseline.schema.columnNames(from).filter((c) => baseline.schema.has(to, c) && !except.includes(c) && !baseline.schema.column(to, c)!.identity);
+  const list = (columns: string[], prefix = '') => sql.raw(columns.map((c) => `${prefix}"${c}"`).join(', '));
+  const headers = shared('tempcheques', 'cheques', ['folio', 'foliotempcheques']);
+  return {
+    time: () =>
+      time(() =>
+        baseline.db.transaction().execute(async (trx) => {
+          await sql`insert into cheques (${list(headers)}, foliotempcheques) select ${list(headers)}, folio from tempcheques where idturno = ${OPEN_SHIFT}`.execute(
             trx,
           );
-        }
-      }),
-    );
-  } finally {
-    await baseline.close();
-  }
+          for (const [from, to, key] of [
+            ['tempcheqdet', 'cheqdet', 'foliodet'],
+            ['tempchequespagos', 'chequespagos', 'folio'],
+          ] as const) {
+            const columns = shared(from, to, [key]);
+            await sql`insert into ${sql.table(to)} (${list(columns)}, ${sql.ref(key)}) select ${list(columns, 's.')}, c.folio from ${sql.table(from)} s join cheques c on c.foliotempcheques = s.${sql.ref(key)}`.execute(
+              trx,
+            );
+          }
+        }),
+      ),
+    close: baseline.close,
+  };
 }
 
 /**
