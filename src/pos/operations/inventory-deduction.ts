@@ -19,39 +19,50 @@ const RECIPE_TABLES = ['inventariopendiente', 'costos', 'insumos', 'insumosdetal
  * times the quantity sold, at the supply's average cost, in the warehouse the recipe names for
  * the account's area. Cancelled accounts sold nothing; supplies that are not inventoried, and
  * recipes without a warehouse, move no stock (SR drops such rows, row 234).
+ *
+ * The lines are summed by product, company and area first, as SR reads them (one recipe per
+ * product: rows 131-132), so the recipe tables are joined once per product rather than once per
+ * line. The sum is widened so that multiplying it by the recipe quantity keeps every decimal of
+ * both on SQL Server (numeric(24,6) × numeric(12,4) stays within 38 digits), as the product of
+ * each line did.
  */
 async function queueDeduction(ctx: PosContext, idTurno: number): Promise<void> {
   if (RECIPE_TABLES.some((t) => !ctx.schema.hasTable(t))) return;
+  const sold = ctx.db
+    .selectFrom('cheqdet as d')
+    .innerJoin('cheques as c', 'c.folio', 'd.foliodet')
+    .select((eb) => ['d.idproducto', 'c.idempresa', 'c.idarearestaurant', eb.cast<string>(eb.fn.sum('d.cantidad'), 'decimal(24, 6)').as('cantidad')])
+    .where('c.idturno', '=', idTurno)
+    .where((eb) => eb.or([eb('c.cancelado', '=', false), eb('c.cancelado', 'is', null)]))
+    .groupBy(['d.idproducto', 'c.idempresa', 'c.idarearestaurant'])
+    .as('s');
   await ctx.db
     .insertInto('inventariopendiente')
     .columns(['fecha', 'idconcepto', 'idinsumo', 'costo', 'cantidad', 'idalmacen', 'idturno'])
     .expression(
       ctx.db
-        .selectFrom('cheqdet as d')
-        .innerJoin('cheques as c', 'c.folio', 'd.foliodet')
-        .innerJoin('costos as co', (j) => j.onRef('co.idproducto', '=', 'd.idproducto').onRef('co.idempresa', '=', 'c.idempresa'))
+        .selectFrom(sold)
+        .innerJoin('costos as co', (j) => j.onRef('co.idproducto', '=', 's.idproducto').onRef('co.idempresa', '=', 's.idempresa'))
         .innerJoin('insumos as i', 'i.idinsumo', 'co.idinsumo')
         .innerJoin('insumosdetalle as idt', (j) =>
-          j.onRef('idt.idinsumo', '=', 'co.idinsumo').onRef('idt.idempresa', '=', 'c.idempresa').on('idt.inventariable', '=', 1),
+          j.onRef('idt.idinsumo', '=', 'co.idinsumo').onRef('idt.idempresa', '=', 's.idempresa').on('idt.inventariable', '=', 1),
         )
         .innerJoin('recetasalmacenes as ra', (j) =>
           j
-            .onRef('ra.idproducto', '=', 'd.idproducto')
+            .onRef('ra.idproducto', '=', 's.idproducto')
             .onRef('ra.idinsumo', '=', 'co.idinsumo')
-            .onRef('ra.idempresa', '=', 'c.idempresa')
-            .onRef('ra.idarearestaurant', '=', 'c.idarearestaurant'),
+            .onRef('ra.idempresa', '=', 's.idempresa')
+            .onRef('ra.idarearestaurant', '=', 's.idarearestaurant'),
         )
         .select((eb) => [
           eb.cast<Date>(eb.val(ctx.now), 'timestamp').as('fecha'),
           eb.cast<string>(eb.val('SPV'), 'varchar(5)').as('idconcepto'),
           'co.idinsumo',
           eb.fn.max('idt.costopromedio').as('costo'),
-          sql<string>`-sum(${eb.ref('d.cantidad')} * ${eb.ref('co.cantidad')})`.as('cantidad'),
+          sql<string>`-sum(${eb.ref('s.cantidad')} * ${eb.ref('co.cantidad')})`.as('cantidad'),
           'ra.idalmacen',
           eb.cast<number>(eb.val(idTurno), 'bigint').as('idturno'),
         ])
-        .where('c.idturno', '=', idTurno)
-        .where((eb) => eb.or([eb('c.cancelado', '=', false), eb('c.cancelado', 'is', null)]))
         .where('ra.idalmacen', 'is not', null)
         .where('ra.idalmacen', '!=', '')
         .groupBy(['co.idinsumo', 'ra.idalmacen']),
