@@ -69,11 +69,16 @@ process.on('message', (message: unknown) => {
       const { storeUrl } = message as { storeUrl: string };
       store = new GatewayStore(storeUrl);
       gateway = await buildGateway({ store, log, webhookKey: randomBytes(32), rateLimit: { perSecond: 1_000_000, burst: 1_000_000 } });
-      const arrived = new WeakMap<object, bigint>();
-      gateway.app.addHook('onRequest', async (request) => void arrived.set(request, process.hrtime.bigint()));
-      gateway.app.addHook('onResponse', async (request) => {
+      // Cheap, as anything measured inside the process is paid by the gateway's own numbers.
+      const arrived = new WeakMap<object, number>();
+      gateway.app.addHook('onRequest', (request, _reply, done) => {
+        arrived.set(request, performance.now());
+        done();
+      });
+      gateway.app.addHook('onResponse', (request, _reply, done) => {
         const start = arrived.get(request);
-        if (start !== undefined) served.push(Number(process.hrtime.bigint() - start) / 1e6);
+        if (start !== undefined) served.push(performance.now() - start);
+        done();
       });
       const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
       process.send!({ url });

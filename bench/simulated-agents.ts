@@ -45,7 +45,7 @@ function connect(url: string, licenseKey: string, token: string): Promise<WebSoc
     // The welcome says the hello was taken: the agent is then in the hub.
     ws.once('message', (raw) => {
       if ((frameJson(raw) as { type?: string } | undefined)?.type === 'welcome') resolve(ws);
-      else reject(new Error(`expected a welcome, got ${String(raw)}`));
+      else reject(new Error(`${licenseKey}: the gateway answered the hello with something else than a welcome`));
     });
   });
 }
