@@ -1,14 +1,20 @@
 /**
  * agents per instance: one gateway instance in its own process (gateway-process.ts) holding
  * 10,000 simulated agents connected from another process (simulated-agents.ts: real WebSocket
- * connections, each answering jobs and heartbeating every 15 s), and small jobs
- * (GET /turnos/{branch}) sent at 1,000 requests/s spread over them from this process, open
- * loop: requests leave on schedule whether or not earlier ones were answered. Prints p50 and
- * p99 of the requests, the gateway's RSS, and its memory per idle agent connection: the RSS
- * with every agent connected and idle minus the RSS before the first connected, over the
- * agents (both after a garbage collection). Targets: p99 ≤ 50 ms, ≤ 30 KB per connection.
- * Beside the client's times, the gateway's own (a request's arrival to its answer) and its event
- * loop's delay: what the client sees beyond them is spent outside the gateway process.
+ * connections, each answering jobs, and sending a heartbeat and a ping every 15 s as an agent
+ * does), and small jobs (GET /turnos/{branch}, each request to another branch) sent from this
+ * process at 1,000 requests/s for 10 s after 2 s of warm-up at the same rate.
+ *
+ * Open loop: each request leaves when it is due whether or not earlier ones were answered, and
+ * its latency counts from when it was due, not from when it left, so that queueing anywhere (in
+ * the gateway, in this process, on the machine) is in the numbers. Prints p50 and p99 of those
+ * latencies with the rate the requests actually left at; the gateway's own times (a request's
+ * arrival to its answer) and its event loop's delay, so that what the client sees beyond them is
+ * known to be spent outside the gateway; the CPU each of the three processes used over the load
+ * (a simulator or load generator near a full core would be measuring itself); the gateway's RSS,
+ * and its memory per idle agent connection: the RSS with every agent connected and idle minus the
+ * RSS before the first connected, over the agents (both after a garbage collection).
+ * Targets: p99 ≤ 50 ms at 1,000 requests/s, ≤ 30 KB per connection.
  *
  * BENCH_GATEWAY_PROFILE=<dir> writes a CPU profile of the gateway process there (node --cpu-prof).
  */
@@ -19,11 +25,12 @@ import { sha256 } from '../src/gateway/secrets.js';
 import type { MemoryReading, ServedReading } from './gateway-process.js';
 import type { BenchContext } from './run.js';
 import { request } from './http-client.js';
-import { time } from './measure.js';
 
 const SIMULATED_AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const RATE_PER_SECOND = 1_000;
 const LOAD_SECONDS = 10;
+/** At the same rate before the measured load, unmeasured: the request path compiled, as in a gateway that has been up. */
+const WARMUP_SECONDS = 2;
 /** Long enough for every simulated agent to have sent a heartbeat while idle. */
 const IDLE_MS = 16_000;
 const API_KEY = 'agents-bench-key';
@@ -77,28 +84,38 @@ async function registerBranches(store: GatewayStore, user: number): Promise<Arra
   return branches;
 }
 
-/** Open loop at RATE_PER_SECOND for LOAD_SECONDS; the sorted latencies and the rate achieved. */
-async function load(url: string, branches: Array<[string, string]>): Promise<{ latencies: number[]; rate: number }> {
+/**
+ * Open loop at RATE_PER_SECOND for `seconds`: request i is due at start + i / rate and leaves then
+ * (or as soon as this event loop gets to it), answered or not the ones before; its latency counts
+ * from when it was due, so that a late start (this process falling behind) is counted rather than
+ * hidden. Each request goes to another branch, request n (counted over every load of the run, from
+ * `first`) to branch n × 7919 mod their number: ten thousand requests, ten thousand branches.
+ * The sorted latencies, and the rate at which requests actually left.
+ */
+async function load(url: string, branches: Array<[string, string]>, first: number, seconds: number): Promise<{ latencies: number[]; sentPerSecond: number }> {
   const latencies: number[] = [];
-  const sent: Array<Promise<void>> = [];
-  const total = RATE_PER_SECOND * LOAD_SECONDS;
-  const start = Date.now();
-  while (sent.length < total) {
-    const due = Math.min(total, Math.floor(((Date.now() - start) * RATE_PER_SECOND) / 1000) + 1);
-    while (sent.length < due) {
-      const [licenseKey] = branches[(sent.length * 7919) % branches.length]!;
-      sent.push(
-        time(async () => {
-          const res = await request(`${url}/turnos/${licenseKey}`, { headers: { 'x-api-key': API_KEY }, agent: clients });
+  const answered: Array<Promise<void>> = [];
+  const total = RATE_PER_SECOND * seconds;
+  const headers = { 'x-api-key': API_KEY };
+  const start = performance.now();
+  let sent = 0;
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - start) * RATE_PER_SECOND) / 1000) + 1);
+    for (; sent < due; sent++) {
+      const dueAt = start + (sent * 1000) / RATE_PER_SECOND;
+      const [licenseKey] = branches[((first + sent) * 7919) % branches.length]!;
+      answered.push(
+        request(`${url}/turnos/${licenseKey}`, { headers, agent: clients }).then((res) => {
           if (res.status !== 200) throw new Error(`API answered ${res.status}: ${res.body}`);
-        }).then((ms) => void latencies.push(ms)),
+          latencies.push(performance.now() - dueAt);
+        }),
       );
     }
     await sleep(1);
   }
-  await Promise.all(sent);
-  const elapsed = (Date.now() - start) / 1000;
-  return { latencies: latencies.sort((a, b) => a - b), rate: latencies.length / elapsed };
+  const sentPerSecond = total / ((performance.now() - start) / 1000);
+  await Promise.all(answered);
+  return { latencies: latencies.sort((a, b) => a - b), sentPerSecond };
 }
 
 export async function agentsBench({ cluster }: BenchContext): Promise<string[]> {
@@ -123,15 +140,24 @@ export async function agentsBench({ cluster }: BenchContext): Promise<string[]> 
     const connectSeconds = (Date.now() - connectStart) / 1000;
     await sleep(IDLE_MS);
     const idle = await reply<MemoryReading>(gateway, 'memory');
+    await load(url, branches, 0, WARMUP_SECONDS);
     await reply<ServedReading>(gateway, 'served');
-    const { latencies, rate } = await load(url, branches);
+    await reply(agents, 'cpu');
+    const cpuBefore = process.cpuUsage();
+    const loadStart = performance.now();
+    const { latencies, sentPerSecond } = await load(url, branches, WARMUP_SECONDS * RATE_PER_SECOND, LOAD_SECONDS);
+    const loadMs = performance.now() - loadStart;
+    const generatorCpu = process.cpuUsage(cpuBefore);
     const inGateway = await reply<ServedReading>(gateway, 'served');
+    const { cpuMs: agentsCpuMs } = await reply<{ cpuMs: number }>(agents, 'cpu');
     const loaded = await reply<MemoryReading>(gateway, 'memory');
     const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
     const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
     const perConnection = (idle.rss - before.rss) / SIMULATED_AGENTS / 1024;
+    const share = (cpuMs: number) => `${((100 * cpuMs) / loadMs).toFixed(0)}%`;
     return [
-      `agents per instance: ${SIMULATED_AGENTS.toLocaleString('en')} simulated agents on one instance (connected in ${connectSeconds.toFixed(1)} s); small job p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms at ${rate.toFixed(0)} requests/s (target p99 ≤ 50 ms at 1,000/s); in the gateway, arrival to answer p50 ${inGateway.p50.toFixed(1)} ms, p99 ${inGateway.p99.toFixed(1)} ms, event loop delay p99 ${inGateway.loopDelayP99.toFixed(1)} ms`,
+      `agents per instance: ${SIMULATED_AGENTS.toLocaleString('en')} simulated agents on one instance (connected in ${connectSeconds.toFixed(1)} s); small job p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms from when each was due, sent at ${sentPerSecond.toFixed(0)} requests/s (target p99 ≤ 50 ms at 1,000/s); in the gateway, arrival to answer p50 ${inGateway.p50.toFixed(1)} ms, p99 ${inGateway.p99.toFixed(1)} ms, event loop delay p99 ${inGateway.loopDelayP99.toFixed(1)} ms`,
+      `agents load, CPU as a share of one core over it: gateway ${share(inGateway.cpuMs)} (${((1000 * inGateway.cpuMs) / latencies.length).toFixed(0)} µs per request, heartbeats and pings included), simulated agents ${share(agentsCpuMs)}, load generator ${share((generatorCpu.user + generatorCpu.system) / 1000)} (its process also holds the other benches' idle gateway)`,
       `gateway memory: ${mb(idle.rss)} RSS with the agents idle (${mb(before.rss)} before they connected, ${mb(loaded.rss)} after the load); ${perConnection.toFixed(1)} KB per idle agent connection (target ≤ 30 KB; heap ${((idle.heapUsed - before.heapUsed) / SIMULATED_AGENTS / 1024).toFixed(1)} KB of it)`,
     ];
   } finally {

@@ -29,6 +29,7 @@ import { sendToAgent, type ConnectedAgent, type Greeting } from './hub/connected
 import { sweepConnections } from './hub/connection-sweep.js';
 import { takeHello } from './hub/greeting.js';
 import { PendingJobs } from './hub/pending-jobs.js';
+import { successfulResult } from './hub/result-frame.js';
 import { StatusBatcher } from './hub/status-batcher.js';
 import type { GatewayStore } from './store.js';
 
@@ -258,7 +259,9 @@ export class AgentHub {
       if (agent.pingSentAt > 0) agent.roundTripMs = agent.lastSeen - agent.pingSentAt;
     });
     ws.on('ping', () => {
-      if (agent) agent.lastSeen = Date.now();
+      if (!agent) return;
+      agent.lastSeen = Date.now();
+      agent.peerPingAt = agent.lastSeen;
     });
     ws.on('message', (raw) => {
       if (agent) this.#received(agent, raw);
@@ -299,7 +302,9 @@ export class AgentHub {
     agent.lastSeen = Date.now();
     const message = frameJson(raw);
     if (message === undefined) return;
-    // Results are most of the traffic: check them against their own schema, not the union.
+    const result = successfulResult(message);
+    if (result) return void this.#pending.settle(result.jobId, agent, { ok: true, data: result.data });
+    // The other results: checked against their own schema, not the union.
     const type = typeof message === 'object' && message !== null && 'type' in message ? message.type : undefined;
     const parsed = (type === 'result' ? resultMessage : agentMessage).safeParse(message);
     if (!parsed.success) {

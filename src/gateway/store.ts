@@ -5,9 +5,10 @@
  * ACCESS_CHANNEL, so running gateways forget those lookups at once (./access-changes.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import { LruMap } from 'toad-cache';
 import { createPgPool } from '../postgres-pool.js';
+import { BatchedLookup } from './batched-lookup.js';
 import { migrationsDir, runMigrations } from '../sql-migrations.js';
 import { gatewayDefaults } from '../config/schema.js';
 import { EventStore } from './event-store.js';
@@ -97,6 +98,7 @@ export class GatewayStore {
   readonly rateLimits: RateLimitWindows;
   readonly #keys: LruMap<ApiKeyOwner | null>;
   readonly #owners: LruMap<number | null>;
+  readonly #ownerLookups = new BatchedLookup((licenseKeys: string[]) => this.#ownersOf(licenseKeys), null);
   // Bumped whenever cached lookups are forgotten: an answer read before a change committed must
   // not be cached after the change was announced.
   #accessGeneration = 0;
@@ -158,15 +160,24 @@ export class GatewayStore {
     return rows.map((r) => r.license_key);
   }
 
-  /** The user owning a branch, or null when no such branch is registered. */
+  /**
+   * The user owning a branch, or null when no such branch is registered. Every request naming a
+   * branch asks; the ones not cached are read together with the others of the same turn.
+   */
   async branchOwner(licenseKey: string): Promise<number | null> {
     const cached = this.#owners.get(licenseKey);
     if (cached !== undefined) return cached;
     const generation = this.#accessGeneration;
-    const row = await this.db.selectFrom('gw_branches').select('user_id').where('license_key', '=', licenseKey).executeTakeFirst();
-    const value = row ? Number(row.user_id) : null;
+    const value = await this.#ownerLookups.get(licenseKey);
     if (generation === this.#accessGeneration) this.#owners.set(licenseKey, value);
     return value;
+  }
+
+  async #ownersOf(licenseKeys: string[]): Promise<Map<string, number>> {
+    const { rows } = await this.db.executeQuery(
+      CompiledQuery.raw('select license_key, user_id from gw_branches where license_key = any($1::text[])', [licenseKeys]),
+    );
+    return new Map((rows as Array<{ license_key: string; user_id: number | string }>).map((r) => [r.license_key, Number(r.user_id)]));
   }
 
   /** Forgets cached API-key lookups: a key was added or revoked (by any process). */

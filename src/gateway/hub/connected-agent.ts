@@ -31,6 +31,8 @@ export interface ConnectedAgent {
   /** The last ping's round trip, for the clock offset (0 until the first pong). */
   roundTripMs: number;
   pingSentAt: number;
+  /** When the agent last pinged the gateway (0: never): an agent that pings needs fewer pings. */
+  peerPingAt: number;
   /** `process.platform` of the agent, from its hello's `os`; null for agents that do not say. */
   platform: string | null;
 }

@@ -27,6 +27,7 @@ export function takeHello(greeting: Greeting, message: unknown, pingIntervalMs: 
     nextPingAt: now + pingIntervalMs,
     roundTripMs: 0,
     pingSentAt: 0,
+    peerPingAt: 0,
     platform: h.os?.split(' ')[0] ?? null,
   };
   const change: StatusChange = {

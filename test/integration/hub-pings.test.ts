@@ -1,0 +1,66 @@
+/**
+ * The hub's pings (hub/connection-sweep.ts): an agent that pings the gateway itself is pinged
+ * only now and then (for the round trip), one that does not is pinged every interval, and one
+ * that stops pinging is pinged again. Real gateway, real WebSocket clients.
+ */
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { GatewayStore } from '../../src/gateway/store.js';
+import { AGENT_PATH } from '../../src/protocol/messages.js';
+import { newGatewayDatabase } from '../support/databases.js';
+
+const PING_MS = 200;
+let store: GatewayStore;
+let gateway: Gateway;
+let url: string;
+
+beforeAll(async () => {
+  store = new GatewayStore(await newGatewayDatabase());
+  await store.migrate();
+  const user = await store.ensureUser('pings');
+  for (const n of [1, 2]) await store.upsertBranch(user, `PING0000000000${n}0`, `agt_pings_${n}`, `pings ${n}`);
+  gateway = await buildGateway({ store, log: pino({ level: 'silent' }), webhookKey: randomBytes(32), hub: { pingIntervalMs: PING_MS, deadAfterMs: 10_000 } });
+  url = (await gateway.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+});
+afterAll(async () => {
+  await gateway?.app.close();
+  await store?.close();
+});
+
+/** A connected agent counting the gateway's pings. */
+async function agent(n: number): Promise<{ ws: WebSocket; pings: () => number }> {
+  const licenseKey = `PING0000000000${n}0`;
+  const ws = new WebSocket(new URL(AGENT_PATH, url), { headers: { authorization: `Bearer agt_pings_${n}` } });
+  let pings = 0;
+  ws.on('ping', () => pings++);
+  await new Promise((resolve) => ws.once('open', resolve));
+  const welcome = new Promise((resolve) => ws.once('message', resolve));
+  ws.send(JSON.stringify({ type: 'hello', licenseKey, workerId: `w${n}`, agentVersion: 'test', posVersion: null }));
+  await welcome;
+  return { ws, pings: () => pings };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+it('pings an agent that pings it only for the round trip, and one that stopped as any other', async () => {
+  const [pinging, silent] = await Promise.all([agent(1), agent(2)]);
+  const beat = setInterval(() => pinging.ws.ping(), PING_MS / 2);
+  try {
+    await sleep(PING_MS * 12);
+    expect(silent.pings()).toBeGreaterThanOrEqual(7);
+    // The first ping, then one every fourth interval.
+    expect(pinging.pings()).toBeGreaterThanOrEqual(1);
+    expect(pinging.pings()).toBeLessThanOrEqual(4);
+    expect(pinging.pings()).toBeLessThan(silent.pings() / 2);
+  } finally {
+    clearInterval(beat);
+  }
+  const before = pinging.pings();
+  await sleep(PING_MS * 8);
+  expect(pinging.pings() - before).toBeGreaterThanOrEqual(4);
+  pinging.ws.close();
+  silent.ws.close();
+});
