@@ -23,6 +23,7 @@ import { buildRelease } from './release.js';
 import { roundtrip } from './roundtrip.js';
 import { searchBench } from './search.js';
 import { posDatabase } from '../src/config/schema.js';
+import { DEMO_PRINTER_RULE } from '../src/demo/printers.js';
 
 export interface BenchContext {
   cluster: EmbeddedCluster;
@@ -59,8 +60,8 @@ try {
     ],
     apiKeys: [{ key: apiKey, owner: 'bench' }],
     log,
-    // The latency bench's receiver listens on loopback, over plain http.
-    gateway: { rateLimit: { perSecond: 1_000_000, burst: 1_000_000 }, webhooks: { allowHttp: true, allowLoopback: true } },
+    // The latency bench's receiver and the print bench's printer listen on loopback.
+    gateway: { rateLimit: { perSecond: 1_000_000, burst: 1_000_000 }, webhooks: { allowHttp: true, allowLoopback: true }, printers: DEMO_PRINTER_RULE },
     startAgents: false,
   });
   const agent = spawnAgent({
@@ -71,6 +72,7 @@ try {
     database: posDatabase({ dialect: 'postgres', url: posUrl }),
     health: { port: 0 },
     events: { pollIntervalMs: BENCH_POLL_INTERVAL_MS },
+    printers: DEMO_PRINTER_RULE,
   });
   const pos = await openPos(posDatabase({ dialect: 'postgres', url: posUrl }), log);
   try {
