@@ -12,11 +12,12 @@ import { statement } from '../support/sr-traces.js';
 import { startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
-const hooks: { clock?: () => number } = {};
+/** The branch server's clock, when a test sets it. */
+const branchClock: { now?: () => number } = {};
 const company = '0000000001';
 
 beforeAll(async () => {
-  stack = await startTestStack({ agentHooks: { wallClock: () => (hooks.clock ?? Date.now)() } });
+  stack = await startTestStack({ agent: { wallClock: () => (branchClock.now ?? Date.now)() } });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -54,7 +55,7 @@ describe('what SR reads before it opens a shift (order-lifecycle rows 13, 26, 28
 
   it('a shift of the company opened in the same second (row 26): the next one opens at the next second, once the clock reaches it', async () => {
     const second = Math.floor(Date.now() / 1000) * 1000;
-    hooks.clock = () => second;
+    branchClock.now = () => second;
     try {
       await strict()
         .insertInto('turnos')
@@ -90,12 +91,12 @@ describe('what SR reads before it opens a shift (order-lifecycle rows 13, 26, 28
         .where('idturno', '=', opened.body.idTurno)
         .execute();
     } finally {
-      hooks.clock = undefined;
+      branchClock.now = undefined;
     }
   });
 
   it('a clock behind the last close or the latest opening (rows 28-30) is refused', async () => {
-    hooks.clock = () => Date.parse('2001-02-03T12:00:00');
+    branchClock.now = () => Date.parse('2001-02-03T12:00:00');
     try {
       const before = await lastShift();
       const refused = await open();
@@ -103,7 +104,7 @@ describe('what SR reads before it opens a shift (order-lifecycle rows 13, 26, 28
       expect(refused.body.code).toBe('clock_behind_last_close');
       expect(await lastShift()).toBe(before);
     } finally {
-      hooks.clock = undefined;
+      branchClock.now = undefined;
     }
   });
 });

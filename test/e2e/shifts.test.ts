@@ -5,13 +5,13 @@ import type { PosDb } from '../../src/pos/schema.js';
 import { localIso } from '../../src/pos/values.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
 import { skipOnBabelfish } from '../support/babelfish.js';
+import { trapCommits } from '../support/commit-trap.js';
 
 let stack: TestStack;
 let db: PosDb;
-const hooks: { beforeCommit?: (op: string) => void } = {};
 
 beforeAll(async () => {
-  stack = await startTestStack({ agentHooks: { beforeCommit: (op) => hooks.beforeCommit?.(op) } });
+  stack = await startTestStack();
   db = stack.pos.get(BRANCH)!.db;
 });
 afterAll(async () => {
@@ -205,10 +205,8 @@ describe('close a shift', () => {
 
   it('a failure in the middle of a close leaves every table as it was', async () => {
     await fillShift();
+    const trap = await trapCommits(db, 'shifts.close', 'fail');
     const before = await snapshot(db);
-    hooks.beforeCommit = (op) => {
-      if (op === 'shifts.close') throw new Error('power cut');
-    };
     try {
       const res = await write('/turnos_cierre/{lk}', {
         idTurno: 2,
@@ -217,8 +215,9 @@ describe('close a shift', () => {
         declaracion: [{ idFormaDePago: 'EFE', importe: 100 }],
       });
       expect(res.status).toBe(500);
+      expect(await trap.reached()).toBe(1);
     } finally {
-      hooks.beforeCommit = undefined;
+      await trap.remove();
     }
     expect(await snapshot(db)).toEqual(before);
   });

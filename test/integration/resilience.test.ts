@@ -17,7 +17,7 @@ import { skipOnBabelfish } from '../support/babelfish.js';
 describe('connection drops', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack({ agent: { connection: { backoffBaseMs: 5, backoffMaxMs: 40 } } });
+    stack = await startTestStack({ links: true, agent: { connection: { backoffBaseMs: 5, backoffMaxMs: 40 } } });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -28,14 +28,15 @@ describe('connection drops', () => {
     const created = await write(`/temp_ordenes/${BRANCH}`, { estacion: 'CAJA1', idEmpresa: '0000000001' }, randomUUID());
     const folio = created.body.folio as number;
     const agent = stack.agents.get(BRANCH)!;
+    const link = stack.links.get(BRANCH)!;
     const outcomes = { first: new Map<number, number>(), retries: 0 };
 
     for (let i = 0; i < 100; i++) {
       const key = randomUUID();
       const body = { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] };
       const pending = write(`/temp_ordenes/${BRANCH}/${folio}/productos`, body, key);
-      // Drop at a different moment each time: before, during or after the job.
-      setTimeout(() => agent.connection.drop(), i % 7);
+      // Cut the link at a different moment each time: before, during or after the job.
+      setTimeout(() => link.sever(), i % 7);
       let res = await pending;
       outcomes.first.set(res.status, (outcomes.first.get(res.status) ?? 0) + 1);
       while (res.status !== 200) {
