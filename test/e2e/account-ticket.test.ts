@@ -16,6 +16,7 @@ import { API_KEY, BRANCH, OTHER_USERS_BRANCH, OTHER_API_KEY, startTestStack, typ
 import { expectGolden } from '../unit/printing/golden.js';
 import { trapCommits } from '../support/commit-trap.js';
 import { until } from '../support/until.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -65,7 +66,7 @@ const tacos = { movimiento: 1, idProducto: '3001', cantidad: 2 }; // 2 × 89.00 
 const refresco = { movimiento: 2, idProducto: '1005', cantidad: 1 }; // 29.90
 
 async function openOrder(mesa: string, productos: unknown[] = [tacos, refresco]): Promise<number> {
-  const res = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', mesa, idMesero: '01', productos });
+  const res = await write('/temp_ordenes/{lk}', orderBody({ serie: 'A', mesa, idMesero: '01', productos }));
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.folio;
 }

@@ -13,6 +13,7 @@ import { BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANC
 import { PosFixtures } from '../support/fixtures.js';
 import { until } from '../support/until.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { base } from '../support/accounts.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -20,7 +21,6 @@ let receiver: WebhookReceiver;
 let hook: { id: string; secret: string };
 
 const COMPANY = '0000000001';
-const base = { estacion: 'CAJA1', serie: 'A', idEmpresa: COMPANY, noPersonas: 2 };
 
 beforeAll(async () => {
   stack = await startTestStack({

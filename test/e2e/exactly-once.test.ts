@@ -11,6 +11,7 @@ import { withTerminal } from '../support/databases.js';
 import { skipOnBabelfish } from '../support/babelfish.js';
 import { takeGate, trapCommits } from '../support/commit-trap.js';
 import { until } from '../support/until.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -27,7 +28,7 @@ function write(path: string, body: unknown, key: string = randomUUID()): Promise
   return stack.api('POST', path.replace('{lk}', BRANCH), { body, headers: { 'idempotency-key': key } });
 }
 
-const order = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', mesa: '', idMesero: '01' };
+const order = orderBody({ serie: 'A', mesa: '', idMesero: '01' });
 const line = (idProducto: string, movimiento = 1) => ({ movimiento, idProducto, cantidad: 1 });
 
 async function newOrder(): Promise<number> {

@@ -13,6 +13,7 @@ import { LOOPBACK } from '../support/printer-ports.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
 import { until } from '../support/until.js';
 import { trapCommits } from '../support/commit-trap.js';
+import { orderBody } from '../support/order-body.js';
 
 const MINUTE = 60_000;
 /** The agents' wall clock, this many ms off the gateway's. */
@@ -32,7 +33,7 @@ afterAll(async () => {
 });
 
 const createOrder = (estacion = 'CAJA1') =>
-  stack.api('POST', `/temp_ordenes/${BRANCH}`, { body: { estacion, idEmpresa: '0000000001' }, headers: { 'idempotency-key': randomUUID() } });
+  stack.api('POST', `/temp_ordenes/${BRANCH}`, { body: orderBody({ estacion }), headers: { 'idempotency-key': randomUUID() } });
 
 describe("an agent whose clock is off the gateway's", () => {
   it.each([

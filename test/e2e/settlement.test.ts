@@ -9,6 +9,7 @@ import type { PosDb } from '../../src/pos/schema.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { trapCommits } from '../support/commit-trap.js';
 import { until } from '../support/until.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -28,7 +29,7 @@ function write(path: string, body: unknown, key = randomUUID()): Promise<ApiResp
 const tacos = { movimiento: 1, idProducto: '3001', cantidad: 2 }; // 2 × 89.00 = 178.00
 
 async function openOrder(productos: unknown[] = [tacos], mesa = ''): Promise<number> {
-  const res = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', mesa, idMesero: '01', productos });
+  const res = await write('/temp_ordenes/{lk}', orderBody({ serie: 'A', mesa, idMesero: '01', productos }));
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.folio;
 }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localIso } from '../../src/pos/values.js';
 import { statement } from '../support/sr-traces.js';
 import { startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 /** The branch server's clock, when a test sets it. */
@@ -130,7 +131,7 @@ describe('what SR reads before it closes a shift (shift-close rows 29, 66)', () 
     // Printed and handed over, then reopened at a terminal: it carries the shift and is not paid.
     const printed = await write(
       '/temp_ordenes/{lk}',
-      { estacion: 'CAJA2', idEmpresa: company, productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] },
+      orderBody({ estacion: 'CAJA2', productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] }),
       STRICT_BRANCH,
     );
     await strict().updateTable('tempcheques').set({ impreso: true, idturno: idTurno }).where('folio', '=', printed.body.folio).execute();
@@ -161,7 +162,7 @@ describe('what SR reads before it closes a shift (shift-close rows 29, 66)', () 
       .execute();
     const sale = await write(
       '/ordenes/{lk}',
-      { estacion: 'CAJA2', idEmpresa: company, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: 'ZZ01', cantidad: 1 }] },
+      orderBody({ estacion: 'CAJA2', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: 'ZZ01', cantidad: 1 }] }),
       STRICT_BRANCH,
     );
     expect(sale.body.idTurno).toBe(idTurno);

@@ -13,6 +13,7 @@ import { newGatewayDatabase, newInterruptiblePosDatabase, openPosDb, type Interr
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { until } from '../support/until.js';
 import { skipOnBabelfish } from '../support/babelfish.js';
+import { orderBody } from '../support/order-body.js';
 
 describe('connection drops', () => {
   let stack: TestStack;
@@ -25,7 +26,7 @@ describe('connection drops', () => {
 
   it('100 drops in the middle of writes: every write lands exactly once and the next request succeeds', async () => {
     const write = (path: string, body: unknown, key: string): Promise<ApiResponse> => stack.api('POST', path, { body, headers: { 'idempotency-key': key } });
-    const created = await write(`/temp_ordenes/${BRANCH}`, { estacion: 'CAJA1', idEmpresa: '0000000001' }, randomUUID());
+    const created = await write(`/temp_ordenes/${BRANCH}`, orderBody(), randomUUID());
     const folio = created.body.folio as number;
     const agent = stack.agents.get(BRANCH)!;
     const link = stack.links.get(BRANCH)!;
@@ -125,7 +126,7 @@ describe('database restart under load', () => {
     const write = await fetch(`${stack.url}/temp_ordenes/${BRANCH}`, {
       method: 'POST',
       headers: { 'x-api-key': 'k', 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-      body: JSON.stringify({ estacion: 'CAJA1', idEmpresa: '0000000001' }),
+      body: JSON.stringify(orderBody()),
     });
     expect(write.status).toBe(201);
     const direct = await openPosDb(pos.config);

@@ -1,18 +1,13 @@
 /**
- * What the account-writing end-to-end tests share: the body of a create-order call, a stack with
- * its branches' databases, a write with a fresh Idempotency-Key, an open order, the rows an
+ * What the account-writing end-to-end tests share: a stack with its branches' databases, a write with a fresh Idempotency-Key, an open order, the rows an
  * account leaves, the row counts a refused write must leave unchanged, and the products they
  * order.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
+import { orderBody } from './order-body.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from './stack.js';
-
-/** The body of a create-order call: an account at CAJA1 of the branch's company, with the fields a test adds or changes. */
-export function orderBody(fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return { estacion: 'CAJA1', idEmpresa: '0000000001', ...fields };
-}
 
 export const base = orderBody({ serie: 'A', noPersonas: 2 });
 
