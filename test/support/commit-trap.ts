@@ -1,7 +1,7 @@
 /**
  * Faults at the commit of the agent's writes, made with the POS database's own parts: a trigger
  * on the agent's idempotency record, whose result is the last thing every write with an
- * Idempotency-Key writes before it commits. The trap fails the write there, or makes it wait at
+ * Idempotency-Key writes before it commits (inserted with it, or filled in by an update). The trap fails the write there, or makes it wait at
  * a gate: a row that whoever takes it (`takeGate`) keeps locked until their transaction ends. It counts the writes that
  * reached it in a sequence, which a rollback does not undo, and keeps the result each write
  * recorded in a table, which commits or rolls back with the write.
@@ -33,7 +33,7 @@ function statements(postgres: boolean, op: string, fail: boolean): string[] {
       'CREATE SEQUENCE test_trap_reached',
       `CREATE FUNCTION test_trap() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN
-         IF NEW.op = ${quoted} AND NEW.result <> '' THEN
+         IF NEW.op = ${quoted} AND NEW.result IS NOT NULL AND NEW.result <> '' THEN
            PERFORM nextval('test_trap_reached');
            UPDATE test_trap_gate SET n = n + 1 WHERE id = 1;
            INSERT INTO test_trap_recorded (result) VALUES (NEW.result);
@@ -41,7 +41,7 @@ function statements(postgres: boolean, op: string, fail: boolean): string[] {
          END IF;
          RETURN NEW;
        END $$`,
-      'CREATE TRIGGER test_trap AFTER UPDATE ON ba_idempotency FOR EACH ROW EXECUTE FUNCTION test_trap()',
+      'CREATE TRIGGER test_trap AFTER INSERT OR UPDATE ON ba_idempotency FOR EACH ROW EXECUTE FUNCTION test_trap()',
     ];
   }
   return [
@@ -49,14 +49,14 @@ function statements(postgres: boolean, op: string, fail: boolean): string[] {
     'INSERT INTO test_trap_gate VALUES (1, 0)',
     'CREATE TABLE test_trap_recorded (id int IDENTITY PRIMARY KEY, result nvarchar(max) NOT NULL)',
     'CREATE SEQUENCE test_trap_reached AS int START WITH 1',
-    `CREATE TRIGGER test_trap ON ba_idempotency AFTER UPDATE AS
+    `CREATE TRIGGER test_trap ON ba_idempotency AFTER INSERT, UPDATE AS
      BEGIN
        SET NOCOUNT ON;
-       IF EXISTS (SELECT 1 FROM inserted WHERE op = ${quoted} AND result <> '')
+       IF EXISTS (SELECT 1 FROM inserted WHERE op = ${quoted} AND result IS NOT NULL AND result <> '')
        BEGIN
          DECLARE @n int = NEXT VALUE FOR test_trap_reached;
          UPDATE test_trap_gate SET n = n + 1 WHERE id = 1;
-         INSERT INTO test_trap_recorded (result) SELECT result FROM inserted WHERE op = ${quoted};
+         INSERT INTO test_trap_recorded (result) SELECT result FROM inserted WHERE op = ${quoted} AND result IS NOT NULL AND result <> '';
          ${fail ? "THROW 50000, 'the write was refused at its commit', 1;" : ''}
        END
      END`,
