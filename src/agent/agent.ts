@@ -11,7 +11,7 @@ import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
 import { EventPump } from './event-pump.js';
 import { HealthReporter } from './health-report.js';
-import { JobRunner, type RunnerOptions } from './runner.js';
+import { JobRunner } from './runner.js';
 import { startScheduler } from './scheduler.js';
 import { UpgradeRunner, type UpgradeOptions } from './upgrades.js';
 
@@ -40,6 +40,8 @@ export interface AgentConfig {
   };
   /** Remote upgrades: without a public key or an installer every order is answered `failed` with why. */
   upgrades?: Partial<Pick<UpgradeOptions, 'publicKey' | 'downloadDir' | 'installer' | 'installerRecord' | 'pollMs'>>;
+  /** The branch server's wall clock (Date.now unless given): the times written to the POS and reported to the gateway. */
+  wallClock?: () => number;
 }
 
 export interface Agent {
@@ -54,11 +56,7 @@ export interface Agent {
   stop(graceMs?: number): Promise<void>;
 }
 
-export async function startAgent(
-  config: AgentConfig,
-  log: Logger,
-  testHooks: Pick<RunnerOptions, 'beforeCommit' | 'afterCommit' | 'wallClock'> = {},
-): Promise<Agent> {
+export async function startAgent(config: AgentConfig, log: Logger): Promise<Agent> {
   const defaults = agentDefaults();
   const workerId = config.workerId ?? `${hostname()}-${config.licenseKey}`;
   const pos = await openPos(config.database, log);
@@ -69,10 +67,10 @@ export async function startAgent(
     concurrency: config.concurrency ?? defaults.concurrency,
     printerRule: config.printers ?? defaults.printers,
     idempotencyRetentionMs: (config.idempotencyRetentionHours ?? defaults.idempotencyRetentionHours) * 3_600_000,
-    ...testHooks,
+    wallClock: config.wallClock,
   });
   const pingDatabase = () => ping(pos.db);
-  const health = new HealthReporter({ pingDatabase, jobsRunning: () => runner.running, wallClock: testHooks.wallClock });
+  const health = new HealthReporter({ pingDatabase, jobsRunning: () => runner.running, wallClock: config.wallClock });
   let accepting = true;
   const events: EventPump = new EventPump({
     pos,
@@ -119,7 +117,7 @@ export async function startAgent(
     isIdle: () => runner.running === 0,
     report: (message) => connection.send(message),
     log,
-    wallClock: testHooks.wallClock,
+    wallClock: config.wallClock,
   });
   const stopScheduler = startScheduler({ pos, log });
   connection.onChange((connected) => events.connectionChanged(connected));

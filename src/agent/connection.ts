@@ -82,11 +82,6 @@ export class GatewayConnection {
     return true;
   }
 
-  /** Drops the current socket as a network failure would; the agent reconnects by itself. */
-  drop(): void {
-    this.#ws?.terminate();
-  }
-
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#retryTimer);

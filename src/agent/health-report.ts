@@ -13,7 +13,7 @@ const DATABASE_CHECK_MS = 3_000;
 export interface HealthReporterOptions {
   pingDatabase: () => Promise<void>;
   jobsRunning: () => number;
-  /** The branch server's wall clock; tests set it off the gateway's. */
+  /** The branch server's wall clock (Date.now unless given), which may be off the gateway's. */
   wallClock?: () => number;
 }
 

@@ -23,11 +23,7 @@ export interface RunnerOptions {
   idempotencyRetentionMs: number;
   /** Where printers may be; DEFAULT_PRINTER_RULE unless given. */
   printerRule?: PrinterRule;
-  /** Called inside a write's transaction just before commit; tests use it to inject failures. */
-  beforeCommit?: (op: string, trx: PosDb) => Promise<void> | void;
-  /** Called once a write has committed, before its answer is sent; tests use it to lose answers. */
-  afterCommit?: (op: string) => void;
-  /** The branch server's wall clock (Date.now); tests set it minutes off the gateway's. */
+  /** The branch server's wall clock (Date.now unless given), which may be minutes off the gateway's. */
   wallClock?: () => number;
 }
 
@@ -123,7 +119,6 @@ export class JobRunner {
         if (!idem || claimFirst) await markOrigins(trx, origins);
         if (claimFirst) await recordResult(trx, idem, result);
         else if (idem && !(await recordOnce(trx, idem, job.op, result, base.now, this.opts.idempotencyRetentionMs, origins))) throw new AlreadyRecorded();
-        await this.opts.beforeCommit?.(job.op, trx);
         // Committing after the gateway gave up would apply a write the client was told failed;
         // but what was printed is printed, and its record is what keeps a retry from printing again.
         if (performance.now() > deadline && !impl.def.outsideEffect) throw new Deadline();
@@ -160,7 +155,6 @@ export class JobRunner {
     for (const task of afterCommit) {
       await task(pos.db).catch((error: unknown) => base.log.warn({ err: error }, 'housekeeping after the write failed; the write itself is committed'));
     }
-    this.opts.afterCommit?.(job.op);
     return result;
   }
 

@@ -23,6 +23,8 @@ export interface StackBranch {
   owner: string;
   /** The branch's POS database, ready to use (schema installed, data seeded). */
   database: PosDbConfig;
+  /** Where the branch's agent reaches the gateway when not directly (through a proxy); the stack's own URL unless given. */
+  gatewayUrl?: string;
 }
 
 export interface StackOptions {
@@ -35,8 +37,7 @@ export interface StackOptions {
   log: Logger;
   /** A webhook key is made for the stack unless given. */
   gateway?: Omit<GatewayOptions, 'store' | 'log' | 'webhookKey'> & Partial<Pick<GatewayOptions, 'webhookKey'>>;
-  agent?: Partial<Pick<AgentConfig, 'concurrency' | 'idempotencyRetentionHours' | 'connection' | 'events' | 'upgrades' | 'printers'>>;
-  agentHooks?: Parameters<typeof startAgent>[2];
+  agent?: Partial<Pick<AgentConfig, 'concurrency' | 'idempotencyRetentionHours' | 'connection' | 'events' | 'upgrades' | 'printers' | 'wallClock'>>;
   /** false: register the branches but leave running their agents to the caller (other processes). */
   startAgents?: boolean;
 }
@@ -86,13 +87,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       {
         licenseKey,
         workerId: `agent-${licenseKey}`,
-        gatewayUrl: url,
+        gatewayUrl: branch.gatewayUrl ?? url,
         token: agentTokens.get(licenseKey)!,
         database: branch.database,
         ...opts.agent,
       },
       opts.log.child({ component: 'agent', licenseKey }),
-      opts.agentHooks,
     );
     agents.set(licenseKey, agent);
     return agent;

@@ -14,6 +14,7 @@ import { DEMO_BRANCHES, DEMO_KEYS, startDemo, type Demo } from '../../src/demo/d
 import { waitForAgents } from '../../src/demo/stack.js';
 import { until } from '../support/until.js';
 import { chromiumMissing, contrastProblems, DESKTOP, expectNoSidewaysScroll, launchChromium, openPage, PHONE, saveScreenshot, signIn } from './chromium.js';
+import { orderBody } from '../support/order-body.js';
 
 const missing = chromiumMissing();
 if (missing) console.log(`Fleet console browser tests skipped: ${missing}.`);
@@ -37,7 +38,7 @@ async function openAnOrder(demo: Demo, licenseKey: string): Promise<void> {
   const res = await fetch(`${demo.stack.url}/temp_ordenes/${licenseKey}`, {
     method: 'POST',
     headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify({ estacion: 'CAJA1', idEmpresa: '0000000001', mesa: '7', noPersonas: 2, idMesero: '01' }),
+    body: JSON.stringify(orderBody({ mesa: '7', noPersonas: 2, idMesero: '01' })),
   });
   expect(res.status, await res.text()).toBe(201);
 }

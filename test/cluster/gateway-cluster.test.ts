@@ -20,6 +20,7 @@ import { inTerminalTransaction, newGatewayDatabase, newPosDatabase, openPosDb } 
 import { natsServerMissing, newWebhookKey, startInstance, startNatsServer, type GatewayInstance, type NatsServer } from '../support/gateway-cluster.js';
 import { until } from '../support/until.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { orderBody } from '../support/order-body.js';
 
 const missing = natsServerMissing();
 if (missing) console.log(`Gateway cluster suite skipped: ${missing}.`);
@@ -122,14 +123,12 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
     });
 
-  const order = {
-    estacion: 'CAJA1',
+  const order = orderBody({
     serie: 'A',
-    idEmpresa: '0000000001',
     mesa: '',
     idMesero: '01',
     productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
-  };
+  });
 
   /**
    * What a careful client does: the same Idempotency-Key until the write is answered, through

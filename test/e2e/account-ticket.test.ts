@@ -14,19 +14,20 @@ import { startVirtualPrinter, type VirtualPrinter, type VirtualPrinterOptions } 
 import { LOOPBACK } from '../support/printer-ports.js';
 import { API_KEY, BRANCH, OTHER_USERS_BRANCH, OTHER_API_KEY, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { expectGolden } from '../unit/printing/golden.js';
+import { trapCommits } from '../support/commit-trap.js';
+import { until } from '../support/until.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
 const cleanups: Array<() => Promise<void> | void> = [];
-const hooks: { beforeCommit?: (op: string, trx: PosDb) => Promise<void> | void } = {};
 
 beforeAll(async () => {
-  stack = await startTestStack({ agentHooks: { beforeCommit: (op, trx) => hooks.beforeCommit?.(op, trx) } });
+  stack = await startTestStack();
   db = stack.pos.get(BRANCH)!.db;
 });
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  hooks.beforeCommit = undefined;
 });
 afterAll(async () => {
   await stack?.stop();
@@ -65,7 +66,7 @@ const tacos = { movimiento: 1, idProducto: '3001', cantidad: 2 }; // 2 × 89.00 
 const refresco = { movimiento: 2, idProducto: '1005', cantidad: 1 }; // 29.90
 
 async function openOrder(mesa: string, productos: unknown[] = [tacos, refresco]): Promise<number> {
-  const res = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', mesa, idMesero: '01', productos });
+  const res = await write('/temp_ordenes/{lk}', orderBody({ serie: 'A', mesa, idMesero: '01', productos }));
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.folio;
 }
@@ -99,26 +100,29 @@ describe('POST /temp_ordenes/{licenseKey}/{folio}/imprimir with printerId', () =
     const printerId = await registerAt(printer.port);
     const folio = await openOrder('T41');
     const key = randomUUID();
-    const agentRecord = async (trx: PosDb) =>
-      JSON.parse((await trx.selectFrom('ba_idempotency').select('result').where('idem_key', '=', key).executeTakeFirstOrThrow()).result);
-    let atCommit: { jobs: number; record: unknown } | undefined;
-    hooks.beforeCommit = async (op, trx) => {
-      if (op === 'orders.print') atCommit = { jobs: printer.jobs.length, record: await agentRecord(trx) };
-    };
-    const res = await imprimir(folio, { printerId }, key);
+    const agentRecord = async () =>
+      JSON.parse((await db.selectFrom('ba_idempotency').select('result').where('idem_key', '=', key).executeTakeFirstOrThrow()).result);
+    // The account's transaction waits at its commit until the test has looked at the printer.
+    const trap = await trapCommits(db, 'orders.print', 'hold');
+    cleanups.push(() => trap.remove());
+    const pending = imprimir(folio, { printerId }, key);
+    await until(async () => (await trap.reached()) > 0);
+    const jobsAtCommit = printer.jobs.length;
+    await trap.release();
+    const res = await pending;
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const job = await printer.waitForJob();
     // Nothing had reached the printer when the account's transaction was about to commit, and
     // what the agent would answer a retry had the ticket never been sent says so.
-    expect(atCommit).toEqual({
-      jobs: 0,
-      record: expect.objectContaining({
+    expect(jobsAtCommit).toBe(0);
+    expect((await trap.recorded())[0]).toEqual(
+      expect.objectContaining({
         folio,
         ticket: { orderRef: res.body.ticket.orderRef, results: [expect.objectContaining({ printerId, error: 'not_sent' })] },
       }),
-    });
+    );
     const { jobId: _jobId, ...answered } = res.body;
-    expect(await agentRecord(db)).toEqual(answered);
+    expect(await agentRecord()).toEqual(answered);
     expect(job.kind).toBe('escpos');
     expect(res.body).toMatchObject({
       folio,

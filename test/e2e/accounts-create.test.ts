@@ -2,32 +2,19 @@
  * Creating accounts through the whole path, each asserting the database afterwards: open
  * orders with their lines and kitchen queue, the references they name, and closed orders.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PosDb } from '../../src/pos/schema.js';
-import { accountTools, base, refresco, sinCebolla, tacos } from '../support/accounts.js';
+import { describe, expect, it } from 'vitest';
+import { accountSuite, base, refresco, sinCebolla, tacos } from '../support/accounts.js';
 import { SR10 } from '../support/schema-variant.js';
-import { BRANCH, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
+import { BRANCH, OTHER_USERS_BRANCH, STRICT_BRANCH } from '../support/stack.js';
 
-let stack: TestStack;
-let db: PosDb;
-let strictDb: PosDb;
-const { write, openOrder, header, lines, counts } = accountTools(() => stack);
-
-beforeAll(async () => {
-  stack = await startTestStack();
-  db = stack.pos.get(BRANCH)!.db;
-  strictDb = stack.pos.get(STRICT_BRANCH)!.db;
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const { stack, db, strictDb, write, openOrder, header, lines, counts } = accountSuite();
 
 describe('create an open order', () => {
   it("takes the seed's exact path, POST /temp_ordenes, with the branch's licenseKey in the body", async () => {
     const res = await write('/temp_ordenes', { ...base, licenseKey: STRICT_BRANCH, productos: [tacos] });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ jobId: expect.any(String), folio: expect.any(Number), movimientos: [1] });
-    expect(await header(res.body.folio, strictDb)).toMatchObject({ estacion: 'CAJA1', total: '178.0000' });
+    expect(await header(res.body.folio, strictDb())).toMatchObject({ estacion: 'CAJA1', total: '178.0000' });
 
     for (const licenseKey of [undefined, 'SHORT']) {
       const refused = await write('/temp_ordenes', { ...base, licenseKey });
@@ -40,7 +27,7 @@ describe('create an open order', () => {
   });
 
   it('writes the header, the lines with modifiers and the kitchen queue, and leaves the table as SR does', async () => {
-    const before = await db.selectFrom('folios').select('ultimaorden').where('serie', '=', 'A').executeTakeFirstOrThrow();
+    const before = await db().selectFrom('folios').select('ultimaorden').where('serie', '=', 'A').executeTakeFirstOrThrow();
     const res = await write('/temp_ordenes/{lk}', { ...base, mesa: '3', idMesero: '01', productos: [tacos, sinCebolla, refresco] });
     expect(res.status).toBe(201);
     expect(res.body.jobId).toMatch(/^[0-9a-f-]{36}$/);
@@ -103,7 +90,7 @@ describe('create an open order', () => {
       [1, 'A'],
       [1, 'A'],
     ]);
-    const queue = await db.selectFrom('productosenproduccion').selectAll().where('folio', '=', folio).orderBy('movimiento').execute();
+    const queue = await db().selectFrom('productosenproduccion').selectAll().where('folio', '=', folio).orderBy('movimiento').execute();
     expect(queue.map((q) => [Number(q.movimiento), q.idproducto, q.idmonitor, q.prioridad, Number(q.idturno_cierre), q.cancelado])).toEqual([
       [1, '3001', '01', 'A', 2, null],
       [2, '9001', '01', 'A', 2, null],
@@ -113,9 +100,9 @@ describe('create an open order', () => {
     expect(queue.map((q) => [q.minutospreparacion, q.minutosalerta, q.horaproduccion])).toEqual(Array.from({ length: 3 }, () => ['0.0', '0.0', null]));
     expect(l.map((x) => x.horaproduccion)).toEqual([null, null, null]);
     // SR opens an account without writing mesasasignadas or mesas (order-lifecycle rows 87-97).
-    const table = await db.selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', '3').executeTakeFirstOrThrow();
+    const table = await db().selectFrom('mesas').select('estatus_ocupacion').where('idmesa', '=', '3').executeTakeFirstOrThrow();
     expect(table.estatus_ocupacion).toBe(0);
-    expect(await db.selectFrom('mesasasignadas').selectAll().where('folio', '=', folio).execute()).toEqual([]);
+    expect(await db().selectFrom('mesasasignadas').selectAll().where('folio', '=', folio).execute()).toEqual([]);
   });
 
   it('prices a modifier with the price registered for its base', async () => {
@@ -180,7 +167,7 @@ describe('create an open order', () => {
   });
 
   it('400 idempotency_key_missing without an Idempotency-Key', async () => {
-    const res = await stack.api('POST', `/temp_ordenes/${BRANCH}`, { body: base });
+    const res = await stack().api('POST', `/temp_ordenes/${BRANCH}`, { body: base });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('idempotency_key_missing');
   });
@@ -235,7 +222,7 @@ describe('references', () => {
 
 describe('create a closed order', () => {
   it('creates it paid, printed, numbered and paid in full in the open shift', async () => {
-    const before = await db.selectFrom('folios').select('ultimofolio').where('serie', '=', 'A').executeTakeFirstOrThrow();
+    const before = await db().selectFrom('folios').select('ultimofolio').where('serie', '=', 'A').executeTakeFirstOrThrow();
     const res = await write('/ordenes/{lk}', {
       ...base,
       idFormaDePago: 'TAR',
@@ -259,7 +246,7 @@ describe('create a closed order', () => {
     expect(Number(h.idturno)).toBe(2);
     expect(Number(h.numcheque)).toBe(res.body.numcheque);
     expect(h.cierre).toBeInstanceOf(Date);
-    const pagos = await db.selectFrom('tempchequespagos').selectAll().where('folio', '=', res.body.folio).execute();
+    const pagos = await db().selectFrom('tempchequespagos').selectAll().where('folio', '=', res.body.folio).execute();
     expect(pagos.map((p) => [p.idformadepago, p.importe])).toEqual([['TAR', '144.7000']]);
   });
 
@@ -284,7 +271,7 @@ describe('create a closed order', () => {
     expect(res.body).toMatchObject({ folio: expect.any(Number), numcheque: expect.any(Number) });
     expect(await header(res.body.folio)).toMatchObject({ pagado: true, impreso: true, total: '0.0000', tipodeservicio: 3 });
     expect(await lines(res.body.folio)).toEqual([]);
-    const pagos = await db.selectFrom('tempchequespagos').selectAll().where('folio', '=', res.body.folio).execute();
+    const pagos = await db().selectFrom('tempchequespagos').selectAll().where('folio', '=', res.body.folio).execute();
     expect(pagos.map((p) => [p.idformadepago, p.importe])).toEqual([['EFE', '0.0000']]);
   });
 

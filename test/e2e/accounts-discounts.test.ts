@@ -2,23 +2,12 @@
  * Discounts on an open account through the whole path, each asserting the database afterwards:
  * the general discount and the discount per line, with the limits of their discount types.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { PosDb } from '../../src/pos/schema.js';
-import { accountTools, refresco, tacos } from '../support/accounts.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { accountSuite, refresco, tacos } from '../support/accounts.js';
 import { SR10 } from '../support/schema-variant.js';
-import { BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
+import { STRICT_BRANCH } from '../support/stack.js';
 
-let stack: TestStack;
-let db: PosDb;
-const { write, openOrder, header, lines } = accountTools(() => stack);
-
-beforeAll(async () => {
-  stack = await startTestStack();
-  db = stack.pos.get(BRANCH)!.db;
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const { db, write, openOrder, header, lines } = accountSuite();
 
 describe('general discount', () => {
   let folio: number;
@@ -53,7 +42,7 @@ describe('general discount', () => {
     expect((await header(folio)).procesar_descuento_sr).toBe(false);
     expect((await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 })).status).toBe(200);
     expect((await header(folio)).procesar_descuento_sr).toBe(true);
-    await db.updateTable('tempcheques').set({ procesar_descuento_sr: false }).where('folio', '=', folio).execute();
+    await db().updateTable('tempcheques').set({ procesar_descuento_sr: false }).where('folio', '=', folio).execute();
     expect((await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 0 })).status).toBe(200);
     expect((await header(folio)).procesar_descuento_sr).toBe(true);
   });
@@ -129,7 +118,7 @@ describe('general discount', () => {
   });
 
   it('answers forzarDescuento as parametros3.forzardescuento is, and never blocks on it (seed)', async () => {
-    await db.updateTable('parametros3').set({ forzardescuento: true }).execute();
+    await db().updateTable('parametros3').set({ forzardescuento: true }).execute();
     try {
       const general = await write(`/temp_ordenes/{lk}/${folio}/descuento`, { modo: 'porcentaje', valor: 5 });
       expect(general.status).toBe(200);
@@ -141,7 +130,7 @@ describe('general discount', () => {
       expect(perLine.body.forzarDescuento).toBe(true);
       expect(await header(folio)).toMatchObject({ descuento: '5.0000', idtipodescuento: '' });
     } finally {
-      await db.updateTable('parametros3').set({ forzardescuento: false }).execute();
+      await db().updateTable('parametros3').set({ forzardescuento: false }).execute();
     }
   });
 });
@@ -178,7 +167,7 @@ describe('discount per line', () => {
           ],
     );
     // Seed rule 10: an audit entry.
-    const event = await db.selectFrom('bitacorasistema').selectAll().orderBy('bitacorasistemaid', 'desc').executeTakeFirstOrThrow();
+    const event = await db().selectFrom('bitacorasistema').selectAll().orderBy('bitacorasistemaid', 'desc').executeTakeFirstOrThrow();
     expect(event).toMatchObject({ evento: 'Comedor - Descuento de productos', usuario: 'API', estacion: 'CAJA1', idempresa: '0000000001' });
     expect(event.valores).toBe(
       `Cuenta: , Folio: ${folio}, Productos: 1 3001 50%, 2 1005 ${SR10 ? '33.11' : '33.1104'}%, 3 4001 100%, Tipo: LIB, Comentario: Promoción`,

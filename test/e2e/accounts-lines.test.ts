@@ -2,24 +2,11 @@
  * Changing the lines of an open account through the whole path, each asserting the database
  * afterwards: add lines, cancel lines, and the open-account rule every change obeys.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PosDb } from '../../src/pos/schema.js';
-import { accountTools, refresco, sinCebolla, tacos } from '../support/accounts.js';
-import { BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
+import { describe, expect, it } from 'vitest';
+import { accountSuite, refresco, sinCebolla, tacos } from '../support/accounts.js';
+import { STRICT_BRANCH } from '../support/stack.js';
 
-let stack: TestStack;
-let db: PosDb;
-let strictDb: PosDb;
-const { write, openOrder, header, lines, counts } = accountTools(() => stack);
-
-beforeAll(async () => {
-  stack = await startTestStack();
-  db = stack.pos.get(BRANCH)!.db;
-  strictDb = stack.pos.get(STRICT_BRANCH)!.db;
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const { db, strictDb, write, openOrder, header, lines, counts } = accountSuite();
 
 describe('add lines', () => {
   it('continues the numbering, keeps modifiers after their base and returns numbers in the order sent', async () => {
@@ -89,7 +76,7 @@ describe('the open-account rule', () => {
   it('a printed account that SR reopened takes changes again', async () => {
     const folio = await openOrder([tacos]);
     // SR's reopening clears the printed flag and counts the reopening.
-    await db.updateTable('tempcheques').set({ impreso: false, reabiertas: 1, numcheque: 4242 }).where('folio', '=', folio).execute();
+    await db().updateTable('tempcheques').set({ impreso: false, reabiertas: 1, numcheque: 4242 }).where('folio', '=', folio).execute();
     const res = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [{ ...refresco, movimiento: 1 }] });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
@@ -101,7 +88,7 @@ describe('the open-account rule', () => {
     [{ impreso: true }, 'printed'],
   ])('409 account_not_open when %j, saying which, and nothing changes', async (state, which) => {
     const folio = await openOrder([tacos]);
-    await db.updateTable('tempcheques').set(state).where('folio', '=', folio).execute();
+    await db().updateTable('tempcheques').set(state).where('folio', '=', folio).execute();
     const before = await counts();
     for (const [path, body] of changesOf(folio)) {
       const res = await write(path, body);
@@ -151,13 +138,13 @@ describe('cancel lines', () => {
       [1, '1005'],
       [2, '4001'],
     ]);
-    const cancelled = await db.selectFrom('tempcancela').selectAll().where('foliocheque', '=', folio).orderBy('clave').execute();
+    const cancelled = await db().selectFrom('tempcancela').selectAll().where('foliocheque', '=', folio).orderBy('clave').execute();
     expect(cancelled.map((c) => [c.clave, c.cantidad, c.precio, c.razon, c.usuario])).toEqual([
       ['3001', '2.000', '89.0000', 'El cliente cambió de opinión Mesa: 4', 'CAJERO'],
       ['9001', '1.000', '0.0000', 'El cliente cambió de opinión Mesa: 4', 'CAJERO'],
       ['9003', '1.000', '0.0000', 'El cliente cambió de opinión Mesa: 4', 'CAJERO'],
     ]);
-    const queue = await db
+    const queue = await db()
       .selectFrom('productosenproduccion')
       .select(['movimiento', 'idproducto', 'cancelado'])
       .where('folio', '=', folio)
@@ -173,7 +160,7 @@ describe('cancel lines', () => {
       ['9003', 0, true],
     ]);
     expect((await counts()).bitacorasistema).toBe(bitacora.bitacorasistema + 1);
-    const event = await db.selectFrom('bitacorasistema').selectAll().orderBy('bitacorasistemaid', 'desc').executeTakeFirstOrThrow();
+    const event = await db().selectFrom('bitacorasistema').selectAll().orderBy('bitacorasistemaid', 'desc').executeTakeFirstOrThrow();
     expect(event).toMatchObject({ evento: 'Comedor - Cancelación de productos', usuario: 'CAJERO', estacion: 'CAJA1' });
     expect(event.valores).toMatch(/^Cuenta: 4, /);
     expect((await header(folio)).total).toBe('144.7000');
@@ -186,7 +173,7 @@ describe('cancel lines', () => {
       razon: 'ERROR DE CAPTURA',
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const cancelled = await db.selectFrom('tempcancela').select(['razon', 'idmotivocancela']).where('foliocheque', '=', folio).execute();
+    const cancelled = await db().selectFrom('tempcancela').select(['razon', 'idmotivocancela']).where('foliocheque', '=', folio).execute();
     // A suggested reason is only text: no key of the reason catalogue goes with it (seed).
     expect(cancelled.map((c) => [c.razon, c.idmotivocancela])).toEqual([['ERROR DE CAPTURA', '']]);
   });
@@ -214,7 +201,7 @@ describe('cancel lines', () => {
       const folio = await openOrder([tacos], { mesa });
       const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon });
       expect(res.status).toBe(200);
-      const [row] = await db.selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
+      const [row] = await db().selectFrom('tempcancela').select('razon').where('foliocheque', '=', folio).execute();
       return row!.razon;
     };
     const razon = `${'x'.repeat(150)}${'y'.repeat(50)}`;
@@ -242,7 +229,7 @@ describe('cancel lines', () => {
 
   it('a branch that forces a reason refuses an empty one', async () => {
     const folio = await openOrder([tacos], {}, STRICT_BRANCH);
-    const before = await counts(strictDb);
+    const before = await counts(strictDb());
     const res = await write(
       `/temp_ordenes/{lk}/${folio}/cancelar_productos`,
       { productos: [{ movimiento: 1, idProducto: '3001' }], razon: '  ' },
@@ -250,7 +237,7 @@ describe('cancel lines', () => {
     );
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('reason_required');
-    expect(await counts(strictDb)).toEqual(before);
+    expect(await counts(strictDb())).toEqual(before);
     const ok = await write(
       `/temp_ordenes/{lk}/${folio}/cancelar_productos`,
       { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'Error de captura' },

@@ -6,30 +6,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { JobRunner } from '../../src/agent/runner.js';
 import { operations } from '../../src/agent/operations.js';
 import type { JobMessage } from '../../src/protocol/messages.js';
-import { accountTools, refresco, tacos } from '../support/accounts.js';
-import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
+import { accountSuite, refresco, tacos } from '../support/accounts.js';
+import { BRANCH } from '../support/stack.js';
 
-let stack: TestStack;
+const { stack, openOrder, lines, counts } = accountSuite();
 let runner: JobRunner;
-beforeAll(async () => {
-  stack = await startTestStack();
+beforeAll(() => {
   runner = new JobRunner({
-    pos: stack.agents.get(BRANCH)!.pos,
+    pos: stack().agents.get(BRANCH)!.pos,
     operations,
     log: pino({ level: 'silent' }),
     concurrency: 4,
     idempotencyRetentionMs: 3_600_000,
   });
 });
-afterAll(async () => {
-  await stack?.stop();
-});
-
-const { openOrder, lines, counts } = accountTools(() => stack);
 
 /** A keyed job; copies of it share the key and the fingerprint, as a retry's do. */
 function job(op: string, params: Record<string, unknown>, key = randomUUID(), fingerprint = 'f'): JobMessage {

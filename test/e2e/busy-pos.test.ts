@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { withTerminal } from '../support/databases.js';
 import { skipOnBabelfish } from '../support/babelfish.js';
+import { orderBody } from '../support/order-body.js';
 
 const LOCK_TIMEOUT_MS = 500;
 
@@ -27,14 +28,15 @@ function write(path: string, body: unknown, key: string = randomUUID()): Promise
 const line = (idProducto: string) => ({ movimiento: 1, idProducto, cantidad: 1 });
 
 async function newOrder(): Promise<number> {
-  const res = await write('/temp_ordenes/{lk}', {
-    estacion: 'CAJA1',
-    serie: 'A',
-    idEmpresa: '0000000001',
-    mesa: '',
-    idMesero: '01',
-    productos: [line('3001')],
-  });
+  const res = await write(
+    '/temp_ordenes/{lk}',
+    orderBody({
+      serie: 'A',
+      mesa: '',
+      idMesero: '01',
+      productos: [line('3001')],
+    }),
+  );
   expect(res.status).toBe(201);
   return res.body.folio;
 }

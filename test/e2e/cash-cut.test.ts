@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -30,7 +31,7 @@ function write(path: string, body: unknown): Promise<ApiResponse> {
 const corte = (turno = idTurno) => stack.api('GET', `/turnos/${BRANCH}/${turno}/corte`);
 
 async function paidOrder(productos: unknown[], pagos: unknown[]): Promise<number> {
-  const open = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', productos });
+  const open = await write('/temp_ordenes/{lk}', orderBody({ serie: 'A', productos }));
   expect(open.status, JSON.stringify(open.body)).toBe(201);
   const paid = await write(`/temp_ordenes/{lk}/${open.body.folio}/pagar`, { pagos });
   expect(paid.status, JSON.stringify(paid.body)).toBe(200);
@@ -116,12 +117,13 @@ describe('cash cut', () => {
         { idFormaDePago: 'USD', importe: 2, propina: 1 },
       ],
     );
-    const open = await write('/temp_ordenes/{lk}', {
-      estacion: 'CAJA1',
-      serie: 'A',
-      idEmpresa: '0000000001',
-      productos: [line('3001', 1), line('1005', 1, 2)],
-    });
+    const open = await write(
+      '/temp_ordenes/{lk}',
+      orderBody({
+        serie: 'A',
+        productos: [line('3001', 1), line('1005', 1, 2)],
+      }),
+    );
     cancelledFolio = open.body.folio;
     expect((await write(`/temp_ordenes/{lk}/${cancelledFolio}/cancelar`, { razon: 'Se fue' })).status).toBe(200);
 

@@ -5,6 +5,7 @@ import { DEMO_PRODUCTS } from '../../src/demo/menu.js';
 import { SR10 } from '../support/schema-variant.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 import { skipOnBabelfish } from '../support/babelfish.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 
@@ -211,7 +212,7 @@ describe('other catalogues', () => {
   it('lists terminals, areas and tables, a table with its area and the account that holds it (seed: "Stations are tables, areas and terminals")', async () => {
     const db = stack.pos.get(BRANCH)!.db;
     const opened = await stack.api('POST', `/temp_ordenes/${BRANCH}`, {
-      body: { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 2, mesa: '6', idMesero: '01' },
+      body: orderBody({ serie: 'A', noPersonas: 2, mesa: '6', idMesero: '01' }),
       headers: { 'idempotency-key': randomUUID() },
     });
     expect(opened.status, opened.text).toBe(201);

@@ -13,6 +13,7 @@ import { BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANC
 import { PosFixtures } from '../support/fixtures.js';
 import { until } from '../support/until.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { base } from '../support/accounts.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -20,10 +21,10 @@ let receiver: WebhookReceiver;
 let hook: { id: string; secret: string };
 
 const COMPANY = '0000000001';
-const base = { estacion: 'CAJA1', serie: 'A', idEmpresa: COMPANY, noPersonas: 2 };
 
 beforeAll(async () => {
   stack = await startTestStack({
+    links: true,
     agent: { events: { pollIntervalMs: 100 } },
     gateway: { webhooks: { allowHttp: true, allowLoopback: true, retryBaseMs: 50, pollMs: 50 } },
   });
@@ -278,7 +279,7 @@ describe('the feed', () => {
 });
 
 describe('nothing lost, nothing duplicated under another id', () => {
-  it('across an agent restart, a gateway restart and a dropped WebSocket', async () => {
+  it('across an agent restart, a gateway restart and a cut link', async () => {
     const before = receiver.events().length;
     const expected: number[] = [];
     const change = async () => {
@@ -299,7 +300,7 @@ describe('nothing lost, nothing duplicated under another id', () => {
     await stack.restartGateway();
     await until(() => stack.gateway.hub.agentFor(BRANCH) !== undefined);
     await change();
-    stack.agents.get(BRANCH)!.connection.drop();
+    stack.links.get(BRANCH)!.sever();
     const { folio: c } = await openOrderAtPos();
     await until(() => stack.gateway.hub.agentFor(BRANCH) !== undefined);
     await change();

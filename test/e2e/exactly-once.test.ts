@@ -1,7 +1,7 @@
 /**
  * Exactly-once writes end to end: Idempotency-Key replay and conflicts at the gateway, the
- * agent's own record when the answer is lost, row locks between two real connections, and a
- * failure injected just before commit.
+ * agent's own record when the answer is lost on a cut link, row locks between two real
+ * connections, and a write refused by the database at its commit.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,18 +9,15 @@ import type { PosDb } from '../../src/pos/schema.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { withTerminal } from '../support/databases.js';
 import { skipOnBabelfish } from '../support/babelfish.js';
+import { takeGate, trapCommits } from '../support/commit-trap.js';
+import { until } from '../support/until.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
-const hooks: { beforeCommit?: (op: string, trx: PosDb) => Promise<void> | void; afterCommit?: (op: string) => void } = {};
 
 beforeAll(async () => {
-  stack = await startTestStack({
-    agentHooks: {
-      beforeCommit: (op, trx) => hooks.beforeCommit?.(op, trx),
-      afterCommit: (op) => hooks.afterCommit?.(op),
-    },
-  });
+  stack = await startTestStack({ links: true });
   db = stack.pos.get(BRANCH)!.db;
 });
 afterAll(async () => {
@@ -31,7 +28,7 @@ function write(path: string, body: unknown, key: string = randomUUID()): Promise
   return stack.api('POST', path.replace('{lk}', BRANCH), { body, headers: { 'idempotency-key': key } });
 }
 
-const order = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', mesa: '', idMesero: '01' };
+const order = orderBody({ serie: 'A', mesa: '', idMesero: '01' });
 const line = (idProducto: string, movimiento = 1) => ({ movimiento, idProducto, cantidad: 1 });
 
 async function newOrder(): Promise<number> {
@@ -188,44 +185,40 @@ describe('concurrency on one account', () => {
   it('a write caught in a deadlock with a terminal still lands exactly once', async ({ skip }) => {
     skipOnBabelfish(skip, 'tableHints');
     const folio = await newOrder();
-    let attempts = 0;
-    let terminalAsked: Promise<'locked' | 'victim'> | undefined;
-    await withTerminal(stack.posConfigs.get(BRANCH)!, async (trx) => {
-      await trx.selectFrom('productos').select('idproducto').where('idproducto', '=', '3004').forUpdate().execute();
-      hooks.beforeCommit = async (op, agentTrx) => {
-        if (op !== 'orders.addLines' || attempts++ > 0) return;
-        // The agent holds the account and waits for the product the terminal holds; then the
-        // terminal asks for the account: a cycle the database must break by aborting one side.
-        setTimeout(() => {
-          terminalAsked = trx
-            .selectFrom('tempcheques')
-            .select('folio')
-            .where('folio', '=', folio)
-            .forUpdate()
-            .execute()
-            .then(
-              () => 'locked' as const,
-              () => 'victim' as const,
-            );
-        }, 200);
-        await agentTrx.selectFrom('productos').select('idproducto').where('idproducto', '=', '3004').forUpdate().execute();
-      };
-      const pending = write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] });
-      while (!terminalAsked) await new Promise((r) => setTimeout(r, 20));
-      const terminalOutcome = await terminalAsked;
-      // The terminal gives up its locks either way (a victim's transaction is already gone).
-      await trx
-        .rollback()
-        .execute()
-        .catch(() => undefined);
-      const res = await pending;
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.movimientos).toEqual([2]);
+    // At its commit the agent's write, holding the account, waits for the gate the terminal holds.
+    const trap = await trapCommits(db, 'orders.addLines', 'wait');
+    let terminalOutcome: 'locked' | 'victim' | undefined;
+    try {
+      await withTerminal(stack.posConfigs.get(BRANCH)!, async (trx) => {
+        await takeGate(trx);
+        const pending = write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] });
+        await until(async () => (await trap.reached()) > 0);
+        await new Promise((r) => setTimeout(r, 200));
+        // Then the terminal asks for the account: a cycle the database must break by aborting one side.
+        terminalOutcome = await trx
+          .selectFrom('tempcheques')
+          .select('folio')
+          .where('folio', '=', folio)
+          .forUpdate()
+          .execute()
+          .then(
+            () => 'locked' as const,
+            () => 'victim' as const,
+          );
+        // The terminal gives up its locks either way (a victim's transaction is already gone).
+        await trx
+          .rollback()
+          .execute()
+          .catch(() => undefined);
+        const res = await pending;
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.body.movimientos).toEqual([2]);
+      });
       // When the agent was the victim it ran the whole write again; otherwise once.
-      expect(attempts).toBe(terminalOutcome === 'locked' ? 2 : 1);
-    }).finally(() => {
-      hooks.beforeCommit = undefined;
-    });
+      expect(await trap.reached()).toBe(terminalOutcome === 'locked' ? 2 : 1);
+    } finally {
+      await trap.remove();
+    }
     expect(await lineIds(folio)).toEqual([
       [1, '3001'],
       [2, '1005'],
@@ -250,34 +243,29 @@ describe('lost answers and failures', () => {
   it('a retry after the answer was lost finds the write applied exactly once', async () => {
     const folio = await newOrder();
     const key = randomUUID();
-    let dropped = false;
-    hooks.afterCommit = (op) => {
-      if (op !== 'orders.addLines' || dropped) return;
-      dropped = true;
-      stack.agents.get(BRANCH)!.connection.drop();
-    };
-    try {
-      const lost = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key);
-      expect(dropped).toBe(true);
-      expect(lost.status).toBe(503);
-      expect(lost.body.code).toBe('agent_offline');
-      // Committed although the client was told otherwise: the retry must not add it again.
-      expect(await lineIds(folio)).toEqual([
-        [1, '3001'],
-        [2, '1005'],
-      ]);
-      let retry: ApiResponse;
-      for (;;) {
-        retry = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key);
-        if (retry.status !== 503) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(retry.status).toBe(200);
-      expect(retry.body.movimientos).toEqual([2]);
-      expect(retry.body.itemsAgregados).toBe(1);
-    } finally {
-      hooks.afterCommit = undefined;
+    const link = stack.links.get(BRANCH)!;
+    // The agent's answer never reaches the gateway: the link is cut once the write is committed.
+    link.hold();
+    const pending = write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key);
+    await until(async () => (await lineIds(folio)).length === 2);
+    link.sever();
+    const lost = await pending;
+    expect(lost.status).toBe(503);
+    expect(lost.body.code).toBe('agent_offline');
+    // Committed although the client was told otherwise: the retry must not add it again.
+    expect(await lineIds(folio)).toEqual([
+      [1, '3001'],
+      [2, '1005'],
+    ]);
+    let retry: ApiResponse;
+    for (;;) {
+      retry = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key);
+      if (retry.status !== 503) break;
+      await new Promise((r) => setTimeout(r, 50));
     }
+    expect(retry.status).toBe(200);
+    expect(retry.body.movimientos).toEqual([2]);
+    expect(retry.body.itemsAgregados).toBe(1);
     expect(await lineIds(folio)).toEqual([
       [1, '3001'],
       [2, '1005'],
@@ -286,20 +274,19 @@ describe('lost answers and failures', () => {
     expect(records).toHaveLength(1);
   });
 
-  it('a failure just before commit leaves the database as it was and the key reusable', async () => {
+  it('a write refused at its commit leaves the database as it was and the key reusable', async () => {
     const folio = await newOrder();
     const key = randomUUID();
     const before = await db.selectFrom('tempcheques').selectAll().where('folio', '=', folio).executeTakeFirstOrThrow();
-    hooks.beforeCommit = (op) => {
-      if (op === 'orders.cancelLines') throw new Error('injected failure');
-    };
+    const trap = await trapCommits(db, 'orders.cancelLines', 'fail');
     try {
       const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'prueba' }, key);
       expect(res.status).toBe(500);
       expect(res.body.code).toBe('internal_error');
-      expect(JSON.stringify(res.body)).not.toMatch(/injected|stack|select|insert/i);
+      expect(JSON.stringify(res.body)).not.toMatch(/refused|trap|stack|select|insert/i);
+      expect(await trap.reached()).toBe(1);
     } finally {
-      hooks.beforeCommit = undefined;
+      await trap.remove();
     }
     expect(await db.selectFrom('tempcheques').selectAll().where('folio', '=', folio).executeTakeFirstOrThrow()).toEqual(before);
     expect(await lineIds(folio)).toEqual([[1, '3001']]);

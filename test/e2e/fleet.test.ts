@@ -17,8 +17,7 @@ let stack: TestStack;
 
 beforeAll(async () => {
   stack = await startTestStack({
-    agent: { connection: { backoffBaseMs: 20, backoffMaxMs: 200, heartbeatIntervalMs: HEARTBEAT_MS } },
-    agentHooks: { wallClock: () => Date.now() + SKEW_MS },
+    agent: { connection: { backoffBaseMs: 20, backoffMaxMs: 200, heartbeatIntervalMs: HEARTBEAT_MS }, wallClock: () => Date.now() + SKEW_MS },
   });
 });
 

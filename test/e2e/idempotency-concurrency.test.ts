@@ -9,6 +9,7 @@ import type { PosDb } from '../../src/pos/schema.js';
 import { startVirtualPrinter, type VirtualPrinter } from '../../src/printing/virtual-printer.js';
 import { LOOPBACK } from '../support/printer-ports.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -62,14 +63,15 @@ async function tenAtOnce(path: string, body: unknown): Promise<ApiResponse> {
 
 it('a closed order', async () => {
   const mesa = `Q${randomUUID().slice(0, 6)}`;
-  await tenAtOnce('/ordenes/{lk}', {
-    estacion: 'CAJA1',
-    serie: 'A',
-    idEmpresa: company,
-    idFormaDePago: 'EFE',
-    mesa,
-    productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
-  });
+  await tenAtOnce(
+    '/ordenes/{lk}',
+    orderBody({
+      serie: 'A',
+      idFormaDePago: 'EFE',
+      mesa,
+      productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
+    }),
+  );
   expect(await db.selectFrom('tempcheques').select('folio').where('mesa', '=', mesa).execute()).toHaveLength(1);
 });
 
@@ -84,7 +86,7 @@ it('an open shift', async () => {
 it('cancelling lines', async () => {
   const line = (movimiento: number, idProducto: string) => ({ movimiento, idProducto, cantidad: 1 });
   const created = await stack.api('POST', `/temp_ordenes/${BRANCH}`, {
-    body: { estacion: 'CAJA1', serie: 'A', idEmpresa: company, idMesero: '01', mesa: 'C1', productos: [line(1, '3001'), line(2, '1005'), line(3, '1001')] },
+    body: orderBody({ serie: 'A', idMesero: '01', mesa: 'C1', productos: [line(1, '3001'), line(2, '1005'), line(3, '1001')] }),
     headers: { 'idempotency-key': randomUUID() },
   });
   expect(created.status, created.text).toBe(201);

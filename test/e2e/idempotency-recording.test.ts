@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -19,7 +20,7 @@ afterAll(async () => {
 it('answers the outcome of a write it could not record, and the retry with the same key lands it once', async () => {
   const db = stack.pos.get(BRANCH)!.db;
   const mesa = `R${randomUUID().slice(0, 8)}`;
-  const body = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', idMesero: '01', mesa };
+  const body = orderBody({ serie: 'A', idMesero: '01', mesa });
   const key = randomUUID();
   // The gateway's store refuses to finish any idempotency record, as a broken store would.
   await sql`alter table gw_idempotency add constraint test_never_done check (state <> 'done') not valid`.execute(stack.store.db);

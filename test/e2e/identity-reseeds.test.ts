@@ -14,6 +14,7 @@ import { dialectOf, reseedIdentity } from '../../src/pos/sql-dialect.js';
 import { skipOnBabelfish } from '../support/babelfish.js';
 import { newPosDatabase, openPosDb } from '../support/databases.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -48,7 +49,7 @@ describe('identities after a close (shift-close rows 69-70, 136-137)', () => {
       .select((eb) => eb.fn.max('folio').as('folio'))
       .executeTakeFirstOrThrow();
 
-    const next = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company }, STRICT_BRANCH);
+    const next = await write('/temp_ordenes/{lk}', orderBody(), STRICT_BRANCH);
     expect(next.body.folio).toBe(1);
     await strict.updateTable('tempcheques').set({ cancelado: true }).where('folio', '=', 1).execute();
     const shift = await write('/turnos_apertura/{lk}', { estacion: 'CAJA1', idEmpresa: company, cajero: 'CAJERO', fondo: 0 }, STRICT_BRANCH);
@@ -64,10 +65,10 @@ describe('identities after a close (shift-close rows 69-70, 136-137)', () => {
 
   it('cheques is reseeded after its highest folio before the archive copy (rows 69-70), so an identity left behind cannot break a close', async () => {
     // CAJA1's seeded shift closes with a quick sale and the seeded paid account: folios 4 and 5 follow the 3 seeded.
-    await write('/ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company, idFormaDePago: 'EFE', productos: [line('1005')] });
+    await write('/ordenes/{lk}', orderBody({ idFormaDePago: 'EFE', productos: [line('1005')] }));
     expect((await write('/turnos_cierre/{lk}', { idTurno: 2, estacion: 'CAJA1', idEmpresa: company })).status).toBe(200);
     const next = await write('/turnos_apertura/{lk}', { estacion: 'CAJA1', idEmpresa: company, cajero: 'CAJERO', fondo: 0 });
-    await write('/ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company, idFormaDePago: 'EFE', productos: [line('1005')] });
+    await write('/ordenes/{lk}', orderBody({ idFormaDePago: 'EFE', productos: [line('1005')] }));
     // As after a restored backup: the identity would hand out folios 1, 2, … that are taken.
     await reseedIdentity(db, 'cheques', 'folio', 0);
     const top = await db
@@ -92,11 +93,11 @@ describe('identities after a close (shift-close rows 69-70, 136-137)', () => {
     expect(await strict.selectFrom('tempcheques').select('folio').where('pagado', '=', false).where('cancelado', '=', false).execute()).toEqual([]);
     await sql.raw(dialectOf(strict) === 'mssql' ? 'truncate table tempcheques' : 'truncate table tempcheques restart identity').execute(strict);
     expect((await write('/turnos_cierre/{lk}', { idTurno: shift.body.idTurno, estacion: 'CAJA2', idEmpresa: company }, STRICT_BRANCH)).status).toBe(200);
-    const first = await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company }, STRICT_BRANCH);
+    const first = await write('/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2' }), STRICT_BRANCH);
     expect(first.body.folio).toBe(0);
     const added = await write('/temp_ordenes/{lk}/0/productos', { productos: [line('1005')] }, STRICT_BRANCH);
     expect(added.status, JSON.stringify(added.body)).toBe(200);
-    expect((await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company }, STRICT_BRANCH)).body.folio).toBe(1);
+    expect((await write('/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2' }), STRICT_BRANCH)).body.folio).toBe(1);
   });
 
   it('a reseed to 0 of a table that never had a row makes the next value 0, of one that had rows 1, on this server as on SQL Server', async ({ skip }) => {

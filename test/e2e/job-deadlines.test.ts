@@ -12,12 +12,12 @@ import { startVirtualPrinter } from '../../src/printing/virtual-printer.js';
 import { LOOPBACK } from '../support/printer-ports.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
 import { until } from '../support/until.js';
+import { trapCommits } from '../support/commit-trap.js';
+import { orderBody } from '../support/order-body.js';
 
 const MINUTE = 60_000;
 /** The agents' wall clock, this many ms off the gateway's. */
 let clockOffsetMs = 0;
-/** How long each write waits just before it commits. */
-let holdBeforeCommitMs = 0;
 const JOB_TIMEOUT_MS = 1_500;
 
 let stack: TestStack;
@@ -25,10 +25,7 @@ let stack: TestStack;
 beforeAll(async () => {
   stack = await startTestStack({
     gateway: { jobTimeoutMs: JOB_TIMEOUT_MS },
-    agentHooks: {
-      wallClock: () => Date.now() + clockOffsetMs,
-      beforeCommit: () => new Promise((r) => setTimeout(r, holdBeforeCommitMs)),
-    },
+    agent: { wallClock: () => Date.now() + clockOffsetMs },
   });
 });
 afterAll(async () => {
@@ -36,7 +33,7 @@ afterAll(async () => {
 });
 
 const createOrder = (estacion = 'CAJA1') =>
-  stack.api('POST', `/temp_ordenes/${BRANCH}`, { body: { estacion, idEmpresa: '0000000001' }, headers: { 'idempotency-key': randomUUID() } });
+  stack.api('POST', `/temp_ordenes/${BRANCH}`, { body: orderBody({ estacion }), headers: { 'idempotency-key': randomUUID() } });
 
 describe("an agent whose clock is off the gateway's", () => {
   it.each([
@@ -46,7 +43,6 @@ describe("an agent whose clock is off the gateway's", () => {
     ['an hour behind', -60 * MINUTE],
   ])('%s runs reads and writes', async (_name, offset) => {
     clockOffsetMs = offset;
-    holdBeforeCommitMs = 0;
     try {
       const read = await stack.api('GET', `/empresas/${BRANCH}`);
       expect(read.status, JSON.stringify(read.body)).toBe(200);
@@ -65,18 +61,22 @@ describe("an agent whose clock is off the gateway's", () => {
     ['on time', 0],
   ])('%s never commits a write after the client was told 504', async (_name, offset) => {
     clockOffsetMs = offset;
-    holdBeforeCommitMs = JOB_TIMEOUT_MS + 500;
     const db = stack.pos.get(BRANCH)!.db;
     const before = await db.selectFrom('tempcheques').select('folio').execute();
+    // The write waits at its commit until half a second after the client was told 504.
+    const trap = await trapCommits(db, 'orders.create', 'hold');
     try {
       const res = await createOrder('CAJA2');
       expect(res.status).toBe(504);
       expect(res.body.code).toBe('agent_timeout');
-      await new Promise((r) => setTimeout(r, holdBeforeCommitMs + 500));
+      expect(await trap.reached()).toBe(1);
+      await new Promise((r) => setTimeout(r, 500));
+      await trap.release();
+      await new Promise((r) => setTimeout(r, 500));
       expect(await db.selectFrom('tempcheques').select('folio').execute()).toHaveLength(before.length);
     } finally {
       clockOffsetMs = 0;
-      holdBeforeCommitMs = 0;
+      await trap.remove();
     }
   });
 });
@@ -84,17 +84,20 @@ describe("an agent whose clock is off the gateway's", () => {
 describe('a print that finishes after the deadline', () => {
   it('is recorded, and a retry with the same key does not print again', async () => {
     const printer = await startVirtualPrinter({ host: LOOPBACK });
+    const cleanups: Array<() => Promise<void>> = [];
     try {
       const registered = await stack.api('POST', '/print/printers', {
         body: { licenseKey: BRANCH, printerIp: LOOPBACK, printerPort: printer.port, displayName: 'Cocina', kind: 'thermal', widthMm: 80 },
       });
       const printerId = registered.body.id as string;
       const key = randomUUID();
-      holdBeforeCommitMs = JOB_TIMEOUT_MS + 500;
+      // The print's record waits at its commit until the client was told 504.
+      const trap = await trapCommits(stack.pos.get(BRANCH)!.db, 'print.test', 'hold');
+      cleanups.push(() => trap.remove());
       const late = await stack.api('POST', `/print/${BRANCH}/prueba`, { body: { printerId }, headers: { 'idempotency-key': key } });
       expect(late.status).toBe(504);
+      await trap.release();
       await printer.waitForJob();
-      holdBeforeCommitMs = 0;
       await new Promise((r) => setTimeout(r, 1_000));
       const records = await stack.pos.get(BRANCH)!.db.selectFrom('ba_print_jobs').selectAll().where('kind', '=', 'test').execute();
       expect(records.length).toBeGreaterThan(0);
@@ -104,7 +107,7 @@ describe('a print that finishes after the deadline', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(printer.jobs).toHaveLength(1);
     } finally {
-      holdBeforeCommitMs = 0;
+      for (const cleanup of cleanups.splice(0)) await cleanup();
       await printer.close();
     }
   });

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../src/gateway/json-shape.js';
 import { API_KEY, BRANCH, OTHER_API_KEY, startTestStack, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -34,7 +35,7 @@ const BOM = Uint8Array.from([0xef, 0xbb, 0xbf]);
 const concat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
 const utf8 = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
-const order = (mesa: string) => ({ estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', idMesero: '01', mesa });
+const order = (mesa: string) => orderBody({ serie: 'A', idMesero: '01', mesa });
 const ordersAt = async (mesa: string) =>
   (await stack.pos.get(BRANCH)!.db.selectFrom('tempcheques').select('mesa').where('mesa', 'like', `${mesa}%`).execute()).map((r) => r.mesa);
 const printers = async () => Number((await sql<{ n: string }>`select count(*) as n from gw_printers`.execute(stack.store.db)).rows[0]!.n);

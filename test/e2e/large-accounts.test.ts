@@ -10,6 +10,7 @@ import { JobRunner } from '../../src/agent/runner.js';
 import { TsqlRecorder } from '../../src/pos/sql-dialect.js';
 import { operations } from '../../src/agent/operations.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 const SQL_SERVER_PARAMETERS = 2_100;
 const LINES = 500;
@@ -50,7 +51,7 @@ const parameters = (statement: string) => Math.max(0, ...[...statement.matchAll(
 describe(`an account of ${LINES} lines`, () => {
   it('is added in one request, split into statements SQL Server accepts, and cancelled the same way', async () => {
     const created = await stack.api('POST', `/temp_ordenes/${BRANCH}`, {
-      body: { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001' },
+      body: orderBody({ serie: 'A' }),
       headers: { 'idempotency-key': randomUUID() },
     });
     expect(created.status).toBe(201);

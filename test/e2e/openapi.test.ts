@@ -9,6 +9,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import AjvDraft04 from 'ajv-draft-04';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 interface Operation {
   operationId?: string;
@@ -150,13 +151,11 @@ describe('the schemas against the server', () => {
     expectDescribed(await stack.api('GET', `/estaciones/${BRANCH}?pageSize=100`), responseSchema('GET', '/estaciones/{licenseKey}', '200'));
     expectDescribed(await stack.api('GET', `/turnos/${BRANCH}`), responseSchema('GET', '/turnos/{licenseKey}', '200'));
 
-    const sale = {
-      estacion: 'CAJA1',
+    const sale = orderBody({
       serie: 'A',
-      idEmpresa: '0000000001',
       idFormaDePago: 'EFE',
       productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
-    };
+    });
     const created = await stack.api('POST', `/ordenes/${BRANCH}`, { body: sale, headers: { 'idempotency-key': randomUUID() } });
     expect(created.status).toBe(201);
     expectDescribed(created, responseSchema('POST', '/ordenes/{licenseKey}', '201'));

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { until } from '../support/until.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -44,12 +45,13 @@ async function eventFor(type: string, folio: number): Promise<FeedEvent> {
 }
 
 async function openOrder(): Promise<number> {
-  const res = await write('/temp_ordenes/{lk}', {
-    estacion: 'CAJA1',
-    serie: 'A',
-    idEmpresa: '0000000001',
-    productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
-  });
+  const res = await write(
+    '/temp_ordenes/{lk}',
+    orderBody({
+      serie: 'A',
+      productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
+    }),
+  );
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.folio;
 }

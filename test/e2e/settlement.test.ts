@@ -7,13 +7,15 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
+import { trapCommits } from '../support/commit-trap.js';
+import { until } from '../support/until.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
-const hooks: { beforeCommit?: (op: string) => Promise<void> | void } = {};
 
 beforeAll(async () => {
-  stack = await startTestStack({ agentHooks: { beforeCommit: (op) => hooks.beforeCommit?.(op) } });
+  stack = await startTestStack();
   db = stack.pos.get(BRANCH)!.db;
 });
 afterAll(async () => {
@@ -27,7 +29,7 @@ function write(path: string, body: unknown, key = randomUUID()): Promise<ApiResp
 const tacos = { movimiento: 1, idProducto: '3001', cantidad: 2 }; // 2 × 89.00 = 178.00
 
 async function openOrder(productos: unknown[] = [tacos], mesa = ''): Promise<number> {
-  const res = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', mesa, idMesero: '01', productos });
+  const res = await write('/temp_ordenes/{lk}', orderBody({ serie: 'A', mesa, idMesero: '01', productos }));
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.folio;
 }
@@ -200,18 +202,11 @@ describe('pay', () => {
 
   it('races a direct SQL payment that locks the header as POS-SCHEMA.md says: exactly one wins', async () => {
     const folio = await openOrder();
-    let reached!: () => void;
-    const atCommit = new Promise<void>((r) => (reached = r));
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    hooks.beforeCommit = async (op) => {
-      if (op !== 'orders.pay') return;
-      reached();
-      await gate;
-    };
+    // The API's payment waits at its commit, holding the header, until the terminal has come in.
+    const trap = await trapCommits(db, 'orders.pay', 'hold');
     try {
       const api = write(`/temp_ordenes/{lk}/${folio}/pagar`, { pagos: [{ idFormaDePago: 'TAR', importe: 178 }] });
-      await atCommit;
+      await until(async () => (await trap.reached()) > 0);
       // A terminal paying the same account now: it waits for the API's lock, then finds it paid.
       const terminal = db.transaction().execute(async (trx) => {
         const row = await trx.selectFrom('tempcheques').select('pagado').where('folio', '=', folio).forUpdate().executeTakeFirstOrThrow();
@@ -220,11 +215,11 @@ describe('pay', () => {
         await trx.updateTable('tempcheques').set({ pagado: true }).where('folio', '=', folio).execute();
         return 'paid';
       });
-      release();
+      await trap.release();
       expect((await api).status).toBe(200);
       expect(await terminal).toBe('refused');
     } finally {
-      hooks.beforeCommit = undefined;
+      await trap.remove();
     }
     expect((await payments(folio)).map((p) => p.idformadepago)).toEqual(['TAR']);
 

@@ -10,13 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localIso } from '../../src/pos/values.js';
 import { statement } from '../support/sr-traces.js';
 import { startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
-const hooks: { clock?: () => number } = {};
+/** The branch server's clock, when a test sets it. */
+const branchClock: { now?: () => number } = {};
 const company = '0000000001';
 
 beforeAll(async () => {
-  stack = await startTestStack({ agentHooks: { wallClock: () => (hooks.clock ?? Date.now)() } });
+  stack = await startTestStack({ agent: { wallClock: () => (branchClock.now ?? Date.now)() } });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -54,7 +56,7 @@ describe('what SR reads before it opens a shift (order-lifecycle rows 13, 26, 28
 
   it('a shift of the company opened in the same second (row 26): the next one opens at the next second, once the clock reaches it', async () => {
     const second = Math.floor(Date.now() / 1000) * 1000;
-    hooks.clock = () => second;
+    branchClock.now = () => second;
     try {
       await strict()
         .insertInto('turnos')
@@ -90,12 +92,12 @@ describe('what SR reads before it opens a shift (order-lifecycle rows 13, 26, 28
         .where('idturno', '=', opened.body.idTurno)
         .execute();
     } finally {
-      hooks.clock = undefined;
+      branchClock.now = undefined;
     }
   });
 
   it('a clock behind the last close or the latest opening (rows 28-30) is refused', async () => {
-    hooks.clock = () => Date.parse('2001-02-03T12:00:00');
+    branchClock.now = () => Date.parse('2001-02-03T12:00:00');
     try {
       const before = await lastShift();
       const refused = await open();
@@ -103,7 +105,7 @@ describe('what SR reads before it opens a shift (order-lifecycle rows 13, 26, 28
       expect(refused.body.code).toBe('clock_behind_last_close');
       expect(await lastShift()).toBe(before);
     } finally {
-      hooks.clock = undefined;
+      branchClock.now = undefined;
     }
   });
 });
@@ -129,7 +131,7 @@ describe('what SR reads before it closes a shift (shift-close rows 29, 66)', () 
     // Printed and handed over, then reopened at a terminal: it carries the shift and is not paid.
     const printed = await write(
       '/temp_ordenes/{lk}',
-      { estacion: 'CAJA2', idEmpresa: company, productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] },
+      orderBody({ estacion: 'CAJA2', productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] }),
       STRICT_BRANCH,
     );
     await strict().updateTable('tempcheques').set({ impreso: true, idturno: idTurno }).where('folio', '=', printed.body.folio).execute();
@@ -160,7 +162,7 @@ describe('what SR reads before it closes a shift (shift-close rows 29, 66)', () 
       .execute();
     const sale = await write(
       '/ordenes/{lk}',
-      { estacion: 'CAJA2', idEmpresa: company, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: 'ZZ01', cantidad: 1 }] },
+      orderBody({ estacion: 'CAJA2', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: 'ZZ01', cantidad: 1 }] }),
       STRICT_BRANCH,
     );
     expect(sale.body.idTurno).toBe(idTurno);

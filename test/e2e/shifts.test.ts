@@ -5,13 +5,14 @@ import type { PosDb } from '../../src/pos/schema.js';
 import { localIso } from '../../src/pos/values.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
 import { skipOnBabelfish } from '../support/babelfish.js';
+import { trapCommits } from '../support/commit-trap.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
-const hooks: { beforeCommit?: (op: string) => void } = {};
 
 beforeAll(async () => {
-  stack = await startTestStack({ agentHooks: { beforeCommit: (op) => hooks.beforeCommit?.(op) } });
+  stack = await startTestStack();
   db = stack.pos.get(BRANCH)!.db;
 });
 afterAll(async () => {
@@ -167,10 +168,10 @@ describe('list shifts', () => {
 describe('turnDependent', () => {
   it('both creates refuse with 409 shift_not_open when required and no shift is open', async () => {
     for (const [path, body] of [
-      ['/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, turnDependent: true }],
+      ['/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2', turnDependent: true })],
       [
         '/ordenes/{lk}',
-        { estacion: 'CAJA2', idEmpresa: company, turnDependent: true, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] },
+        orderBody({ estacion: 'CAJA2', turnDependent: true, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] }),
       ],
     ] as const) {
       // The strict branch has no shift open at CAJA2.
@@ -188,7 +189,7 @@ describe('close a shift', () => {
     expect(mismatch.status).toBe(422);
     expect(mismatch.body).toMatchObject({ code: 'shift_mismatch', estacion: 'CAJA1' });
 
-    await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company });
+    await write('/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2' }));
     await db.updateTable('configuracion').set({ nopermitircerrarturnocuentasabiertas: true }).execute();
     try {
       const res = await write('/turnos_cierre/{lk}', { idTurno: 3, estacion: 'CAJA2', idEmpresa: company });
@@ -205,10 +206,8 @@ describe('close a shift', () => {
 
   it('a failure in the middle of a close leaves every table as it was', async () => {
     await fillShift();
+    const trap = await trapCommits(db, 'shifts.close', 'fail');
     const before = await snapshot(db);
-    hooks.beforeCommit = (op) => {
-      if (op === 'shifts.close') throw new Error('power cut');
-    };
     try {
       const res = await write('/turnos_cierre/{lk}', {
         idTurno: 2,
@@ -217,8 +216,9 @@ describe('close a shift', () => {
         declaracion: [{ idFormaDePago: 'EFE', importe: 100 }],
       });
       expect(res.status).toBe(500);
+      expect(await trap.reached()).toBe(1);
     } finally {
-      hooks.beforeCommit = undefined;
+      await trap.remove();
     }
     expect(await snapshot(db)).toEqual(before);
   });
@@ -316,14 +316,13 @@ describe('close a shift', () => {
  */
 async function fillShift(): Promise<void> {
   const line = (idProducto: string, cantidad: number, movimiento = 1) => ({ movimiento, idProducto, cantidad });
-  const sale = (idFormaDePago: string, productos: unknown[]) =>
-    write('/ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, idFormaDePago, productos });
+  const sale = (idFormaDePago: string, productos: unknown[]) => write('/ordenes/{lk}', orderBody({ serie: 'A', idFormaDePago, productos }));
   expect((await sale('EFE', [line('3001', 1)])).status).toBe(201);
   expect((await sale('TAR', [line('1005', 3)])).status).toBe(201);
-  const open = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, mesa: '3', productos: [line('3002', 1)] });
+  const open = await write('/temp_ordenes/{lk}', orderBody({ serie: 'A', mesa: '3', productos: [line('3002', 1)] }));
   expect(open.status).toBe(201);
 
-  const invoiced = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, mesa: 'T1', productos: [line('3001', 1)] });
+  const invoiced = await write('/temp_ordenes/{lk}', orderBody({ serie: 'A', mesa: 'T1', productos: [line('3001', 1)] }));
   const folio = invoiced.body.folio as number;
   // Paid at a terminal: SR marks it paid in the shift and records the payment.
   await db.updateTable('tempcheques').set({ pagado: true, impreso: true, idturno: 2, efectivo: '89.0000' }).where('folio', '=', folio).execute();
@@ -335,7 +334,7 @@ async function fillShift(): Promise<void> {
     .execute();
   await db.insertInto('tempfoliosfacturados').values({ idfactura: 77, folio, porcentajefac: 100 }).execute();
 
-  const cancelled = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', serie: 'A', idEmpresa: company, productos: [line('3001', 1), line('1005', 1, 2)] });
+  const cancelled = await write('/temp_ordenes/{lk}', orderBody({ serie: 'A', productos: [line('3001', 1), line('1005', 1, 2)] }));
   const cancelledFolio = cancelled.body.folio as number;
   expect(
     (await write(`/temp_ordenes/{lk}/${cancelledFolio}/cancelar_productos`, { productos: [{ movimiento: 2, idProducto: '1005' }], razon: 'No había' })).status,
@@ -349,14 +348,10 @@ async function fillShift(): Promise<void> {
 
 describe('a quick sale made while no shift is open (seed: turnDependent false)', () => {
   const quickSale = (estacion: string) =>
-    write('/ordenes/{lk}', {
-      turnDependent: false,
-      estacion,
-      serie: 'A',
-      idEmpresa: company,
-      idFormaDePago: 'EFE',
-      productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
-    });
+    write(
+      '/ordenes/{lk}',
+      orderBody({ turnDependent: false, estacion, serie: 'A', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }),
+    );
 
   it('waits on shift 0 and the next close at its station consolidates it and counts its cash', async () => {
     const open = await db.selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA2').where('cierre', 'is', null).execute();

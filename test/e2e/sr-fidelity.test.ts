@@ -14,6 +14,7 @@ import { SYNC_CREATE, SYNC_ENTITY_SHIFT, SYNC_UPDATE } from '../../src/pos/sync-
 import { SR10 } from '../support/schema-variant.js';
 import { srRead, statement, withValues } from '../support/sr-traces.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -57,19 +58,19 @@ describe('shifts: the terminals find the shift the API opened', () => {
   });
 
   it("a terminal sells on its cash station's shift (order-lifecycle rows 509-510, 548): a quick sale at TERM1 is paid in CAJA1's shift", async () => {
-    const res = await write('/ordenes/{lk}', { estacion: 'TERM1', idEmpresa: company, idFormaDePago: 'EFE', productos: [line('1005')] });
+    const res = await write('/ordenes/{lk}', orderBody({ estacion: 'TERM1', idFormaDePago: 'EFE', productos: [line('1005')] }));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.idTurno).toBe(2);
     const header = await db.selectFrom('tempcheques').selectAll().where('folio', '=', res.body.folio).executeTakeFirstOrThrow();
     expect(header).toMatchObject({ estacion: 'TERM1', seriefolio: 'A', idarearestaurant: '03' });
-    const turnDependent = await write('/temp_ordenes/{lk}', { estacion: 'TERM1', idEmpresa: company, turnDependent: true });
+    const turnDependent = await write('/temp_ordenes/{lk}', orderBody({ estacion: 'TERM1', turnDependent: true }));
     expect(turnDependent.status, JSON.stringify(turnDependent.body)).toBe(201);
   });
 });
 
 describe('accounts: one per table, as SR opens them', () => {
   it("gives a table account its table's area and no shift until it is paid (order-lifecycle row 91)", async () => {
-    const open = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company, mesa: '6', idMesero: '01', productos: [line('3001')] });
+    const open = await write('/temp_ordenes/{lk}', orderBody({ mesa: '6', idMesero: '01', productos: [line('3001')] }));
     const opened = await db
       .selectFrom('tempcheques')
       .select(['idarearestaurant', 'idturno', 'cierre'])
@@ -80,7 +81,7 @@ describe('accounts: one per table, as SR opens them', () => {
   });
 
   it('refuses a second open account at a table (order-lifecycle rows 87, 90) and writes nothing', async () => {
-    const first = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company, mesa: 'T2', idMesero: '01' });
+    const first = await write('/temp_ordenes/{lk}', orderBody({ mesa: 'T2', idMesero: '01' }));
     expect(first.status).toBe(201);
     // SR's own check finds it.
     const occupied = await sr<{ folio: string | number }>('order-lifecycle', 87, { "'22'": "'T2'" });
@@ -95,21 +96,21 @@ describe('accounts: one per table, as SR opens them', () => {
         ).n,
       );
     const before = await count();
-    const again = await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, mesa: 't2', idMesero: '02' });
+    const again = await write('/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2', mesa: 't2', idMesero: '02' }));
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: 'table_occupied', folio: first.body.folio });
     expect(await count()).toBe(before);
   });
 
   it('refuses a series the branch has no counters for, and writes nothing', async () => {
-    const res = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company, serie: 'ZZ' });
+    const res = await write('/temp_ordenes/{lk}', orderBody({ serie: 'ZZ' }));
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 'series_not_found', field: 'serie' });
     expect(await db.selectFrom('folios').select('serie').where('serie', '=', 'ZZ').execute()).toEqual([]);
   });
 
   it("takes the station's series when none is sent", async () => {
-    const res = await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company });
+    const res = await write('/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2' }));
     const header = await db.selectFrom('tempcheques').select('seriefolio').where('folio', '=', res.body.folio).executeTakeFirstOrThrow();
     expect(header.seriefolio).toBe('B');
   });
@@ -118,7 +119,7 @@ describe('accounts: one per table, as SR opens them', () => {
 describe('kitchen rows (order-lifecycle rows 205-230)', () => {
   it('numbers the lines sent together for production, with a priority, on each product monitor, in the open shift', async () => {
     const before = await db.selectFrom('folios').select('ultimofolioproduccion').where('serie', '=', 'A').executeTakeFirstOrThrow();
-    const order = await write('/temp_ordenes/{lk}', { estacion: 'CAJA1', idEmpresa: company, productos: [line('3001'), line('1101', 2, 2)] });
+    const order = await write('/temp_ordenes/{lk}', orderBody({ productos: [line('3001'), line('1101', 2, 2)] }));
     const more = await write(`/temp_ordenes/{lk}/${order.body.folio}/productos`, { productos: [line('2004')] });
     expect(more.status).toBe(200);
     const lines = await db
@@ -165,11 +166,7 @@ describe('handheld devices (order-lifecycle rows 94-96, 209-220, 272)', () => {
         }),
       )
       .execute();
-    const order = await write(
-      '/temp_ordenes/{lk}',
-      { estacion: 'CAJA1', idEmpresa: company, mesa: '5', idMesero: '01', productos: [line('3001', 2)] },
-      STRICT_BRANCH,
-    );
+    const order = await write('/temp_ordenes/{lk}', orderBody({ mesa: '5', idMesero: '01', productos: [line('3001', 2)] }), STRICT_BRANCH);
     expect(order.status, JSON.stringify(order.body)).toBe(201);
     const header = await strict.selectFrom('cuentas').selectAll().where('foliocuenta', '=', order.body.folio).executeTakeFirstOrThrow();
     expect(header).toMatchObject({ clavemesa: '5', clavemesero: '01', clavearea: '01', estacion: 'CAJA1', enviadosr: true, total: '178.0000' });
@@ -198,17 +195,15 @@ describe('closing a shift as SR does (shift-close-flow.tsv)', () => {
     idTurno = (await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 })).body.idTurno;
 
     folios.dollars = (
-      await write('/ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, idFormaDePago: 'USD', productos: [line('3001'), line('1005', 1, 2)] })
+      await write('/ordenes/{lk}', orderBody({ estacion: 'CAJA2', idFormaDePago: 'USD', productos: [line('3001'), line('1005', 1, 2)] }))
     ).body.folio;
-    folios.cash = (
-      await write('/ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, mesa: '4', idFormaDePago: 'EFE', productos: [line('3001', 2)] })
-    ).body.folio;
+    folios.cash = (await write('/ordenes/{lk}', orderBody({ estacion: 'CAJA2', mesa: '4', idFormaDePago: 'EFE', productos: [line('3001', 2)] }))).body.folio;
     await db.insertInto('tempcheqpedidos').values({ foliocheque: folios.cash, idpedido: 77 }).execute();
     await db
       .insertInto('tempnumerostarjetas')
       .values(schema.completeRow('tempnumerostarjetas', { foliocuenta: folios.cash, idformadepago: 'EFE', numerotarjeta: '4242', importe: 10 }))
       .execute();
-    folios.open = (await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: company, mesa: '3', productos: [line('3002')] })).body.folio;
+    folios.open = (await write('/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2', mesa: '3', productos: [line('3002')] }))).body.folio;
 
     closed = await write('/turnos_cierre/{lk}', {
       idTurno,

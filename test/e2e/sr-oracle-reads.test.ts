@@ -12,6 +12,7 @@ import type { PosDb } from '../../src/pos/schema.js';
 import { COMPANY, DECLARATION, liveShift, type Scenario } from '../support/sr-scenario.js';
 import { srRead, statement, withValues, type TraceName } from '../support/sr-traces.js';
 import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -119,12 +120,14 @@ describe('an open shift, as SR reads it', () => {
 
     expect(num((await sr<{ contador: unknown }>('order-lifecycle', 218, { "'22'": "'6'" }))[0]!.contador)).toBe(0);
     expect(await db.selectFrom('detallescuentas').select('clave').where('clavemesa', 'in', ['6', '']).execute()).toEqual([]);
-    const later = await write('/temp_ordenes/{lk}', {
-      estacion: 'CAJA2',
-      idEmpresa: COMPANY,
-      mesa: '6',
-      productos: [{ movimiento: 1, idProducto: '2004', cantidad: 1 }],
-    });
+    const later = await write(
+      '/temp_ordenes/{lk}',
+      orderBody({
+        estacion: 'CAJA2',
+        mesa: '6',
+        productos: [{ movimiento: 1, idProducto: '2004', cantidad: 1 }],
+      }),
+    );
     expect(later.status).toBe(201);
     expect(num((await sr<{ idcomanda: unknown }>('order-lifecycle', 209, { '1.000000': later.body.folio }))[0]!.idcomanda)).toBe(1);
     expect((await db.selectFrom('detallescuentas').select('clave').where('clavemesa', '=', '6').execute()).map((d) => d.clave)).toEqual(['2004']);
@@ -217,7 +220,7 @@ describe('the shift closed, as SR reads it', () => {
     await strict.updateTable('configuracion').set({ nodescargarinventario: true }).execute();
     const sale = await write(
       '/ordenes/{lk}',
-      { estacion: 'CAJA1', idEmpresa: COMPANY, idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] },
+      orderBody({ idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }),
       STRICT_BRANCH,
     );
     expect(sale.body.idTurno).toBe(2);

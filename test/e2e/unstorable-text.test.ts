@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
+import { orderBody } from '../support/order-body.js';
 
 let stack: TestStack;
 let db: PosDb;
@@ -25,7 +26,7 @@ function expectRefused(res: ApiResponse, paths: string[]): void {
   expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(paths);
 }
 
-const order = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', idMesero: '01', noPersonas: 2 };
+const order = orderBody({ serie: 'A', idMesero: '01', noPersonas: 2 });
 const ordersAtTable = async (mesa: string) => (await db.selectFrom('tempcheques').select('folio').where('mesa', '=', mesa).execute()).length;
 
 describe('every route', () => {

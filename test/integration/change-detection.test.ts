@@ -10,6 +10,7 @@ import { ChangeDetector } from '../../src/pos/events/detector.js';
 import { forgetEvents, pendingEvents } from '../../src/pos/events/outbox.js';
 import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
 import { newPosDatabase } from '../support/databases.js';
+import { orderBody } from '../support/order-body.js';
 
 const log = pino({ level: 'silent' });
 let pos: PosRuntime;
@@ -22,17 +23,15 @@ async function openAccount(mesa: string): Promise<number> {
     type: 'job',
     jobId: `detect-${mesa}`,
     op: 'orders.create',
-    params: {
-      estacion: 'CAJA1',
+    params: orderBody({
       serie: 'A',
-      idEmpresa: '0000000001',
       noPersonas: 2,
       mesa,
       productos: [
         { movimiento: 1, idProducto: '3001', cantidad: 2 },
         { movimiento: 2, idProducto: '3002', cantidad: 5 },
       ],
-    },
+    }),
     budgetMs: 60_000,
   });
   expect(result.ok, JSON.stringify(result)).toBe(true);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEMO_BRANCHES, DEMO_KEYS, startDemo, type Demo } from '../../src/demo/demo.js';
 import { VERSION } from '../../src/version.js';
 import { until } from '../support/until.js';
+import { orderBody } from '../support/order-body.js';
 
 let demo: Demo;
 
@@ -55,7 +56,7 @@ it("shows in the feed a change made through the API and one made in the demo's P
     const opened = await fetch(`${demo.stack.url}/temp_ordenes/${branch}`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body: JSON.stringify({ estacion: 'CAJA1', idEmpresa: '0000000001', mesa: '9', noPersonas: 2, idMesero: '01' }),
+      body: JSON.stringify(orderBody({ mesa: '9', noPersonas: 2, idMesero: '01' })),
     });
     expect(opened.status, await opened.clone().text()).toBe(201);
     await client.query("update productosdetalle set precio = precio + 1 where idproducto = '3001'");

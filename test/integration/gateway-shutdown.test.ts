@@ -15,6 +15,7 @@ import { lastLine, runCli, startCli } from '../support/cli.js';
 import { newPosDatabase, withTerminal } from '../support/databases.js';
 import { BRANCH } from '../support/stack.js';
 import { until } from '../support/until.js';
+import { orderBody } from '../support/order-body.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'branch-agent-shutdown-'));
 // World-readable: as root the embedded PostgreSQL runs as the postgres user.
@@ -61,14 +62,16 @@ it('SIGTERM answers the request in flight, stops the store and exits 0', async (
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   await until(async () => (await call('GET', `/turnos/${BRANCH}`)).status === 200, 10_000);
-  const created = await call('POST', `/temp_ordenes/${BRANCH}`, {
-    estacion: 'CAJA1',
-    serie: 'A',
-    idEmpresa: '0000000001',
-    mesa: '',
-    idMesero: '01',
-    productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
-  });
+  const created = await call(
+    'POST',
+    `/temp_ordenes/${BRANCH}`,
+    orderBody({
+      serie: 'A',
+      mesa: '',
+      idMesero: '01',
+      productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
+    }),
+  );
   expect(created.status).toBe(201);
   const { folio } = (await created.json()) as { folio: number };
 

@@ -13,11 +13,12 @@ import { newGatewayDatabase, newInterruptiblePosDatabase, openPosDb, type Interr
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 import { until } from '../support/until.js';
 import { skipOnBabelfish } from '../support/babelfish.js';
+import { orderBody } from '../support/order-body.js';
 
 describe('connection drops', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack({ agent: { connection: { backoffBaseMs: 5, backoffMaxMs: 40 } } });
+    stack = await startTestStack({ links: true, agent: { connection: { backoffBaseMs: 5, backoffMaxMs: 40 } } });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -25,17 +26,18 @@ describe('connection drops', () => {
 
   it('100 drops in the middle of writes: every write lands exactly once and the next request succeeds', async () => {
     const write = (path: string, body: unknown, key: string): Promise<ApiResponse> => stack.api('POST', path, { body, headers: { 'idempotency-key': key } });
-    const created = await write(`/temp_ordenes/${BRANCH}`, { estacion: 'CAJA1', idEmpresa: '0000000001' }, randomUUID());
+    const created = await write(`/temp_ordenes/${BRANCH}`, orderBody(), randomUUID());
     const folio = created.body.folio as number;
     const agent = stack.agents.get(BRANCH)!;
+    const link = stack.links.get(BRANCH)!;
     const outcomes = { first: new Map<number, number>(), retries: 0 };
 
     for (let i = 0; i < 100; i++) {
       const key = randomUUID();
       const body = { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] };
       const pending = write(`/temp_ordenes/${BRANCH}/${folio}/productos`, body, key);
-      // Drop at a different moment each time: before, during or after the job.
-      setTimeout(() => agent.connection.drop(), i % 7);
+      // Cut the link at a different moment each time: before, during or after the job.
+      setTimeout(() => link.sever(), i % 7);
       let res = await pending;
       outcomes.first.set(res.status, (outcomes.first.get(res.status) ?? 0) + 1);
       while (res.status !== 200) {
@@ -124,7 +126,7 @@ describe('database restart under load', () => {
     const write = await fetch(`${stack.url}/temp_ordenes/${BRANCH}`, {
       method: 'POST',
       headers: { 'x-api-key': 'k', 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-      body: JSON.stringify({ estacion: 'CAJA1', idEmpresa: '0000000001' }),
+      body: JSON.stringify(orderBody()),
     });
     expect(write.status).toBe(201);
     const direct = await openPosDb(pos.config);

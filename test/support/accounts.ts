@@ -1,21 +1,33 @@
 /**
- * What the account-writing end-to-end tests share: a write with a fresh Idempotency-Key, an open
- * order, the rows an account leaves, the row counts a refused write must leave unchanged, and
- * the products they order.
+ * What the account-writing end-to-end tests share: a stack with its branches' databases, a write with a fresh Idempotency-Key, an open order, the rows an
+ * account leaves, the row counts a refused write must leave unchanged, and the products they
+ * order.
  */
 import { randomUUID } from 'node:crypto';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
-import { BRANCH, type ApiResponse, type TestStack } from './stack.js';
+import { orderBody } from './order-body.js';
+import { BRANCH, startTestStack, STRICT_BRANCH, type ApiResponse, type TestStack } from './stack.js';
 
-export const base = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 2 };
+export const base = orderBody({ serie: 'A', noPersonas: 2 });
 
 export const tacos = { movimiento: 1, idProducto: '3001', cantidad: 2 };
 export const sinCebolla = { movimiento: 2, idProducto: '9001', cantidad: 1, modificador: true };
 export const refresco = { movimiento: 3, idProducto: '1005', cantidad: 3 };
 
-/** The helpers bound to a test file's stack; a database defaults to the branch's. */
-export function accountTools(stack: () => TestStack) {
+/**
+ * A test file's stack, started before its tests and stopped after them, with the helpers bound
+ * to it; a database defaults to the branch's.
+ */
+export function accountSuite() {
+  let started: TestStack | undefined;
+  beforeAll(async () => {
+    started = await startTestStack();
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const stack = (): TestStack => started!;
   const branchDb = (): PosDb => stack().pos.get(BRANCH)!.db;
 
   function write(path: string, body: unknown, opts: { key?: string; branch?: string } = {}): Promise<ApiResponse> {
@@ -58,5 +70,5 @@ export function accountTools(stack: () => TestStack) {
     };
   }
 
-  return { write, openOrder, header, lines, counts };
+  return { stack, db: branchDb, strictDb: (): PosDb => stack().pos.get(STRICT_BRANCH)!.db, write, openOrder, header, lines, counts };
 }

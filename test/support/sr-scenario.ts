@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { loosely, type PosDb, type PosTable } from '../../src/pos/schema.js';
 import type { ApiResponse, TestStack } from './stack.js';
+import { orderBody } from './order-body.js';
 
 export type Row = Record<string, unknown>;
 
@@ -80,7 +81,7 @@ export async function liveShift(stack: TestStack, branch: string): Promise<Scena
   await keep('opened', 'parametros', (q) => q);
   if (schema.has('turnos', 'WorkspaceId')) await keep('opened', 'nsplatformcontrol', (q) => q.where('WorkspaceId', '=', shift.WorkspaceId));
 
-  const table = (await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: COMPANY, mesa: '4', idMesero: '01', noPersonas: 2 })).body.folio as number;
+  const table = (await write('/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2', mesa: '4', idMesero: '01', noPersonas: 2 }))).body.folio as number;
   await keep('opened', 'tempcheques', (q) => q.where('folio', '=', table));
   await keep('opened', 'cuentas', (q) => q.where('foliocuenta', '=', table));
   await keep('opened', 'folios', (q) => q.where('serie', '=', 'B'));
@@ -95,20 +96,18 @@ export async function liveShift(stack: TestStack, branch: string): Promise<Scena
   await keep('lines', 'parametros', (q) => q);
 
   const quick = (
-    await write('/ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: COMPANY, mesa: '6', idFormaDePago: 'USD', productos: [line('3001', 2), line('1005', 1, 2)] })
+    await write('/ordenes/{lk}', orderBody({ estacion: 'CAJA2', mesa: '6', idFormaDePago: 'USD', productos: [line('3001', 2), line('1005', 1, 2)] }))
   ).body.folio as number;
   await keep('quick', 'tempcheques', (q) => q.where('folio', '=', quick));
   await keep('quick', 'tempchequespagos', (q) => q.where('folio', '=', quick));
   await keep('quick', 'folios', (q) => q.where('serie', '=', 'B'));
-  const quickCash = (await write('/ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: COMPANY, idFormaDePago: 'EFE', productos: [line('1001')] })).body
-    .folio as number;
+  const quickCash = (await write('/ordenes/{lk}', orderBody({ estacion: 'CAJA2', idFormaDePago: 'EFE', productos: [line('1001')] }))).body.folio as number;
 
-  const cancelled = (
-    await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: COMPANY, productos: [line('3001'), line('3001', 2, 2), line('1005', 1, 3)] })
-  ).body.folio as number;
+  const cancelled = (await write('/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2', productos: [line('3001'), line('3001', 2, 2), line('1005', 1, 3)] })))
+    .body.folio as number;
   await write(`/temp_ordenes/{lk}/${cancelled}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'Se enfrió' });
 
-  const paid = (await write('/temp_ordenes/{lk}', { estacion: 'CAJA2', idEmpresa: COMPANY, mesa: '5', idMesero: '01', productos: [line('3001', 2)] })).body
+  const paid = (await write('/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2', mesa: '5', idMesero: '01', productos: [line('3001', 2)] }))).body
     .folio as number;
   await write(`/temp_ordenes/{lk}/${paid}/imprimir`, {});
   await keep('printed', 'cuentas', (q) => q.where('foliocuenta', '=', paid));

@@ -7,6 +7,7 @@ import pino from 'pino';
 import { DEMO_PRINTER_RULE } from '../../src/demo/printers.js';
 import { startStack, waitForAgents, type Stack, type StackOptions } from '../../src/demo/stack.js';
 import { newGatewayDatabase, newPosDatabase, openPosDb } from './databases.js';
+import { startLinkProxy, type LinkProxy } from './link-proxy.js';
 import type { PosTemplate } from './templates.js';
 import type { PosConnection, PosDbConfig } from '../../src/pos/db.js';
 
@@ -23,6 +24,8 @@ export interface TestStack extends Stack {
   posConfigs: Map<string, PosDbConfig>;
   /** The gateway's store, for asserting what it holds. */
   gatewayDatabaseUrl: string;
+  /** Each branch's link to the gateway, when the stack was started with `links`. */
+  links: Map<string, LinkProxy>;
   api(method: string, path: string, opts?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse>;
 }
 
@@ -38,9 +41,10 @@ export async function startTestStack(
   opts: {
     agent?: StackOptions['agent'];
     gateway?: StackOptions['gateway'];
-    agentHooks?: StackOptions['agentHooks'];
     /** The agents' lock timeout (`database.lockTimeoutMs`). */
     lockTimeoutMs?: number;
+    /** Each agent reaches the gateway through a proxy the test can cut (`links`). */
+    links?: boolean;
   } = {},
 ): Promise<TestStack> {
   const posDatabase = async (template: PosTemplate): Promise<PosDbConfig> => ({
@@ -53,10 +57,13 @@ export async function startTestStack(
     posDatabase('strictBranch'),
     posDatabase('branch'),
   ]);
+  const licenseKeys = [BRANCH, STRICT_BRANCH, OTHER_USERS_BRANCH];
+  const links = new Map(opts.links ? await Promise.all(licenseKeys.map(async (k) => [k, await startLinkProxy()] as const)) : []);
+  const via = (licenseKey: string) => (links.has(licenseKey) ? { gatewayUrl: links.get(licenseKey)!.url } : {});
   const branches = [
-    { licenseKey: BRANCH, name: 'Centro', owner: 'tester', database: branch },
-    { licenseKey: STRICT_BRANCH, name: 'Norte', owner: 'tester', database: strict },
-    { licenseKey: OTHER_USERS_BRANCH, name: 'Ajena', owner: 'other', database: other },
+    { licenseKey: BRANCH, name: 'Centro', owner: 'tester', database: branch, ...via(BRANCH) },
+    { licenseKey: STRICT_BRANCH, name: 'Norte', owner: 'tester', database: strict, ...via(STRICT_BRANCH) },
+    { licenseKey: OTHER_USERS_BRANCH, name: 'Ajena', owner: 'other', database: other, ...via(OTHER_USERS_BRANCH) },
   ];
   const stack = await startStack({
     gatewayStoreUrl: gatewayUrl,
@@ -69,8 +76,8 @@ export async function startTestStack(
     // Printers as the demo's: the tests' virtual printers listen on loopback at free ports.
     gateway: { rateLimit: { perSecond: 10_000, burst: 20_000 }, printers: DEMO_PRINTER_RULE, ...opts.gateway },
     agent: { connection: { backoffBaseMs: 20, backoffMaxMs: 200 }, printers: DEMO_PRINTER_RULE, ...opts.agent },
-    agentHooks: opts.agentHooks,
   });
+  for (const link of links.values()) link.connectTo(stack.url);
   await waitForAgents(
     stack,
     branches.map((b) => b.licenseKey),
@@ -81,6 +88,7 @@ export async function startTestStack(
   test.pos = pos;
   test.posConfigs = new Map(branches.map((b) => [b.licenseKey, b.database]));
   test.gatewayDatabaseUrl = gatewayUrl;
+  test.links = links;
   test.api = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.key !== null) headers['x-api-key'] = o.key ?? API_KEY;
@@ -99,6 +107,7 @@ export async function startTestStack(
   test.stop = async () => {
     await stop();
     await Promise.all([...pos.values()].map((p) => p.close()));
+    await Promise.all([...links.values()].map((l) => l.close()));
   };
   return test;
 }

@@ -14,6 +14,7 @@ import { forgetEvents, pendingEvents } from '../../src/pos/events/outbox.js';
 import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
 import { TsqlRecorder } from '../../src/pos/sql-dialect.js';
 import { newPosDatabase } from '../support/databases.js';
+import { orderBody } from '../support/order-body.js';
 
 const FILE = new URL('./expected/events/detection.sql', import.meta.url);
 const log = pino({ level: 'silent' });
@@ -45,14 +46,7 @@ it('change detection compiles to the saved T-SQL', async () => {
 
   await record('first poll: the baseline', () => detector.poll());
   await record('a poll that finds nothing', () => detector.poll());
-  await run('orders.create', {
-    estacion: 'CAJA1',
-    serie: 'A',
-    idEmpresa: '0000000001',
-    noPersonas: 2,
-    mesa: '',
-    productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
-  });
+  await run('orders.create', orderBody({ serie: 'A', noPersonas: 2, mesa: '', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }));
   await pos.db.updateTable('productosdetalle').set({ precio: '91.0000' }).where('idproducto', '=', '3002').execute();
   await run('shifts.open', { estacion: 'CAJA2', idEmpresa: '0000000001', cajero: 'CAJERO', fondo: 10 });
   const polled = await (async () => {

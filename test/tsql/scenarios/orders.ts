@@ -1,6 +1,7 @@
 import type { RunOp, Scenario } from './index.js';
+import { orderBody } from '../../support/order-body.js';
 
-const header = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 2, mesa: '', idMesero: '01' };
+const header = orderBody({ serie: 'A', noPersonas: 2, mesa: '', idMesero: '01' });
 const base = { movimiento: 1, idProducto: '3001', cantidad: 2 };
 const modifier = { movimiento: 2, idProducto: '9001', cantidad: 1, modificador: true };
 const drink = { movimiento: 3, idProducto: '1005', cantidad: 1 };

@@ -1,7 +1,8 @@
 import type { RunOp, Scenario } from './index.js';
 import { PRINTER_ID, printerFor } from './printing.js';
+import { orderBody } from '../../support/order-body.js';
 
-const header = { estacion: 'CAJA1', serie: 'A', idEmpresa: '0000000001', noPersonas: 2, mesa: '', idMesero: '01' };
+const header = orderBody({ serie: 'A', noPersonas: 2, mesa: '', idMesero: '01' });
 const tacos = { movimiento: 1, idProducto: '3001', cantidad: 2 };
 
 async function account(run: RunOp): Promise<{ folio: number }> {
