@@ -72,7 +72,8 @@ try {
     database: posDatabase({ dialect: 'postgres', url: posUrl }),
     health: { port: 0 },
     events: { pollIntervalMs: BENCH_POLL_INTERVAL_MS },
-    printers: DEMO_PRINTER_RULE,
+    // The config file's spelling of DEMO_PRINTER_RULE.
+    printers: { ports: ['1024-65535'], allowLoopback: true },
   });
   const pos = await openPos(posDatabase({ dialect: 'postgres', url: posUrl }), log);
   try {
