@@ -139,6 +139,7 @@ export class JobRunner {
           });
           if (recorded) return recorded.result;
         }
+        // Stopped by a record that expired before it could be read: the key is free again.
         const purged = error instanceof AlreadyRecorded;
         const duplicate = idem !== undefined && isUniqueViolation(error);
         // Running a print again would print again: only a replay of its record is safe.
