@@ -6,9 +6,10 @@
  * reached it in a sequence, which a rollback does not undo, and keeps the result each write
  * recorded in a table, which commits or rolls back with the write.
  */
-import { sql, type ControlledTransaction } from 'kysely';
+import { sql } from 'kysely';
 import { dialectOf } from '../../src/pos/sql-dialect.js';
-import type { PosDatabase, PosDb } from '../../src/pos/schema.js';
+import type { PosDb } from '../../src/pos/schema.js';
+import { inTerminalTransaction } from './databases.js';
 
 export interface CommitTrap {
   /** How many writes reached the trap, the ones rolled back included. */
@@ -84,16 +85,24 @@ export async function trapCommits(db: PosDb, op: string, action: 'fail' | 'wait'
   const postgres = dialectOf(db) === 'postgres';
   await removeTrap(db);
   for (const statement of statements(postgres, op, action === 'fail')) await sql.raw(statement).execute(db);
-  let gate: ControlledTransaction<PosDatabase> | undefined;
+  // The gate is held in a terminal's transaction that ends, rolled back, once it is released.
+  let release = async (): Promise<void> => undefined;
   if (action === 'hold') {
-    gate = await db.startTransaction().execute();
-    await takeGate(gate);
+    let open!: () => void;
+    const released = new Promise<void>((resolve) => (open = resolve));
+    let taken!: () => void;
+    const gateTaken = new Promise<void>((resolve) => (taken = resolve));
+    const holding = inTerminalTransaction(db, async (gate) => {
+      await takeGate(gate);
+      taken();
+      await released;
+    });
+    await Promise.race([gateTaken, holding]);
+    release = async () => {
+      open();
+      await holding;
+    };
   }
-  const release = async () => {
-    const open = gate;
-    gate = undefined;
-    await open?.rollback().execute();
-  };
   return {
     async reached() {
       const { rows } = await sql<{ n: number | string }>`${sql.raw(

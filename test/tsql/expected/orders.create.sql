@@ -1,4 +1,4 @@
--- scenario 1: {"estacion":"CAJA1","serie":"A","idEmpresa":"0000000001","noPersonas":2,"mesa":"3","idMesero":"01","turnDependent":true,"productos":[{"movimiento":1,"idProducto":"3001","cantidad":2},{"movimiento":2,"idProducto":"9001","cantidad":1,"modificador":true},{"movimiento":3,"idProducto":"1005","cantidad":1}]}
+-- scenario 1: {"estacion":"CAJA1","idEmpresa":"0000000001","serie":"A","noPersonas":2,"mesa":"3","idMesero":"01","turnDependent":true,"productos":[{"movimiento":1,"idProducto":"3001","cantidad":2},{"movimiento":2,"idProducto":"9001","cantidad":1,"modificador":true},{"movimiento":3,"idProducto":"1005","cantidad":1}]}
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
 select "idmesero" from "meseros" where "idmesero" = @1;
@@ -23,7 +23,7 @@ insert into "productosenproduccion" ("idproducto", "folio", "idmonitor", "movimi
 update "tempcheques" set "subtotal" = @1, "subtotalsinimpuestos" = @2, "total" = @3, "totalimpuesto1" = @4, "totalimpuestod1" = @5, "totalimpuestod2" = @6, "totalimpuestod3" = @7, "descuento" = @8, "descuentoimporte" = @9, "subtotalcondescuento" = @10, "totalsindescuento" = @11, "totalsindescuentoimp" = @12, "totaldescuentos" = @13, "totaldescuentoalimentos" = @14, "totaldescuentobebidas" = @15, "totaldescuentootros" = @16, "totalcortesias" = @17, "totalcortesiaalimentos" = @18, "totalcortesiabebidas" = @19, "totalcortesiaotros" = @20, "totaldescuentoycortesia" = @21, "totalalimentos" = @22, "totalbebidas" = @23, "totalotros" = @24, "totalalimentossindescuentos" = @25, "totalbebidassindescuentos" = @26, "totalotrossindescuentos" = @27, "totalarticulos" = @28, "totalconpropina" = @29, "totalconcargo" = @30, "totalconpropinacargo" = @31, "totalcondonativo" = @32, "totalconpropinacargodonativo" = @33 where "folio" = @34;
 insert into ba_event_origins (kind, entity, job_id, created_at) values (@1, @2, @3, @4); insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @5, @6, @7, @8, @9, @10, @11 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @12 and idem_key = @13); select @@rowcount as inserted;
 
--- scenario 2: {"estacion":"CAJA1","serie":"A","idEmpresa":"0000000001","noPersonas":2,"mesa":"","idMesero":"01","usuario":"CAJERO"}
+-- scenario 2: {"estacion":"CAJA1","idEmpresa":"0000000001","serie":"A","noPersonas":2,"mesa":"","idMesero":"01","usuario":"CAJERO"}
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "usuario" from "usuarios" where "usuario" = @1;
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;

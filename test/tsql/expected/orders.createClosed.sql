@@ -1,4 +1,4 @@
--- scenario 1: {"estacion":"CAJA1","serie":"A","idEmpresa":"0000000001","noPersonas":2,"mesa":"","idMesero":"01","idFormaDePago":"EFE","productos":[{"movimiento":1,"idProducto":"3001","cantidad":2},{"movimiento":2,"idProducto":"9001","cantidad":1,"modificador":true},{"movimiento":3,"idProducto":"1005","cantidad":1}]}
+-- scenario 1: {"estacion":"CAJA1","idEmpresa":"0000000001","serie":"A","noPersonas":2,"mesa":"","idMesero":"01","idFormaDePago":"EFE","productos":[{"movimiento":1,"idProducto":"3001","cantidad":2},{"movimiento":2,"idProducto":"9001","cantidad":1,"modificador":true},{"movimiento":3,"idProducto":"1005","cantidad":1}]}
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "idformadepago", "tipo", "tipodecambio" from "formasdepago" where "idformadepago" = @1;
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
