@@ -130,8 +130,12 @@ export async function settleKey(store: GatewayStore, log: FastifyBaseLogger, use
 export class PendingRecords {
   readonly #writes = new Map<string, Promise<void>>();
 
+  static #id(userId: number, key: string): string {
+    return `${userId}\u0000${key}`;
+  }
+
   add(userId: number, key: string, write: Promise<void>): void {
-    const id = `${userId}\u0000${key}`;
+    const id = PendingRecords.#id(userId, key);
     this.#writes.set(id, write);
     void write.finally(() => {
       if (this.#writes.get(id) === write) this.#writes.delete(id);
@@ -140,7 +144,7 @@ export class PendingRecords {
 
   /** Resolves once the key's record, if one is being written, is in the store. */
   async written(userId: number, key: string): Promise<void> {
-    await this.#writes.get(`${userId}\u0000${key}`);
+    await this.#writes.get(PendingRecords.#id(userId, key));
   }
 
   /** Resolves once every record being written is in the store (the gateway closing). */
