@@ -7,6 +7,7 @@ import { operations } from './operations.js';
 import { openPos, type PosRuntime } from '../pos/runtime.js';
 import { agentDefaults } from '../config/schema.js';
 import type { PrinterRule } from '../protocol/printer-rule.js';
+import { HELD_COMMIT } from '../protocol/messages.js';
 import { VERSION } from '../version.js';
 import { GatewayConnection, type ConnectionOptions } from './connection.js';
 import { EventPump } from './event-pump.js';
@@ -93,6 +94,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Agen
       posVersion: pos.posVersion,
       ...health.identity(),
       health: health.snapshot(),
+      features: [HELD_COMMIT],
     }),
     onUpgrade: (order) => upgrades.handle(order),
     onJob: (job) => {
@@ -102,6 +104,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Agen
         if (!connection.send(result)) log.warn({ jobId: job.jobId, op: job.op, ok: result.ok }, 'result not delivered: gateway disconnected');
       });
     },
+    onClaim: (jobId, won) => runner.claimDecided(jobId, won),
     onEventsAck: (ids) => events.acknowledged(ids),
   });
   const upgrades = new UpgradeRunner({
@@ -120,7 +123,10 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Agen
     wallClock: config.wallClock,
   });
   const stopScheduler = startScheduler({ pos, log });
-  connection.onChange((connected) => events.connectionChanged(connected));
+  connection.onChange((connected) => {
+    if (!connected) runner.connectionLost();
+    events.connectionChanged(connected);
+  });
   const heartbeat = setInterval(() => {
     if (!connection.connected) return;
     void health.check().then((report) => connection.send({ type: 'heartbeat', ...report }));

@@ -26,6 +26,8 @@ export interface ConnectionOptions {
   token: string;
   hello: () => HelloMessage;
   onJob: (job: JobMessage) => void;
+  /** The gateway's verdict on a held job's Idempotency-Key. */
+  onClaim?: (jobId: string, won: boolean) => void;
   onUpgrade?: (order: UpgradeMessage) => void;
   /** The gateway stored these events: the agent may forget them. */
   onEventsAck?: (ids: string[]) => void;
@@ -126,6 +128,7 @@ export class GatewayConnection {
         return;
       }
       if (parsed.data.type === 'job') this.opts.onJob(parsed.data);
+      else if (parsed.data.type === 'claim') this.opts.onClaim?.(parsed.data.jobId, parsed.data.won);
       else if (parsed.data.type === 'upgrade') this.opts.onUpgrade?.(parsed.data);
       else if (parsed.data.type === 'eventsAck') this.opts.onEventsAck?.(parsed.data.ids);
       else if (parsed.data.type === 'reconnect') {

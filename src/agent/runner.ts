@@ -14,6 +14,7 @@ import { recordedResult, recordOnce, recordResult } from '../pos/idempotency.js'
 import type { OutsideEffect } from '../pos/context.js';
 import type { Implementation } from '../pos/operation.js';
 import type { PosRuntime } from '../pos/runtime.js';
+import { ClaimLost, ClaimVerdicts } from './claim-verdicts.js';
 
 export interface RunnerOptions {
   pos: PosRuntime;
@@ -41,6 +42,7 @@ const MAX_RETRIES = 3;
 export class JobRunner {
   #running = 0;
   readonly #waiting: Array<() => void> = [];
+  readonly #verdicts = new ClaimVerdicts();
 
   constructor(private readonly opts: RunnerOptions) {}
 
@@ -53,10 +55,21 @@ export class JobRunner {
     while (this.#running > 0 || this.#waiting.length > 0) await new Promise((r) => setTimeout(r, 20));
   }
 
+  /** The gateway's verdict on a held job's key (claim-verdicts.ts). */
+  claimDecided(jobId: string, won: boolean): void {
+    this.#verdicts.decide(jobId, won);
+  }
+
+  /** The connection to the gateway closed: held jobs still waiting for their verdict roll back. */
+  connectionLost(): void {
+    this.#verdicts.abandonAll();
+  }
+
   async run(job: JobMessage): Promise<ResultMessage> {
     // The budget counts from receipt on this process's monotonic clock: the wall clocks of the
     // branch server and the gateway may be minutes apart.
     const deadline = performance.now() + job.budgetMs;
+    if (job.hold) this.#verdicts.expect(job.jobId);
     await this.#acquire();
     try {
       if (performance.now() > deadline) throw new Deadline();
@@ -65,6 +78,7 @@ export class JobRunner {
     } catch (error) {
       return { type: 'result', jobId: job.jobId, ok: false, error: this.#describe(job, error) };
     } finally {
+      this.#verdicts.forget(job.jobId);
       this.#release();
     }
   }
@@ -119,6 +133,8 @@ export class JobRunner {
         if (!idem || claimFirst) await markOrigins(trx, origins);
         if (claimFirst) await recordResult(trx, idem, result);
         else if (idem && !(await recordOnce(trx, idem, job.op, result, base.now, this.opts.idempotencyRetentionMs, origins))) throw new AlreadyRecorded();
+        // A held job commits only once the gateway has claimed its key (claim-verdicts.ts).
+        if (job.hold) await this.#verdicts.won(job.jobId, deadline, () => new Deadline());
         // Committing after the gateway gave up would apply a write the client was told failed;
         // but what was printed is printed, and its record is what keeps a retry from printing again.
         if (performance.now() > deadline && !impl.def.outsideEffect) throw new Deadline();
@@ -130,6 +146,7 @@ export class JobRunner {
         result = await attempt();
         break;
       } catch (error) {
+        if (error instanceof ClaimLost) throw error;
         // A copy of a job that already ran, stopped by its record or refused by what the first
         // copy wrote (an account it paid, a row it inserted): the first copy's answer is this one's.
         if (idem) {
@@ -181,6 +198,8 @@ export class JobRunner {
 
   #describe(job: JobMessage, error: unknown): JobError {
     if (error instanceof PosError) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+    if (error instanceof ClaimLost)
+      return { code: 'idempotency_in_progress', message: "The gateway did not claim this request's Idempotency-Key; nothing was written." };
     if (error instanceof Deadline || isStatementTimeout(error))
       return { code: 'agent_timeout', message: 'The job passed its deadline before it could finish; nothing was written.' };
     if (isDeadlock(error)) {

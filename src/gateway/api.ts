@@ -132,21 +132,27 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
           request,
           reply,
           key,
-          async (print, prepared) => {
-            const body = await dispatch(def, licenseKey, prepared, { scope: `user:${request.userId}`, key, fingerprint: print });
+          async (print, prepared, claim) => {
+            const body = await dispatch(def, licenseKey, prepared, { scope: `user:${request.userId}`, key, fingerprint: print }, claim);
             return { status: def.status ?? 200, body, jobId: (body as { jobId?: string }).jobId };
           },
-          prepare ? prepare(routeContext, params) : Promise.resolve(params),
+          { prepared: prepare ? prepare(routeContext, params) : Promise.resolve(params), holdsCommit: true },
         );
       },
     });
   }
 
-  async function dispatch(def: RouteDef, licenseKey: string, params: unknown, idempotency?: JobMessage['idempotency']): Promise<unknown> {
+  async function dispatch(
+    def: RouteDef,
+    licenseKey: string,
+    params: unknown,
+    idempotency?: JobMessage['idempotency'],
+    claim?: Promise<boolean>,
+  ): Promise<unknown> {
     const startedAt = new Date();
     let outcome;
     try {
-      outcome = await hub.dispatch({ licenseKey, op: def.op.name, params, idempotency, timeoutMs: opts.jobTimeoutMs });
+      outcome = await hub.dispatch({ licenseKey, op: def.op.name, params, idempotency, timeoutMs: opts.jobTimeoutMs, claim });
     } catch (error) {
       if (error instanceof AgentOfflineError) throw new ApiError('agent_offline', error.message);
       if (error instanceof AgentTimeoutError) throw new ApiError('agent_timeout', error.message);

@@ -35,6 +35,8 @@ import type { GatewayStore } from './store.js';
 
 export class AgentOfflineError extends Error {}
 export class AgentTimeoutError extends Error {}
+/** The request's Idempotency-Key was not claimed: its job was not sent, or was told to roll back. */
+export class ClaimLostError extends Error {}
 
 /** A job for a branch's agent: the operation, its parameters, and how long the caller waits. */
 export interface JobRequest {
@@ -43,6 +45,12 @@ export interface JobRequest {
   params: unknown;
   idempotency?: JobMessage['idempotency'];
   timeoutMs: number;
+  /**
+   * The claim of the request's Idempotency-Key, still being taken (it never rejects: false when
+   * lost or failed). An agent that holds commits gets the job at once and the verdict after it;
+   * any other gets the job only once the claim is won. Lost, the job fails with ClaimLostError.
+   */
+  claim?: Promise<boolean>;
 }
 
 export interface DispatchOutcome {
@@ -188,19 +196,41 @@ export class AgentHub {
   /** Runs a job on the branch's agent, here or (cluster mode) on the instance that holds it. */
   dispatch(job: Omit<JobRequest, 'timeoutMs'> & { timeoutMs?: number }): Promise<DispatchOutcome> {
     const request: JobRequest = { ...job, timeoutMs: job.timeoutMs ?? this.opts.jobTimeoutMs };
-    if (!this.#agents.has(job.licenseKey) && this.#cluster) return this.#cluster.dispatchElsewhere(request);
+    if (!this.#agents.has(job.licenseKey) && this.#cluster) {
+      return request.claim ? this.#dispatchOnceClaimed(request) : this.#cluster.dispatchElsewhere(request);
+    }
     return this.dispatchHere(request);
   }
 
+  /** A job whose agent cannot hold its commit (elsewhere, or older) waits for its key's claim. */
+  async #dispatchOnceClaimed({ claim, ...job }: JobRequest): Promise<DispatchOutcome> {
+    if (!(await claim)) throw new ClaimLostError('The Idempotency-Key was not claimed.');
+    return this.dispatch(job);
+  }
+
   /** Runs a job on the branch's agent if it is connected to this instance. */
-  async dispatchHere({ licenseKey, op, params, idempotency, timeoutMs }: JobRequest): Promise<DispatchOutcome> {
+  async dispatchHere({ licenseKey, op, params, idempotency, timeoutMs, claim }: JobRequest): Promise<DispatchOutcome> {
     const agent = this.#agents.get(licenseKey);
     if (!agent) throw new AgentOfflineError('No agent is connected for this branch.');
+    if (claim && !agent.holdsCommits) return this.#dispatchOnceClaimed({ licenseKey, op, params, idempotency, timeoutMs, claim });
     const jobId = randomUUID();
     const dispatchedAt = new Date().toISOString();
     const outcome = this.#pending.wait(jobId, agent, timeoutMs, () => new AgentTimeoutError(`The branch's agent did not answer within ${timeoutMs} ms.`));
-    sendToAgent(agent.ws, { type: 'job', jobId, op, params, budgetMs: agentBudget(timeoutMs), ...(idempotency ? { idempotency } : {}) }, (error) => {
+    const job: JobMessage = {
+      type: 'job',
+      jobId,
+      op,
+      params,
+      budgetMs: agentBudget(timeoutMs),
+      ...(idempotency ? { idempotency } : {}),
+      ...(claim ? { hold: true } : {}),
+    };
+    sendToAgent(agent.ws, job, (error) => {
       if (error) this.#pending.fail(jobId, new AgentOfflineError("The branch's agent disconnected."));
+    });
+    void claim?.then((won) => {
+      if (agent.ws.readyState === agent.ws.OPEN) sendToAgent(agent.ws, { type: 'claim', jobId, won });
+      if (!won) this.#pending.fail(jobId, new ClaimLostError('The Idempotency-Key was not claimed; the agent rolls the job back.'));
     });
     return { jobId, workerId: agent.workerId, dispatchedAt, ...(await outcome) };
   }

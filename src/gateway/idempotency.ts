@@ -161,34 +161,54 @@ export interface KeyedWrites {
   pending: PendingRecords;
 }
 
+/** How a keyed write is run besides its key (answerOnce). */
+export interface KeyedWriteOptions<P> {
+  /**
+   * What the write needs from the store (printer records), looked up while the key is claimed
+   * rather than before. Its failure is answered as if it had come first: the claim is released,
+   * nothing is kept for replay, and no job is sent.
+   */
+  prepared?: Promise<P>;
+  /**
+   * The write may start before its key is claimed, because nothing it does lasts unless its
+   * `claim` resolves true: a job whose agent holds its commit for the verdict (hub.ts).
+   * Otherwise the write starts once the claim is won.
+   */
+  holdsCommit?: boolean;
+}
+
 /**
  * Runs a write that sent an Idempotency-Key once: claims the key (or answers from its record),
  * runs `write` with the request's fingerprint, keeps what it answered for replay (a business
- * problem too) and sends it.
- *
- * `prepared`, what the write needs from the store (printer records), is looked up while the key
- * is claimed rather than before. Its failure is answered as if it had come first: the claim is
- * released, nothing is kept for replay, and no job is sent.
+ * problem too) and sends it. `claim` never rejects: it is false when the key was not claimed.
  */
 export async function answerOnce<P>(
   keyed: KeyedWrites,
   request: FastifyRequest,
   reply: FastifyReply,
   key: string,
-  write: (print: string, prepared: P) => Promise<Outcome>,
-  prepared?: Promise<P>,
+  write: (print: string, prepared: P, claim: Promise<boolean>) => Promise<Outcome>,
+  opts: KeyedWriteOptions<P> = {},
 ): Promise<FastifyReply> {
   const print = fingerprint(request);
   const claiming = keyed.pending
     .written(request.userId, key)
     .then(() => claimOrReplay(keyed.store, request, key, print, keyed.retentionMs, keyed.staleAfterMs));
-  const [claim, ready] = await Promise.allSettled([claiming, prepared]);
-  if (ready.status === 'rejected') {
-    if (claim.status === 'fulfilled' && !claim.value) await settleKey(keyed.store, request.log, request.userId, key, undefined);
-    throw ready.reason;
+  const claim = claiming.then(
+    (replay) => replay === undefined,
+    () => false,
+  );
+  let ready: P;
+  try {
+    ready = (await opts.prepared) as P;
+  } catch (error) {
+    if (await claim) await settleKey(keyed.store, request.log, request.userId, key, undefined);
+    throw error;
   }
-  if (claim.status === 'rejected') throw claim.reason;
-  const replay = claim.value;
+  const early = opts.holdsCommit ? write(print, ready, claim) : undefined;
+  // A write whose claim is lost is left to roll back, unawaited; its failure then is no one's.
+  early?.catch(() => undefined);
+  const replay = await claiming;
   if (replay) {
     return reply
       .code(replay.status)
@@ -198,7 +218,7 @@ export async function answerOnce<P>(
   }
   let outcome: Outcome;
   try {
-    outcome = await write(print, ready.value as P);
+    outcome = await (early ?? write(print, ready, claim));
   } catch (error) {
     const problem = error instanceof ApiError && isReplayable(error.status, error.code) ? error : undefined;
     const kept = problem && {

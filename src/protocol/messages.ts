@@ -53,7 +53,12 @@ export const helloMessage = z.object({
   /** When the agent process started, on its own clock. */
   startedAt: z.iso.datetime({ offset: true }).optional(),
   health: agentHealth.optional(),
+  /** What this agent can do beyond the first protocol: `heldCommit` (a job with `hold`, below). */
+  features: z.array(z.string().max(50)).max(20).optional(),
 });
+
+/** The hello feature of agents that keep a held job's commit for the gateway's `claim` verdict. */
+export const HELD_COMMIT = 'heldCommit';
 
 export const heartbeatMessage = agentHealth.extend({ type: z.literal('heartbeat') });
 
@@ -96,7 +101,17 @@ export const jobMessage = z.object({
    * wire. The gateway waits a little longer than this for the answer.
    */
   budgetMs: z.number().int().positive(),
+  /**
+   * Sent before the gateway has claimed the request's Idempotency-Key, so that the claim and the
+   * write overlap: the agent runs the write but commits only once a `claim` message says the
+   * gateway won it. A lost claim, the connection closing or the budget running out first rolls
+   * the write back. Only to agents whose hello lists `heldCommit`.
+   */
+  hold: z.literal(true).optional(),
 });
+
+/** The verdict on a held job's key: `won`, the agent commits the job; otherwise it rolls it back. */
+export const claimMessage = z.object({ type: z.literal('claim'), jobId: z.string(), won: z.boolean() });
 
 /** The gateway accepted the hello. */
 export const welcomeMessage = z.object({ type: z.literal('welcome') });
@@ -120,7 +135,7 @@ export const eventsAckMessage = z.object({ type: z.literal('eventsAck'), ids: z.
  */
 export const reconnectMessage = z.object({ type: z.literal('reconnect') });
 
-export const gatewayMessage = z.union([jobMessage, welcomeMessage, eventsAckMessage, upgradeMessage, reconnectMessage]);
+export const gatewayMessage = z.union([jobMessage, claimMessage, welcomeMessage, eventsAckMessage, upgradeMessage, reconnectMessage]);
 
 export type HelloMessage = z.infer<typeof helloMessage>;
 export type AgentHealth = z.infer<typeof agentHealth>;

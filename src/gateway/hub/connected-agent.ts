@@ -35,6 +35,8 @@ export interface ConnectedAgent {
   peerPingAt: number;
   /** `process.platform` of the agent, from its hello's `os`; null for agents that do not say. */
   platform: string | null;
+  /** Its hello lists `heldCommit`: a write may reach it before its key is claimed (`hold`). */
+  holdsCommits: boolean;
 }
 
 /** Every message to an agent goes through here: its type is the protocol's. */

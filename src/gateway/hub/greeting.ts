@@ -1,5 +1,5 @@
 /** The hello stage: what an agent's first message must say, and what the hub records of it. */
-import { CLOSE, helloMessage } from '../../protocol/messages.js';
+import { CLOSE, HELD_COMMIT, helloMessage } from '../../protocol/messages.js';
 import { clockOffsetMs, type StatusChange } from './agent-status.js';
 import type { ConnectedAgent, Greeting } from './connected-agent.js';
 
@@ -29,6 +29,7 @@ export function takeHello(greeting: Greeting, message: unknown, pingIntervalMs: 
     pingSentAt: 0,
     peerPingAt: 0,
     platform: h.os?.split(' ')[0] ?? null,
+    holdsCommits: h.features?.includes(HELD_COMMIT) ?? false,
   };
   const change: StatusChange = {
     kind: 'connected',

@@ -1,0 +1,131 @@
+/**
+ * Held commits: a keyed write reaches the agent while the gateway is still claiming its key, and
+ * commits only on the gateway's verdict (src/agent/claim-verdicts.ts). What must hold: nothing a
+ * held job wrote lasts unless the gateway won its key.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import pino from 'pino';
+import { sql } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { JobRunner } from '../../src/agent/runner.js';
+import { operations } from '../../src/agent/operations.js';
+import type { JobMessage } from '../../src/protocol/messages.js';
+import { accountSuite, refresco, tacos } from '../support/accounts.js';
+import { BRANCH } from '../support/stack.js';
+
+const { stack, db, write, openOrder, header, lines, counts } = accountSuite();
+let runner: JobRunner;
+beforeAll(() => {
+  runner = new JobRunner({
+    pos: stack().agents.get(BRANCH)!.pos,
+    operations,
+    log: pino({ level: 'silent' }),
+    concurrency: 4,
+    idempotencyRetentionMs: 3_600_000,
+  });
+});
+
+function heldJob(params: Record<string, unknown>, budgetMs = 30_000): JobMessage {
+  return {
+    type: 'job',
+    jobId: randomUUID(),
+    op: 'orders.addLines',
+    params,
+    budgetMs,
+    idempotency: { scope: 'held', key: randomUUID(), fingerprint: 'f' },
+    hold: true,
+  };
+}
+
+/** Transactions on the branch database left open between statements: a held job waiting for its verdict. */
+async function waitingTransactions(): Promise<number> {
+  const { rows } = await sql<{
+    n: string;
+  }>`select count(*) as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction'`.execute(db());
+  return Number(rows[0]!.n);
+}
+
+async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) if (await condition()) return;
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const addRefresco = (folio: number) => ({ folio, productos: [{ ...refresco, movimiento: 1 }] });
+
+describe('the agent holds a held job’s commit for the verdict', () => {
+  it('written only once the claim is won, and not visible before', async () => {
+    const folio = await openOrder([tacos]);
+    const job = heldJob(addRefresco(folio));
+    const running = runner.run(job);
+    await until(async () => (await waitingTransactions()) > 0, 'the held job to reach its commit');
+    expect((await lines(folio)).map((l) => l.idproducto)).toEqual(['3001']);
+    runner.claimDecided(job.jobId, true);
+    expect((await running).ok).toBe(true);
+    expect((await lines(folio)).map((l) => l.idproducto)).toEqual(['3001', '1005']);
+  });
+
+  it('rolled back whole when the claim is lost, even when the verdict comes first', async () => {
+    const folio = await openOrder([tacos]);
+    const before = await counts();
+    const job = heldJob(addRefresco(folio));
+    const running = runner.run(job);
+    runner.claimDecided(job.jobId, false);
+    expect(await running).toMatchObject({ ok: false, error: { code: 'idempotency_in_progress' } });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('rolled back when the connection it came on closes before the verdict', async () => {
+    const folio = await openOrder([tacos]);
+    const before = await counts();
+    const running = runner.run(heldJob(addRefresco(folio)));
+    await until(async () => (await waitingTransactions()) > 0, 'the held job to reach its commit');
+    runner.connectionLost();
+    expect(await running).toMatchObject({ ok: false, error: { code: 'idempotency_in_progress' } });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('rolled back at the end of its budget when no verdict comes', async () => {
+    const folio = await openOrder([tacos]);
+    const before = await counts();
+    expect(await runner.run(heldJob(addRefresco(folio), 400))).toMatchObject({ ok: false, error: { code: 'agent_timeout' } });
+    expect(await counts()).toEqual(before);
+    expect(await waitingTransactions()).toBe(0);
+  });
+});
+
+describe('through the API', () => {
+  it('a retry answered from its record does not let its held copy commit, though the copy would now succeed', async () => {
+    // The price of the tacos alone: enough once the drink is cancelled, short before.
+    const amount = Number((await header(await openOrder([tacos]))).total);
+    const folio = await openOrder([tacos, { ...refresco, movimiento: 2 }]);
+    const key = randomUUID();
+    const body = { pagos: [{ idFormaDePago: 'EFE', importe: amount }] };
+    const short = await write(`/temp_ordenes/{lk}/${folio}/pagar`, body, { key });
+    expect(short.status, JSON.stringify(short.body)).toBe(422);
+    expect(short.body.code).toBe('payment_insufficient');
+    const cancelled = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 2, idProducto: '1005' }] });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+
+    // The retry's claim is held up in the gateway's store, so its job is seen waiting at the branch.
+    const gatewayDb = new pg.Client({ connectionString: stack().gatewayDatabaseUrl });
+    await gatewayDb.connect();
+    try {
+      await gatewayDb.query('begin');
+      await gatewayDb.query('select 1 from gw_idempotency where idem_key = $1 for update', [key]);
+      const retry = write(`/temp_ordenes/{lk}/${folio}/pagar`, body, { key });
+      await until(async () => (await waitingTransactions()) > 0, 'the retry’s held job to reach its commit');
+      await gatewayDb.query('commit');
+      const replayed = await retry;
+      expect(replayed.status).toBe(422);
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect(replayed.body).toEqual(short.body);
+    } finally {
+      await gatewayDb.end();
+    }
+    await until(async () => (await waitingTransactions()) === 0, 'the held job to roll back');
+    const h = await header(folio);
+    expect([h.pagado, Number(h.efectivo)]).toEqual([false, 0]);
+    expect(await db().selectFrom('tempchequespagos').select('folio').where('folio', '=', folio).execute()).toEqual([]);
+  });
+});

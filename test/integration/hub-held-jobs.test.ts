@@ -1,0 +1,116 @@
+/**
+ * The hub's side of held commits: an agent whose hello lists `heldCommit` gets a keyed job before
+ * its key is claimed, then the verdict; any other agent gets the job only once the claim is won,
+ * so an older agent never commits a write whose key was not the gateway's. Real gateway, real
+ * WebSocket clients speaking the protocol.
+ */
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { ClaimLostError } from '../../src/gateway/hub.js';
+import { GatewayStore } from '../../src/gateway/store.js';
+import { AGENT_PATH, HELD_COMMIT, frameJson } from '../../src/protocol/messages.js';
+import { newGatewayDatabase } from '../support/databases.js';
+
+const HOLDING = 'HOLD000000000010';
+const OLDER = 'HOLD000000000020';
+let store: GatewayStore;
+let gateway: Gateway;
+let url: string;
+
+beforeAll(async () => {
+  store = new GatewayStore(await newGatewayDatabase());
+  await store.migrate();
+  const user = await store.ensureUser('holds');
+  await store.upsertBranch(user, HOLDING, 'agt_holds_1', 'holding');
+  await store.upsertBranch(user, OLDER, 'agt_holds_2', 'older');
+  gateway = await buildGateway({ store, log: pino({ level: 'silent' }), webhookKey: randomBytes(32) });
+  url = (await gateway.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+});
+afterAll(async () => {
+  await gateway?.app.close();
+  await store?.close();
+});
+
+/** A connected agent that records what the gateway sends it. */
+async function agent(licenseKey: string, token: string, features?: string[]): Promise<{ ws: WebSocket; received: Array<Record<string, unknown>> }> {
+  const ws = new WebSocket(new URL(AGENT_PATH, url), { headers: { authorization: `Bearer ${token}` } });
+  const received: Array<Record<string, unknown>> = [];
+  await new Promise((resolve) => ws.once('open', resolve));
+  const welcome = new Promise((resolve) => ws.once('message', resolve));
+  ws.send(JSON.stringify({ type: 'hello', licenseKey, workerId: licenseKey, agentVersion: 'test', posVersion: null, ...(features ? { features } : {}) }));
+  await welcome;
+  ws.on('message', (raw) => received.push(frameJson(raw) as Record<string, unknown>));
+  return { ws, received };
+}
+
+function claim(): { promise: Promise<boolean>; decide: (won: boolean) => void } {
+  let decide!: (won: boolean) => void;
+  const promise = new Promise<boolean>((resolve) => (decide = resolve));
+  return { promise, decide };
+}
+
+const idempotency = { scope: 'user:1', key: 'k', fingerprint: 'f' };
+const settle = () => new Promise((r) => setTimeout(r, 150));
+const answer = (ws: WebSocket, jobId: unknown) => ws.send(JSON.stringify({ type: 'result', jobId, ok: true, data: { done: true } }));
+
+describe('an agent that holds commits', () => {
+  it('gets the job before the claim, marked hold, and the verdict after it', async () => {
+    const a = await agent(HOLDING, 'agt_holds_1', [HELD_COMMIT]);
+    const c = claim();
+    const dispatched = gateway.hub.dispatch({ licenseKey: HOLDING, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
+    await settle();
+    expect(a.received).toEqual([expect.objectContaining({ type: 'job', hold: true })]);
+    const jobId = a.received[0]!.jobId;
+    c.decide(true);
+    await settle();
+    expect(a.received[1]).toEqual({ type: 'claim', jobId, won: true });
+    answer(a.ws, jobId);
+    expect(await dispatched).toMatchObject({ ok: true, data: { done: true } });
+    a.ws.close();
+  });
+
+  it('is told a lost claim, and the request fails without waiting for its answer', async () => {
+    const a = await agent(HOLDING, 'agt_holds_1', [HELD_COMMIT]);
+    const c = claim();
+    const dispatched = gateway.hub.dispatch({ licenseKey: HOLDING, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
+    await settle();
+    c.decide(false);
+    await expect(dispatched).rejects.toBeInstanceOf(ClaimLostError);
+    await settle();
+    expect(a.received.map((m) => m.type)).toEqual(['job', 'claim']);
+    expect(a.received[1]).toMatchObject({ won: false });
+    a.ws.close();
+  });
+});
+
+describe('an agent whose hello does not list heldCommit', () => {
+  it('gets the job only once the claim is won, without hold', async () => {
+    const a = await agent(OLDER, 'agt_holds_2');
+    const c = claim();
+    const dispatched = gateway.hub.dispatch({ licenseKey: OLDER, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
+    await settle();
+    expect(a.received).toEqual([]);
+    c.decide(true);
+    await settle();
+    expect(a.received).toHaveLength(1);
+    expect(a.received[0]).toMatchObject({ type: 'job', idempotency });
+    expect(a.received[0]).not.toHaveProperty('hold');
+    answer(a.ws, a.received[0]!.jobId);
+    expect(await dispatched).toMatchObject({ ok: true });
+    a.ws.close();
+  });
+
+  it('never gets a job whose claim is lost', async () => {
+    const a = await agent(OLDER, 'agt_holds_2');
+    const c = claim();
+    const dispatched = gateway.hub.dispatch({ licenseKey: OLDER, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
+    c.decide(false);
+    await expect(dispatched).rejects.toBeInstanceOf(ClaimLostError);
+    await settle();
+    expect(a.received).toEqual([]);
+    a.ws.close();
+  });
+});
