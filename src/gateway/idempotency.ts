@@ -230,6 +230,19 @@ export async function answerOnce<P>(
     throw error;
   }
   // The answer does not wait for its record: settleKey never throws, and a retry waits for it.
-  keyed.pending.add(request.userId, key, settleKey(keyed.store, request.log, request.userId, key, outcome));
+  keyed.pending.add(
+    request.userId,
+    key,
+    afterAnswer().then(() => settleKey(keyed.store, request.log, request.userId, key, outcome)),
+  );
   return reply.code(outcome.status).send(outcome.body);
+}
+
+/**
+ * Resolves once the event loop has written the answer and read what came in meanwhile: a timer,
+ * since work queued with setImmediate runs before the loop next polls its sockets, and the
+ * record's statement would go out ahead of both.
+ */
+function afterAnswer(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 1));
 }
