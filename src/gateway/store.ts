@@ -5,7 +5,7 @@
  * ACCESS_CHANNEL, so running gateways forget those lookups at once (./access-changes.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
-import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { LruMap } from 'toad-cache';
 import { createPgPool } from '../postgres-pool.js';
 import { BatchedLookup } from './batched-lookup.js';
@@ -174,10 +174,13 @@ export class GatewayStore {
   }
 
   async #ownersOf(licenseKeys: string[]): Promise<Map<string, number>> {
-    const { rows } = await this.db.executeQuery(
-      CompiledQuery.raw('select license_key, user_id from gw_branches where license_key = any($1::text[])', [licenseKeys]),
-    );
-    return new Map((rows as Array<{ license_key: string; user_id: number | string }>).map((r) => [r.license_key, Number(r.user_id)]));
+    // One array parameter however many keys a turn brings, so the statement's text never changes.
+    const rows = await this.db
+      .selectFrom('gw_branches')
+      .select(['license_key', 'user_id'])
+      .where(sql<boolean>`license_key = any(${licenseKeys}::text[])`)
+      .execute();
+    return new Map(rows.map((r) => [r.license_key, Number(r.user_id)]));
   }
 
   /** Forgets cached API-key lookups: a key was added or revoked (by any process). */
