@@ -5,24 +5,17 @@
  * way answers the first copy's result without writing again.
  */
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { JobRunner } from '../../src/agent/runner.js';
-import { operations } from '../../src/agent/operations.js';
+import type { JobRunner } from '../../src/agent/runner.js';
 import type { JobMessage } from '../../src/protocol/messages.js';
 import { accountSuite, refresco, tacos } from '../support/accounts.js';
+import { testRunner } from '../support/job-runner.js';
 import { BRANCH } from '../support/stack.js';
 
 const { stack, openOrder, lines, counts } = accountSuite();
 let runner: JobRunner;
 beforeAll(() => {
-  runner = new JobRunner({
-    pos: stack().agents.get(BRANCH)!.pos,
-    operations,
-    log: pino({ level: 'silent' }),
-    concurrency: 4,
-    idempotencyRetentionMs: 3_600_000,
-  });
+  runner = testRunner(stack().agents.get(BRANCH)!.pos);
 });
 
 /** A keyed job; copies of it share the key and the fingerprint, as a retry's do. */

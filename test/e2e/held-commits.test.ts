@@ -5,25 +5,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import pino from 'pino';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { JobRunner } from '../../src/agent/runner.js';
-import { operations } from '../../src/agent/operations.js';
+import type { JobRunner } from '../../src/agent/runner.js';
 import type { JobMessage } from '../../src/protocol/messages.js';
 import { accountSuite, refresco, tacos } from '../support/accounts.js';
+import { testRunner } from '../support/job-runner.js';
 import { BRANCH } from '../support/stack.js';
+import { until } from '../support/until.js';
 
 const { stack, db, write, openOrder, header, lines, counts } = accountSuite();
 let runner: JobRunner;
 beforeAll(() => {
-  runner = new JobRunner({
-    pos: stack().agents.get(BRANCH)!.pos,
-    operations,
-    log: pino({ level: 'silent' }),
-    concurrency: 4,
-    idempotencyRetentionMs: 3_600_000,
-  });
+  runner = testRunner(stack().agents.get(BRANCH)!.pos);
 });
 
 function heldJob(params: Record<string, unknown>, budgetMs = 30_000): JobMessage {
@@ -46,11 +40,6 @@ async function waitingTransactions(): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) if (await condition()) return;
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 const addRefresco = (folio: number) => ({ folio, productos: [{ ...refresco, movimiento: 1 }] });
 
 describe('the agent holds a held job’s commit for the verdict', () => {
@@ -58,7 +47,7 @@ describe('the agent holds a held job’s commit for the verdict', () => {
     const folio = await openOrder([tacos]);
     const job = heldJob(addRefresco(folio));
     const running = runner.run(job);
-    await until(async () => (await waitingTransactions()) > 0, 'the held job to reach its commit');
+    await until(async () => (await waitingTransactions()) > 0);
     expect((await lines(folio)).map((l) => l.idproducto)).toEqual(['3001']);
     runner.claimDecided(job.jobId, true);
     expect((await running).ok).toBe(true);
@@ -79,7 +68,7 @@ describe('the agent holds a held job’s commit for the verdict', () => {
     const folio = await openOrder([tacos]);
     const before = await counts();
     const running = runner.run(heldJob(addRefresco(folio)));
-    await until(async () => (await waitingTransactions()) > 0, 'the held job to reach its commit');
+    await until(async () => (await waitingTransactions()) > 0);
     runner.connectionLost();
     expect(await running).toMatchObject({ ok: false, error: { code: 'idempotency_in_progress' } });
     expect(await counts()).toEqual(before);
@@ -114,7 +103,7 @@ describe('through the API', () => {
       await gatewayDb.query('begin');
       await gatewayDb.query('select 1 from gw_idempotency where idem_key = $1 for update', [key]);
       const retry = write(`/temp_ordenes/{lk}/${folio}/pagar`, body, { key });
-      await until(async () => (await waitingTransactions()) > 0, 'the retry’s held job to reach its commit');
+      await until(async () => (await waitingTransactions()) > 0);
       await gatewayDb.query('commit');
       const replayed = await retry;
       expect(replayed.status).toBe(422);
@@ -123,7 +112,7 @@ describe('through the API', () => {
     } finally {
       await gatewayDb.end();
     }
-    await until(async () => (await waitingTransactions()) === 0, 'the held job to roll back');
+    await until(async () => (await waitingTransactions()) === 0);
     const h = await header(folio);
     expect([h.pagado, Number(h.efectivo)]).toEqual([false, 0]);
     expect(await db().selectFrom('tempchequespagos').select('folio').where('folio', '=', folio).execute()).toEqual([]);

@@ -6,29 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { sql } from 'kysely';
-import pino from 'pino';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildGateway, type Gateway } from '../../src/gateway/app.js';
-import { GatewayStore } from '../../src/gateway/store.js';
+import { expect, it } from 'vitest';
 import { AGENT_PATH } from '../../src/protocol/messages.js';
-import { newGatewayDatabase } from '../support/databases.js';
+import { gatewayAloneSuite } from '../support/gateway-alone.js';
 
-let store: GatewayStore;
-let gateway: Gateway;
-let port: number;
-
-beforeAll(async () => {
-  store = new GatewayStore(await newGatewayDatabase());
-  await store.migrate();
-  gateway = await buildGateway({ store, log: pino({ level: 'silent' }), webhookKey: randomBytes(32) });
-  port = Number(new URL(await gateway.app.listen({ host: '127.0.0.1', port: 0 })).port);
-});
-afterAll(async () => {
-  await gateway?.app.close();
-  await store?.close();
-});
+const alone = gatewayAloneSuite();
 
 it('survives an agent connection reset while its token is checked', async () => {
+  const { store } = alone();
+  const port = Number(new URL(alone().wsUrl).port);
   // The token check waits on this lock until the client is gone.
   let release!: () => void;
   let locked!: () => void;

@@ -4,39 +4,25 @@
  * so an older agent never commits a write whose key was not the gateway's. Real gateway, real
  * WebSocket clients speaking the protocol.
  */
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import WebSocket from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGateway, type Gateway } from '../../src/gateway/app.js';
+import { describe, expect, it } from 'vitest';
 import { ClaimLostError } from '../../src/gateway/hub.js';
-import { GatewayStore } from '../../src/gateway/store.js';
 import { AGENT_PATH, HELD_COMMIT, frameJson } from '../../src/protocol/messages.js';
-import { newGatewayDatabase } from '../support/databases.js';
+import { gatewayAloneSuite } from '../support/gateway-alone.js';
 
 const HOLDING = 'HOLD000000000010';
 const OLDER = 'HOLD000000000020';
-let store: GatewayStore;
-let gateway: Gateway;
-let url: string;
-
-beforeAll(async () => {
-  store = new GatewayStore(await newGatewayDatabase());
-  await store.migrate();
-  const user = await store.ensureUser('holds');
-  await store.upsertBranch(user, HOLDING, 'agt_holds_1', 'holding');
-  await store.upsertBranch(user, OLDER, 'agt_holds_2', 'older');
-  gateway = await buildGateway({ store, log: pino({ level: 'silent' }), webhookKey: randomBytes(32) });
-  url = (await gateway.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
-});
-afterAll(async () => {
-  await gateway?.app.close();
-  await store?.close();
+const alone = gatewayAloneSuite({
+  register: async (store) => {
+    const user = await store.ensureUser('holds');
+    await store.upsertBranch(user, HOLDING, 'agt_holds_1', 'holding');
+    await store.upsertBranch(user, OLDER, 'agt_holds_2', 'older');
+  },
 });
 
 /** A connected agent that records what the gateway sends it. */
 async function agent(licenseKey: string, token: string, features?: string[]): Promise<{ ws: WebSocket; received: Array<Record<string, unknown>> }> {
-  const ws = new WebSocket(new URL(AGENT_PATH, url), { headers: { authorization: `Bearer ${token}` } });
+  const ws = new WebSocket(new URL(AGENT_PATH, alone().wsUrl), { headers: { authorization: `Bearer ${token}` } });
   const received: Array<Record<string, unknown>> = [];
   await new Promise((resolve) => ws.once('open', resolve));
   const welcome = new Promise((resolve) => ws.once('message', resolve));
@@ -60,7 +46,7 @@ describe('an agent that holds commits', () => {
   it('gets the job before the claim, marked hold, and the verdict after it', async () => {
     const a = await agent(HOLDING, 'agt_holds_1', [HELD_COMMIT]);
     const c = claim();
-    const dispatched = gateway.hub.dispatch({ licenseKey: HOLDING, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
+    const dispatched = alone().gateway.hub.dispatch({ licenseKey: HOLDING, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
     await settle();
     expect(a.received).toEqual([expect.objectContaining({ type: 'job', hold: true })]);
     const jobId = a.received[0]!.jobId;
@@ -75,7 +61,7 @@ describe('an agent that holds commits', () => {
   it('is told a lost claim, and the request fails without waiting for its answer', async () => {
     const a = await agent(HOLDING, 'agt_holds_1', [HELD_COMMIT]);
     const c = claim();
-    const dispatched = gateway.hub.dispatch({ licenseKey: HOLDING, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
+    const dispatched = alone().gateway.hub.dispatch({ licenseKey: HOLDING, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
     await settle();
     c.decide(false);
     await expect(dispatched).rejects.toBeInstanceOf(ClaimLostError);
@@ -90,7 +76,7 @@ describe('an agent whose hello does not list heldCommit', () => {
   it('gets the job only once the claim is won, without hold', async () => {
     const a = await agent(OLDER, 'agt_holds_2');
     const c = claim();
-    const dispatched = gateway.hub.dispatch({ licenseKey: OLDER, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
+    const dispatched = alone().gateway.hub.dispatch({ licenseKey: OLDER, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
     await settle();
     expect(a.received).toEqual([]);
     c.decide(true);
@@ -106,7 +92,7 @@ describe('an agent whose hello does not list heldCommit', () => {
   it('never gets a job whose claim is lost', async () => {
     const a = await agent(OLDER, 'agt_holds_2');
     const c = claim();
-    const dispatched = gateway.hub.dispatch({ licenseKey: OLDER, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
+    const dispatched = alone().gateway.hub.dispatch({ licenseKey: OLDER, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
     c.decide(false);
     await expect(dispatched).rejects.toBeInstanceOf(ClaimLostError);
     await settle();

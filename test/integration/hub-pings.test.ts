@@ -3,37 +3,24 @@
  * only now and then (for the round trip), one that does not is pinged every interval, and one
  * that stops pinging is pinged again. Real gateway, real WebSocket clients.
  */
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import WebSocket from 'ws';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildGateway, type Gateway } from '../../src/gateway/app.js';
-import { GatewayStore } from '../../src/gateway/store.js';
+import { expect, it } from 'vitest';
 import { AGENT_PATH } from '../../src/protocol/messages.js';
-import { newGatewayDatabase } from '../support/databases.js';
+import { gatewayAloneSuite } from '../support/gateway-alone.js';
 
 const PING_MS = 200;
-let store: GatewayStore;
-let gateway: Gateway;
-let url: string;
-
-beforeAll(async () => {
-  store = new GatewayStore(await newGatewayDatabase());
-  await store.migrate();
-  const user = await store.ensureUser('pings');
-  for (const n of [1, 2]) await store.upsertBranch(user, `PING0000000000${n}0`, `agt_pings_${n}`, `pings ${n}`);
-  gateway = await buildGateway({ store, log: pino({ level: 'silent' }), webhookKey: randomBytes(32), hub: { pingIntervalMs: PING_MS, deadAfterMs: 10_000 } });
-  url = (await gateway.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
-});
-afterAll(async () => {
-  await gateway?.app.close();
-  await store?.close();
+const alone = gatewayAloneSuite({
+  register: async (store) => {
+    const user = await store.ensureUser('pings');
+    for (const n of [1, 2]) await store.upsertBranch(user, `PING0000000000${n}0`, `agt_pings_${n}`, `pings ${n}`);
+  },
+  hub: { pingIntervalMs: PING_MS, deadAfterMs: 10_000 },
 });
 
 /** A connected agent counting the gateway's pings. */
 async function agent(n: number): Promise<{ ws: WebSocket; pings: () => number }> {
   const licenseKey = `PING0000000000${n}0`;
-  const ws = new WebSocket(new URL(AGENT_PATH, url), { headers: { authorization: `Bearer agt_pings_${n}` } });
+  const ws = new WebSocket(new URL(AGENT_PATH, alone().wsUrl), { headers: { authorization: `Bearer agt_pings_${n}` } });
   let pings = 0;
   ws.on('ping', () => pings++);
   await new Promise((resolve) => ws.once('open', resolve));
