@@ -32,7 +32,10 @@ function heldJob(params: Record<string, unknown>, budgetMs = 30_000): JobMessage
   };
 }
 
-/** Transactions on the branch database left open between statements: a held job waiting for its verdict. */
+/**
+ * Transactions on the branch database left open between statements: a held job waiting for its
+ * verdict, or for a moment the agent's change detection, which is why it is polled, not read once.
+ */
 async function waitingTransactions(): Promise<number> {
   const { rows } = await sql<{
     n: string;
@@ -79,7 +82,7 @@ describe('the agent holds a held job’s commit for the verdict', () => {
     const before = await counts();
     expect(await runner.run(heldJob(addRefresco(folio), 400))).toMatchObject({ ok: false, error: { code: 'agent_timeout' } });
     expect(await counts()).toEqual(before);
-    expect(await waitingTransactions()).toBe(0);
+    await until(async () => (await waitingTransactions()) === 0);
   });
 });
 
