@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ClaimLostError } from '../../src/gateway/hub.js';
 import { AGENT_PATH, HELD_COMMIT, frameJson } from '../../src/protocol/messages.js';
 import { gatewayAloneSuite } from '../support/gateway-alone.js';
+import { until } from '../support/until.js';
 
 const HOLDING = 'HOLD000000000010';
 const OLDER = 'HOLD000000000020';
@@ -39,6 +40,7 @@ function claim(): { promise: Promise<boolean>; decide: (won: boolean) => void } 
 }
 
 const idempotency = { scope: 'user:1', key: 'k', fingerprint: 'f' };
+/** Long enough for a frame the gateway should not have sent to have arrived. */
 const settle = () => new Promise((r) => setTimeout(r, 150));
 const answer = (ws: WebSocket, jobId: unknown) => ws.send(JSON.stringify({ type: 'result', jobId, ok: true, data: { done: true } }));
 
@@ -47,11 +49,11 @@ describe('an agent that holds commits', () => {
     const a = await agent(HOLDING, 'agt_holds_1', [HELD_COMMIT]);
     const c = claim();
     const dispatched = alone().gateway.hub.dispatch({ licenseKey: HOLDING, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
-    await settle();
+    await until(() => a.received.length === 1);
     expect(a.received).toEqual([expect.objectContaining({ type: 'job', hold: true })]);
     const jobId = a.received[0]!.jobId;
     c.decide(true);
-    await settle();
+    await until(() => a.received.length === 2);
     expect(a.received[1]).toEqual({ type: 'claim', jobId, won: true });
     answer(a.ws, jobId);
     expect(await dispatched).toMatchObject({ ok: true, data: { done: true } });
@@ -62,10 +64,10 @@ describe('an agent that holds commits', () => {
     const a = await agent(HOLDING, 'agt_holds_1', [HELD_COMMIT]);
     const c = claim();
     const dispatched = alone().gateway.hub.dispatch({ licenseKey: HOLDING, op: 'orders.addLines', params: {}, idempotency, claim: c.promise });
-    await settle();
+    await until(() => a.received.length === 1);
     c.decide(false);
     await expect(dispatched).rejects.toBeInstanceOf(ClaimLostError);
-    await settle();
+    await until(() => a.received.length === 2);
     expect(a.received.map((m) => m.type)).toEqual(['job', 'claim']);
     expect(a.received[1]).toMatchObject({ won: false });
     a.ws.close();
@@ -80,8 +82,7 @@ describe('an agent whose hello does not list heldCommit', () => {
     await settle();
     expect(a.received).toEqual([]);
     c.decide(true);
-    await settle();
-    expect(a.received).toHaveLength(1);
+    await until(() => a.received.length === 1);
     expect(a.received[0]).toMatchObject({ type: 'job', idempotency });
     expect(a.received[0]).not.toHaveProperty('hold');
     answer(a.ws, a.received[0]!.jobId);
