@@ -94,7 +94,7 @@ describe('POST /ordenes/buscar', () => {
     expect(page.data.map((o) => o.folio)).toEqual(of(C, 'C4', 'C5', 'C7'));
     const searches = statements.filter((s) => s.sql.includes('"h"."idturno" = any($1)'));
     expect(searches.map((s) => s.sql.startsWith('select count(*)'))).toEqual([true, false]);
-    for (const s of searches) expect(s.parameters[0]).toEqual(ids);
+    for (const s of searches) expect((s.parameters[0] as { toPostgres(): string }).toPostgres()).toBe(`{${ids.join(',')}}`);
     expect(Math.max(...statements.map((s) => s.parameters.length))).toBeLessThanOrEqual(10);
   });
 
