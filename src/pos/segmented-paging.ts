@@ -32,9 +32,11 @@ export function mappedSegment<DB, TB extends keyof DB, O, T>(query: SelectQueryB
  * A page of the concatenation of several segments (closed orders then temporary ones; the closed
  * orders of one chunk of shifts after another). Every segment is counted, then only those the
  * page overlaps are read, each with its own OFFSET/FETCH: the page is exact without one statement
- * over everything and without merging rows in memory.
+ * over everything and without merging rows in memory. A single segment is read first instead:
+ * a page that is not full, and not past the end, tells the total without a count.
  */
 export async function selectPageAcross<T>(segments: ReadonlyArray<Segment<T>>, paging: { page: number; pageSize: number }): Promise<Page<T>> {
+  if (segments.length === 1) return selectPageOf(segments[0]!, paging);
   const counts: number[] = [];
   for (const segment of segments) counts.push(await segment.count());
   const total = counts.reduce((a, b) => a + b, 0);
@@ -54,4 +56,15 @@ export async function selectPageAcross<T>(segments: ReadonlyArray<Segment<T>>, p
     skip = 0;
   }
   return toPage(data, total, paging.page, paging.pageSize);
+}
+
+/**
+ * One segment: its statement can be costly to plan (a search's 10,000 shift numbers took a third
+ * of its time in each), and a page that is not full already says how many rows there are.
+ */
+async function selectPageOf<T>(segment: Segment<T>, paging: { page: number; pageSize: number }): Promise<Page<T>> {
+  const offset = (paging.page - 1) * paging.pageSize;
+  const data = await segment.read(offset, paging.pageSize);
+  const known = data.length < paging.pageSize && (data.length > 0 || offset === 0);
+  return toPage(data, known ? offset + data.length : await segment.count(), paging.page, paging.pageSize);
 }

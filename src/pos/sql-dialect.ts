@@ -173,6 +173,25 @@ export function likeContains(value: Expression<unknown>, search: string): Expres
 }
 
 /**
+ * The parameter of `inNumbers`: pg hands it to PostgreSQL as the array's text, `{1,2,3}`. Given
+ * a JS array, pg writes each element as a quoted, escaped string: for 10,000 shift numbers that
+ * took 2.5 ms of the agent's time per statement, and the server's parsing of the quotes more.
+ */
+class NumberArray {
+  readonly numbers: readonly number[];
+
+  constructor(numbers: readonly number[]) {
+    if (!numbers.every(Number.isFinite)) throw new Error('inNumbers: only finite numbers');
+    this.numbers = numbers;
+  }
+
+  /** pg's hook for a parameter's text (its prepareValue). */
+  toPostgres(): string {
+    return `{${this.numbers.join(',')}}`;
+  }
+}
+
+/**
  * `value IN (numbers)`, written as PostgreSQL's `value = any($1)`: the whole list is one array
  * parameter, parsed and planned as one value however long it is. SQL Server has no arrays: the
  * compiler spells it `value in (@1, @2, …)`, a parameter per number, and a statement takes at
@@ -184,7 +203,7 @@ export function inNumbers(
   value: Expression<unknown>,
   numbers: readonly number[],
 ): Expression<SqlBool> {
-  return eb(value, '=', eb.fn('any', [eb.val([...numbers])]));
+  return eb(value, '=', eb.fn('any', [eb.val(new NumberArray(numbers))]));
 }
 
 /** How many numbers one `inNumbers` list may hold: on SQL Server, room is left for the filters beside it. */
@@ -195,7 +214,7 @@ function anyOfArray(node: BinaryOperationNode): readonly unknown[] | undefined {
   const right = node.rightOperand;
   if (!OperatorNode.is(node.operator) || node.operator.operator !== '=' || !FunctionNode.is(right) || right.func !== 'any') return undefined;
   const only = right.arguments.length === 1 ? right.arguments[0] : undefined;
-  return only && ValueNode.is(only) && Array.isArray(only.value) ? (only.value as unknown[]) : undefined;
+  return only && ValueNode.is(only) && only.value instanceof NumberArray ? only.value.numbers : undefined;
 }
 
 /** The T-SQL that SQL Server would run for a query node built for either dialect. */

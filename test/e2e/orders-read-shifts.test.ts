@@ -77,7 +77,7 @@ describe('POST /ordenes/buscar', () => {
     expect(Math.max(...parameters)).toBeGreaterThan(IN_LIST_LIMIT.mssql);
   });
 
-  it('sends 10,000 shift numbers to PostgreSQL as one array, counted and read once', async ({ skip }) => {
+  it('sends 10,000 shift numbers to PostgreSQL as one array, read once and counted only for a full page', async ({ skip }) => {
     skip(dialectOf(f.db) !== 'postgres', 'an array parameter is PostgreSQL only; the test above checks the SQL Server statements');
     const statements: Array<{ sql: string; parameters: readonly unknown[] }> = [];
     const compiler = new PostgresQueryCompiler();
@@ -92,10 +92,17 @@ describe('POST /ordenes/buscar', () => {
     const ids = Array.from({ length: 10_000 }, (_, i) => i + 1);
     const page = await searchClosedOrdersByShifts.run(ctx, ops.searchClosedOrdersByShifts.input.parse({ idTurnos: ids, page: 2, pageSize: 3 }));
     expect(page.data.map((o) => o.folio)).toEqual(of(C, 'C4', 'C5', 'C7'));
-    const searches = statements.filter((s) => s.sql.includes('"h"."idturno" = any($1)'));
-    expect(searches.map((s) => s.sql.startsWith('select count(*)'))).toEqual([true, false]);
-    for (const s of searches) expect(s.parameters[0]).toEqual(ids);
+    const searches = () => statements.filter((s) => s.sql.includes('"h"."idturno" = any($1)'));
+    // A full page: read, then counted.
+    expect(searches().map((s) => s.sql.startsWith('select count(*)'))).toEqual([false, true]);
+    for (const s of searches()) expect((s.parameters[0] as { toPostgres(): string }).toPostgres()).toBe(`{${ids.join(',')}}`);
     expect(Math.max(...statements.map((s) => s.parameters.length))).toBeLessThanOrEqual(10);
+    // The last page is not full: its rows give the total, with no count.
+    statements.length = 0;
+    const last = await searchClosedOrdersByShifts.run(ctx, ops.searchClosedOrdersByShifts.input.parse({ idTurnos: ids, page: 3, pageSize: 3 }));
+    expect(last).toMatchObject({ totalResults: 7, totalPages: 3, hasNextPage: false });
+    expect(last.data.map((o) => o.folio)).toEqual(of(C, 'C6'));
+    expect(searches().map((s) => s.sql.startsWith('select count(*)'))).toEqual([false]);
   });
 
   it("stays within SQL Server's 2,100 parameters with every filter beside a chunk", async () => {
