@@ -9,6 +9,7 @@
  * shift holds. What is deleted is exactly what was copied (found again through
  * `foliotempcheques`), so an account a terminal pays while the close runs is never lost.
  */
+import { sql } from 'kysely';
 import type { PosContext } from '../context.js';
 import { loosely, type PosTable } from '../schema.js';
 import { lockTable, reseedIdentity } from '../sql-dialect.js';
@@ -171,12 +172,49 @@ async function releaseTables(ctx: PosContext, shift: ClosingShift): Promise<void
   await ctx.db.deleteFrom('productosenproduccion').where('folio', 'in', copiedFolios(ctx, shift)).execute();
 }
 
-/** Deletes the temp rows of exactly the accounts that were copied (rows 113-123). */
-async function deleteCopied(ctx: PosContext, shift: ClosingShift): Promise<void> {
+/** Deletes the temp rows of exactly the accounts that were copied (rows 113-123): of the side tables in use. */
+async function deleteCopied(ctx: PosContext, shift: ClosingShift, inUse: Set<PosTable>): Promise<void> {
   for (const [table, , column] of ARCHIVED) {
-    if (ctx.schema.hasTable(table)) await loosely(ctx.db).deleteFrom(table).where(column, 'in', copiedFolios(ctx, shift)).execute();
+    if (inUse.has(table)) await loosely(ctx.db).deleteFrom(table).where(column, 'in', copiedFolios(ctx, shift)).execute();
   }
   await ctx.db.deleteFrom('tempcheques').where('folio', 'in', copiedFolios(ctx, shift)).execute();
+}
+
+/**
+ * The installed side tables that hold rows of the copied accounts, asked in one statement: most
+ * branches use few of them (no card terminal, no invoices), and a copy and a delete per unused
+ * table would be two round trips each that write nothing. A table is first asked for any row, so
+ * that an empty one costs no lookup of the shift's accounts in the history; then for one of the
+ * copied accounts, found as the copy finds them.
+ */
+async function sideTablesInUse(ctx: PosContext, shift: ClosingShift): Promise<Set<PosTable>> {
+  const installed = ARCHIVED.filter(([from]) => ctx.schema.hasTable(from));
+  if (installed.length === 0) return new Set();
+  const row = await loosely(ctx.db)
+    .selectNoFrom((eb) =>
+      installed.map(([from, , folioColumn]) =>
+        eb
+          .case()
+          .when(
+            eb.and([
+              eb.exists(eb.selectFrom(from).select(sql.lit(1).as('one'))),
+              eb.exists(
+                eb
+                  .selectFrom('cheques as c')
+                  .innerJoin(`${from} as src`, `src.${folioColumn}`, 'c.foliotempcheques')
+                  .select(sql.lit(1).as('one'))
+                  .where('c.idturno', '=', shift.idTurno),
+              ),
+            ]),
+          )
+          .then(1)
+          .else(0)
+          .end()
+          .as(from),
+      ),
+    )
+    .executeTakeFirstOrThrow();
+  return new Set(installed.map(([from]) => from).filter((t) => Number((row as Record<string, unknown>)[t]) === 1));
 }
 
 /** Moves the shift's paid and cancelled accounts to the history tables; returns how many. */
@@ -184,11 +222,12 @@ export async function archiveAccounts(ctx: PosContext, shift: ClosingShift): Pro
   await reseedHistory(ctx);
   await adoptShiftless(ctx, shift);
   const archived = await copyHeaders(ctx, shift);
+  const inUse = await sideTablesInUse(ctx, shift);
   for (const [from, to, folioColumn] of ARCHIVED) {
-    if (ctx.schema.hasTable(from) && ctx.schema.hasTable(to)) await copyChildren(ctx, shift, from, to, folioColumn);
+    if (inUse.has(from) && ctx.schema.hasTable(to)) await copyChildren(ctx, shift, from, to, folioColumn);
   }
   await repointInvoiceLines(ctx, shift);
   await releaseTables(ctx, shift);
-  await deleteCopied(ctx, shift);
+  await deleteCopied(ctx, shift, inUse);
   return archived;
 }
