@@ -104,6 +104,8 @@ export class JobRunner {
       printerRule: this.opts.printerRule ?? DEFAULT_PRINTER_RULE,
     };
     if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
+    // What a print sends cannot be rolled back: a held print starts only once its key is won.
+    if (job.hold && impl.def.outsideEffect) await this.#verdicts.won(job.jobId, deadline, () => new Deadline());
 
     let afterCommit: Array<(db: PosDb) => Promise<void>> = [];
     let outside: OutsideEffect | undefined;

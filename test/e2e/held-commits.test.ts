@@ -13,6 +13,9 @@ import { accountSuite, refresco, tacos } from '../support/accounts.js';
 import { testRunner } from '../support/job-runner.js';
 import { BRANCH } from '../support/stack.js';
 import { until } from '../support/until.js';
+import { DEMO_PRINTER_RULE } from '../../src/demo/printers.js';
+import { startVirtualPrinter } from '../../src/printing/virtual-printer.js';
+import { LOOPBACK } from '../support/printer-ports.js';
 
 const { stack, db, write, openOrder, header, lines, counts } = accountSuite();
 let runner: JobRunner;
@@ -83,6 +86,44 @@ describe('the agent holds a held job’s commit for the verdict', () => {
     expect(await runner.run(heldJob(addRefresco(folio), 400))).toMatchObject({ ok: false, error: { code: 'agent_timeout' } });
     expect(await counts()).toEqual(before);
     await until(async () => (await waitingTransactions()) === 0);
+  });
+});
+
+describe('a held print, which no rollback undoes', () => {
+  it('prints nothing when its claim is lost, and once when it is won', async () => {
+    const printer = await startVirtualPrinter({ host: LOOPBACK });
+    try {
+      const printing = testRunner(stack().agents.get(BRANCH)!.pos, DEMO_PRINTER_RULE);
+      const target = {
+        printerIp: LOOPBACK,
+        printerPort: printer.port,
+        displayName: 'Cocina',
+        kind: 'thermal',
+        widthMm: 80,
+        labelWidthMm: 50,
+        labelHeightMm: 30,
+        labelGapMm: 2,
+        labelDpi: 203,
+        labelDensity: 8,
+        labelSpeed: 4,
+      };
+      const printerId = randomUUID();
+      const print = (): JobMessage => ({ ...heldJob({ printerId, printers: { [printerId]: target } }), op: 'print.test' });
+      const lost = print();
+      const losing = printing.run(lost);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(printer.jobs).toHaveLength(0);
+      printing.claimDecided(lost.jobId, false);
+      expect(await losing).toMatchObject({ ok: false, error: { code: 'idempotency_in_progress' } });
+      const won = print();
+      const winning = printing.run(won);
+      printing.claimDecided(won.jobId, true);
+      expect((await winning).ok).toBe(true);
+      await printer.idle();
+      expect(printer.jobs).toHaveLength(1);
+    } finally {
+      await printer.close();
+    }
   });
 });
 
