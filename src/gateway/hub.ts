@@ -18,7 +18,6 @@ import {
   frameJson,
   resultMessage,
   type AgentMessage,
-  type JobError,
   type JobMessage,
   type UpgradeMessage,
   type UpgradeProgressMessage,
@@ -33,34 +32,9 @@ import { successfulResult } from './hub/result-frame.js';
 import { StatusBatcher } from './hub/status-batcher.js';
 import type { GatewayStore } from './store.js';
 
-export class AgentOfflineError extends Error {}
-export class AgentTimeoutError extends Error {}
-/** The request's Idempotency-Key was not claimed: its job was not sent, or was told to roll back. */
-export class ClaimLostError extends Error {}
+import { AgentOfflineError, AgentTimeoutError, ClaimLostError, agentBudget, type DispatchOutcome, type JobRequest } from './hub/jobs.js';
 
-/** A job for a branch's agent: the operation, its parameters, and how long the caller waits. */
-export interface JobRequest {
-  licenseKey: string;
-  op: string;
-  params: unknown;
-  idempotency?: JobMessage['idempotency'];
-  timeoutMs: number;
-  /**
-   * The claim of the request's Idempotency-Key, still being taken (it never rejects: false when
-   * lost or failed). An agent that holds commits gets the job at once and the verdict after it;
-   * any other gets the job only once the claim is won. Lost, the job fails with ClaimLostError.
-   */
-  claim?: Promise<boolean>;
-}
-
-export interface DispatchOutcome {
-  jobId: string;
-  workerId: string;
-  dispatchedAt: string;
-  ok: boolean;
-  data?: unknown;
-  error?: JobError;
-}
+export { AgentOfflineError, AgentTimeoutError, ClaimLostError, agentBudget, type DispatchOutcome, type JobRequest };
 
 export interface UpgradeListener {
   connected(licenseKey: string, platform: string | null): void;
@@ -88,15 +62,6 @@ export interface HubOptions {
   helloTimeoutMs?: number;
   /** Stores events an agent reported; the agent is told it may forget them once this resolves. */
   onEvents?: (licenseKey: string, events: BranchEvent[]) => Promise<void>;
-}
-
-/**
- * The agent's share of the time the gateway waits: a little less, so that a write the agent
- * commits at the end of its budget is answered before the gateway gives up on it (the job's
- * trip to the agent comes out of the difference).
- */
-export function agentBudget(timeoutMs: number): number {
-  return Math.max(1, timeoutMs - Math.min(1_000, Math.floor(timeoutMs / 10)));
 }
 
 /** How often the connections are looked over: pings due, dead peers, hellos overdue. */
