@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { logEvent } from '../audit.js';
 import { insertRows } from '../bulk-insert.js';
 import type { PosContext } from '../context.js';
-import type { ClosingShift } from './shift-archive.js';
+import type { Archived, ClosingShift } from './shift-archive.js';
 
 const RECIPE_TABLES = ['inventariopendiente', 'costos', 'insumos', 'insumosdetalle', 'recetasalmacenes'] as const;
 
@@ -26,13 +26,13 @@ const RECIPE_TABLES = ['inventariopendiente', 'costos', 'insumos', 'insumosdetal
  * both on SQL Server (numeric(24,6) × numeric(12,4) stays within 38 digits), as the product of
  * each line did.
  */
-async function queueDeduction(ctx: PosContext, idTurno: number): Promise<void> {
+async function queueDeduction(ctx: PosContext, idTurno: number, archived: Archived): Promise<void> {
   if (RECIPE_TABLES.some((t) => !ctx.schema.hasTable(t))) return;
   const sold = ctx.db
     .selectFrom('cheqdet as d')
     .innerJoin('cheques as c', 'c.folio', 'd.foliodet')
     .select((eb) => ['d.idproducto', 'c.idempresa', 'c.idarearestaurant', eb.cast<string>(eb.fn.sum('d.cantidad'), 'decimal(24, 6)').as('cantidad')])
-    .where('c.idturno', '=', idTurno)
+    .where('c.folio', '>', archived.folioAbove)
     .where((eb) => eb.or([eb('c.cancelado', '=', false), eb('c.cancelado', 'is', null)]))
     .groupBy(['d.idproducto', 'c.idempresa', 'c.idarearestaurant'])
     .as('s');
@@ -120,12 +120,12 @@ async function applyPending(ctx: PosContext, idEmpresa: string): Promise<void> {
 }
 
 /**
- * Deducts the shift's stock: queue (127-133), SR's entry before it applies (229), apply
+ * Deducts the stock of the accounts the close archived: queue (127-133), SR's entry before it applies (229), apply
  * (232-237), SR's entry after (242), both with SR's user and station. Finished elaborations
  * (`insumoselaboracion`, rows 253-254) are left to SR: what it writes for them is not in the traces.
  */
-export async function deductInventory(ctx: PosContext, shift: ClosingShift, by: { usuario: string; estacion: string }): Promise<void> {
-  await queueDeduction(ctx, shift.idTurno);
+export async function deductInventory(ctx: PosContext, shift: ClosingShift, archived: Archived, by: { usuario: string; estacion: string }): Promise<void> {
+  await queueDeduction(ctx, shift.idTurno, archived);
   const entry = (evento: string) =>
     logEvent(ctx, { usuario: by.usuario, evento, valores: `Turno: ${shift.idTurno}`, estacion: by.estacion, idempresa: shift.idEmpresa });
   await entry('Aplicando Insumos pendientes por descargar');

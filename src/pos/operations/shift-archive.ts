@@ -8,6 +8,12 @@
  * Every copy is one INSERT … SELECT, so the work is a fixed number of statements whatever the
  * shift holds. What is deleted is exactly what was copied (found again through
  * `foliotempcheques`), so an account a terminal pays while the close runs is never lost.
+ *
+ * The copied accounts are found again as the `cheques` folios above the highest one before the
+ * copy (`Archived`), not by their shift: `cheques` is held from before the copy to the commit, so
+ * nothing else is above it; and the planner, whose statistics cannot yet know the shift being
+ * closed, estimates a range of the key from the index itself. Found by shift, every later
+ * statement was planned for one account and looped over the shift's thousands.
  */
 import { sql } from 'kysely';
 import type { PosContext } from '../context.js';
@@ -23,19 +29,33 @@ export interface ClosingShift {
   idEmpresa: string;
 }
 
+/** The accounts a close copied to `cheques`: how many, and the folio they are all above. */
+export interface Archived {
+  count: number;
+  folioAbove: number;
+}
+
+/** The copied accounts' `cheques` rows. */
+export function archivedRows(ctx: PosContext, folioAbove: number) {
+  return ctx.db.selectFrom('cheques').where('folio', '>', folioAbove);
+}
+
 /**
  * SR reseeds `cheques` after its highest folio before it copies anything into it (rows 69-70),
  * so an identity left behind (a restored backup) cannot make the copy collide with a folio in
  * use. The table is held until the close commits: another close copying meanwhile would have
  * folios above the highest one this close can see, and the reseed would hand them out again.
+ * Returns the folio every copied account is above (-1 for an empty table, whose next may be 0).
  */
-async function reseedHistory(ctx: PosContext): Promise<void> {
+async function reseedHistory(ctx: PosContext): Promise<number> {
   await lockTable(ctx.db, 'cheques');
   const top = await ctx.db
     .selectFrom('cheques')
     .select((eb) => eb.fn.max('folio').as('folio'))
     .executeTakeFirst();
-  await reseedIdentity(ctx.db, 'cheques', 'folio', Number(top?.folio ?? 0));
+  const highest = top?.folio === null || top?.folio === undefined ? undefined : Number(top.folio);
+  await reseedIdentity(ctx.db, 'cheques', 'folio', highest ?? 0);
+  return highest ?? -1;
 }
 
 /**
@@ -62,7 +82,7 @@ async function adoptShiftless(ctx: PosContext, shift: ClosingShift): Promise<voi
  * counted in `cheques` rather than taken from the driver's row count, which on SQL Server also
  * counts what triggers on the table write. The accounts copied: paid or cancelled in the shift (row 76).
  */
-async function copyHeaders(ctx: PosContext, shift: ClosingShift): Promise<number> {
+async function copyHeaders(ctx: PosContext, shift: ClosingShift, folioAbove: number): Promise<number> {
   const columns = ctx.schema.sharedColumns('tempcheques', 'cheques', ['folio', 'idturno', 'foliotempcheques']);
   const db = loosely(ctx.db);
   await db
@@ -81,10 +101,8 @@ async function copyHeaders(ctx: PosContext, shift: ClosingShift): Promise<number
         ),
     )
     .execute();
-  const copied = await ctx.db
-    .selectFrom('cheques')
+  const copied = await archivedRows(ctx, folioAbove)
     .select((eb) => eb.fn.countAll().as('n'))
-    .where('idturno', '=', shift.idTurno)
     .executeTakeFirstOrThrow();
   return Number(copied.n);
 }
@@ -106,7 +124,7 @@ const ARCHIVED: ReadonlyArray<readonly [from: PosTable, to: PosTable, folioColum
  * the closing shift and processed: the state SR's copy (rows 80-88) and its repointing (101-110)
  * leave together.
  */
-async function copyChildren(ctx: PosContext, shift: ClosingShift, from: PosTable, to: PosTable, folioColumn: string): Promise<void> {
+async function copyChildren(ctx: PosContext, shift: ClosingShift, folioAbove: number, from: PosTable, to: PosTable, folioColumn: string): Promise<void> {
   const marks = (['idturno_cierre', 'procesado'] as const).filter((c) => ctx.schema.has(to, c));
   const columns = ctx.schema.sharedColumns(from, to, [folioColumn, ...marks]);
   const db = loosely(ctx.db);
@@ -122,17 +140,17 @@ async function copyChildren(ctx: PosContext, shift: ClosingShift, from: PosTable
           eb.ref('c.folio').as(folioColumn),
           ...marks.map((c) => (c === 'procesado' ? eb.cast(eb.val(true), 'boolean') : eb.cast(eb.val(shift.idTurno), 'bigint')).as(c)),
         ])
-        .where('c.idturno', '=', shift.idTurno),
+        .where('c.folio', '>', folioAbove),
     )
     .execute();
 }
 
-function copiedFolios(ctx: PosContext, shift: ClosingShift) {
-  return ctx.db.selectFrom('cheques').select('foliotempcheques').where('idturno', '=', shift.idTurno);
+function copiedFolios(ctx: PosContext, folioAbove: number) {
+  return archivedRows(ctx, folioAbove).select('foliotempcheques');
 }
 
 /** Invoice lines of the moved accounts follow them to their new folios (row 100). */
-async function repointInvoiceLines(ctx: PosContext, shift: ClosingShift): Promise<void> {
+async function repointInvoiceLines(ctx: PosContext, shift: ClosingShift, folioAbove: number): Promise<void> {
   if (!ctx.schema.has('facturasmovtos', 'foliodet')) return;
   await ctx.db
     .updateTable('facturasmovtos')
@@ -141,9 +159,9 @@ async function repointInvoiceLines(ctx: PosContext, shift: ClosingShift): Promis
         .selectFrom('cheques as c')
         .select('c.folio')
         .whereRef('c.foliotempcheques', '=', 'facturasmovtos.foliodet')
-        .where('c.idturno', '=', shift.idTurno),
+        .where('c.folio', '>', folioAbove),
     }))
-    .where('foliodet', 'in', copiedFolios(ctx, shift))
+    .where('foliodet', 'in', copiedFolios(ctx, folioAbove))
     .where('idfactura', 'in', ctx.db.selectFrom('foliosfacturados as ff').select('ff.idfactura').where('ff.idturno_cierre', '=', shift.idTurno))
     .execute();
 }
@@ -155,13 +173,13 @@ async function repointInvoiceLines(ctx: PosContext, shift: ClosingShift): Promis
  * active assignment holds it, which we take 92 to rule out (else 91 would be pointless), so 93
  * is not repeated here.
  */
-async function releaseTables(ctx: PosContext, shift: ClosingShift): Promise<void> {
+async function releaseTables(ctx: PosContext, folioAbove: number): Promise<void> {
   await ctx.db
     .updateTable('mesas')
     .set({ estatus_ocupacion: 0 })
-    .where('idmesa', 'in', ctx.db.selectFrom('mesasasignadas').select('idmesa').where('folio', 'in', copiedFolios(ctx, shift)).where('activo', '=', 1))
+    .where('idmesa', 'in', ctx.db.selectFrom('mesasasignadas').select('idmesa').where('folio', 'in', copiedFolios(ctx, folioAbove)).where('activo', '=', 1))
     .execute();
-  await ctx.db.deleteFrom('mesasasignadas').where('folio', 'in', copiedFolios(ctx, shift)).execute();
+  await ctx.db.deleteFrom('mesasasignadas').where('folio', 'in', copiedFolios(ctx, folioAbove)).execute();
   await ctx.db
     .updateTable('mesas')
     .set({ estatus_ocupacion: 0 })
@@ -169,15 +187,15 @@ async function releaseTables(ctx: PosContext, shift: ClosingShift): Promise<void
       eb.not(eb.exists(eb.selectFrom('mesasasignadas as ma').select('ma.idmesa').whereRef('ma.idmesa', '=', 'mesas.idmesa').where('ma.activo', '=', 1))),
     )
     .execute();
-  await ctx.db.deleteFrom('productosenproduccion').where('folio', 'in', copiedFolios(ctx, shift)).execute();
+  await ctx.db.deleteFrom('productosenproduccion').where('folio', 'in', copiedFolios(ctx, folioAbove)).execute();
 }
 
 /** Deletes the temp rows of exactly the accounts that were copied (rows 113-123): of the side tables in use. */
-async function deleteCopied(ctx: PosContext, shift: ClosingShift, inUse: Set<PosTable>): Promise<void> {
+async function deleteCopied(ctx: PosContext, folioAbove: number, inUse: Set<PosTable>): Promise<void> {
   for (const [table, , column] of ARCHIVED) {
-    if (inUse.has(table)) await loosely(ctx.db).deleteFrom(table).where(column, 'in', copiedFolios(ctx, shift)).execute();
+    if (inUse.has(table)) await loosely(ctx.db).deleteFrom(table).where(column, 'in', copiedFolios(ctx, folioAbove)).execute();
   }
-  await ctx.db.deleteFrom('tempcheques').where('folio', 'in', copiedFolios(ctx, shift)).execute();
+  await ctx.db.deleteFrom('tempcheques').where('folio', 'in', copiedFolios(ctx, folioAbove)).execute();
 }
 
 /**
@@ -187,7 +205,7 @@ async function deleteCopied(ctx: PosContext, shift: ClosingShift, inUse: Set<Pos
  * that an empty one costs no lookup of the shift's accounts in the history; then for one of the
  * copied accounts, found as the copy finds them.
  */
-async function sideTablesInUse(ctx: PosContext, shift: ClosingShift): Promise<Set<PosTable>> {
+async function sideTablesInUse(ctx: PosContext, folioAbove: number): Promise<Set<PosTable>> {
   const installed = ARCHIVED.filter(([from]) => ctx.schema.hasTable(from));
   if (installed.length === 0) return new Set();
   const row = await loosely(ctx.db)
@@ -203,7 +221,7 @@ async function sideTablesInUse(ctx: PosContext, shift: ClosingShift): Promise<Se
                   .selectFrom('cheques as c')
                   .innerJoin(`${from} as src`, `src.${folioColumn}`, 'c.foliotempcheques')
                   .select(sql.lit(1).as('one'))
-                  .where('c.idturno', '=', shift.idTurno),
+                  .where('c.folio', '>', folioAbove),
               ),
             ]),
           )
@@ -217,17 +235,17 @@ async function sideTablesInUse(ctx: PosContext, shift: ClosingShift): Promise<Se
   return new Set(installed.map(([from]) => from).filter((t) => Number((row as Record<string, unknown>)[t]) === 1));
 }
 
-/** Moves the shift's paid and cancelled accounts to the history tables; returns how many. */
-export async function archiveAccounts(ctx: PosContext, shift: ClosingShift): Promise<number> {
-  await reseedHistory(ctx);
+/** Moves the shift's paid and cancelled accounts to the history tables. */
+export async function archiveAccounts(ctx: PosContext, shift: ClosingShift): Promise<Archived> {
+  const folioAbove = await reseedHistory(ctx);
   await adoptShiftless(ctx, shift);
-  const archived = await copyHeaders(ctx, shift);
-  const inUse = await sideTablesInUse(ctx, shift);
+  const count = await copyHeaders(ctx, shift, folioAbove);
+  const inUse = await sideTablesInUse(ctx, folioAbove);
   for (const [from, to, folioColumn] of ARCHIVED) {
-    if (inUse.has(from) && ctx.schema.hasTable(to)) await copyChildren(ctx, shift, from, to, folioColumn);
+    if (inUse.has(from) && ctx.schema.hasTable(to)) await copyChildren(ctx, shift, folioAbove, from, to, folioColumn);
   }
-  await repointInvoiceLines(ctx, shift);
-  await releaseTables(ctx, shift);
-  await deleteCopied(ctx, shift, inUse);
-  return archived;
+  await repointInvoiceLines(ctx, shift, folioAbove);
+  await releaseTables(ctx, folioAbove);
+  await deleteCopied(ctx, folioAbove, inUse);
+  return { count, folioAbove };
 }

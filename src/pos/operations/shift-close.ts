@@ -172,14 +172,14 @@ export const closeShift = implement(ops.closeShift, async (ctx, input) => {
   await refuseUnsettled(ctx, shift);
   if (settings.forbidCloseWithOpenAccounts) await refuseOpenAccounts(ctx);
 
-  const migratedCheques = await archiveAccounts(ctx, shift);
+  const archived = await archiveAccounts(ctx, shift);
   const declared = await recordDeclaration(ctx, shift, input.declaracion ?? []);
   await closeShiftRow(ctx, shift, declared);
   await resetSeries(ctx, shift, input.serie);
   await closeHousekeeping(ctx);
   // SR's audit entries name the user at the terminal and the terminal itself (row 229); the
   // trace's user is the shift's cashier (order-lifecycle row 34).
-  if (!settings.noInventoryDeduction) await deductInventory(ctx, shift, { usuario: shift.cajero || API_USER, estacion: station.id });
+  if (!settings.noInventoryDeduction) await deductInventory(ctx, shift, archived, { usuario: shift.cajero || API_USER, estacion: station.id });
   if (shift.workspaceId) await markForSync(ctx, SYNC_ENTITY_SHIFT, shift.workspaceId, SYNC_UPDATE);
   ctx.afterCommit?.(reseedEmptyAccounts);
 
@@ -187,7 +187,7 @@ export const closeShift = implement(ops.closeShift, async (ctx, input) => {
   return {
     idTurno: shift.idTurno,
     cierre: localIso(ctx.now)!,
-    migratedCheques,
+    migratedCheques: archived.count,
     efectivo: amount(takings.efectivo.toFixed()),
     tarjeta: amount(takings.tarjeta.toFixed()),
     vales: amount(takings.vales.toFixed()),
