@@ -2,8 +2,10 @@
  * Keeps a running gateway's cached key and branch lookups true to the store: `branch-agent keys`
  * (another process) announces each change on ACCESS_CHANNEL, and this listener forgets the
  * affected lookups at once, so a new API key works, a revoked one stops, and an agent whose
- * token was replaced is checked again, all without waiting for the 30 s cache to expire.
- * While the listening connection is down the cache's own expiry still bounds the delay.
+ * token was replaced is checked again. While it listens, cached lookups do not expire
+ * (access-cache.ts); from the moment its connection is found lost, they last 30 s at most. A
+ * connection lost without a word (a dropped NAT entry) is found by the heartbeat within
+ * about 13 s, so a change it missed is seen within 30 s all the same.
  */
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -24,7 +26,7 @@ export async function watchAccessChanges(
   timing: { reconnectMs?: number; heartbeatMs?: number } = {},
 ): Promise<AccessWatch> {
   const reconnectMs = timing.reconnectMs ?? 5_000;
-  const heartbeatMs = timing.heartbeatMs ?? 30_000;
+  const heartbeatMs = timing.heartbeatMs ?? 10_000;
   let stopped = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -42,6 +44,7 @@ export async function watchAccessChanges(
   const lost = (c: pg.Client) => {
     if (client !== c) return;
     client = undefined;
+    store.hearChanges(false);
     void c.end().catch(() => undefined);
     if (!stopped) schedule();
   };
@@ -73,6 +76,7 @@ export async function watchAccessChanges(
     // Changes made while nobody listened are not replayed: start from a clean cache.
     store.forgetApiKeys();
     store.forgetBranch();
+    store.hearChanges(true);
     if (reconnecting) onBranchChanged();
   };
 
@@ -88,7 +92,8 @@ export async function watchAccessChanges(
         },
         (error: unknown) => {
           if (stopped) return;
-          if (!warned) log.warn({ err: error }, 'cannot listen for key and branch changes; cached keys may be up to 30 s stale until the store answers');
+          if (!warned)
+            log.warn({ err: error }, 'cannot listen for key and branch changes; cached keys and owners may be up to 30 s stale until the store answers');
           warned = true;
           schedule();
         },
@@ -111,6 +116,7 @@ export async function watchAccessChanges(
   return {
     async stop() {
       stopped = true;
+      store.hearChanges(false);
       clearInterval(heartbeat);
       clearTimeout(retry);
       const c = client;

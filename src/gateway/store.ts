@@ -6,8 +6,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { LruMap } from 'toad-cache';
 import { createPgPool } from '../postgres-pool.js';
+import { AccessCache } from './access-cache.js';
 import { BatchedLookup } from './batched-lookup.js';
 import { migrationsDir, runMigrations } from '../sql-migrations.js';
 import { gatewayDefaults } from '../config/schema.js';
@@ -44,7 +44,6 @@ async function announce(trx: Kysely<GatewayDatabase>, payload: string): Promise<
   await sql`select pg_notify(${ACCESS_CHANNEL}, ${payload})`.execute(trx);
 }
 
-const CACHE_MS = 30_000;
 /** Rows a purge deletes per statement, so no purge holds a long transaction. */
 const PURGE_BATCH = 5_000;
 
@@ -79,6 +78,8 @@ export interface StoreOptions {
    * least recently used go first, so a flood of unknown keys cannot grow the process.
    */
   apiKeyCacheSize?: number;
+  /** The clock the caches age by (Date.now unless given). */
+  now?: () => number;
 }
 
 export class GatewayStore {
@@ -96,8 +97,9 @@ export class GatewayStore {
   readonly rollouts: RolloutStore;
   /** Counted only by gateways in cluster mode. */
   readonly rateLimits: RateLimitWindows;
-  readonly #keys: LruMap<ApiKeyOwner | null>;
-  readonly #owners: LruMap<number | null>;
+  readonly #keys: AccessCache<ApiKeyOwner | null>;
+  readonly #owners: AccessCache<number | null>;
+  #heard = false;
   readonly #ownerLookups = new BatchedLookup((licenseKeys: string[]) => this.#ownersOf(licenseKeys), null);
   // Bumped whenever cached lookups are forgotten: an answer read before a change committed must
   // not be cached after the change was announced.
@@ -116,8 +118,9 @@ export class GatewayStore {
     this.rollouts = new RolloutStore(this.db);
     this.rateLimits = new RateLimitWindows(this.db);
     const cacheSize = opts.apiKeyCacheSize ?? gatewayDefaults().apiKeyCacheSize;
-    this.#keys = new LruMap(cacheSize, CACHE_MS);
-    this.#owners = new LruMap(cacheSize, CACHE_MS);
+    const hearing = { heard: () => this.#heard, now: opts.now ?? Date.now };
+    this.#keys = new AccessCache(cacheSize, hearing);
+    this.#owners = new AccessCache(cacheSize, hearing);
   }
 
   async migrate(): Promise<string[]> {
@@ -181,6 +184,14 @@ export class GatewayStore {
       .where(sql<boolean>`license_key = any(${licenseKeys}::text[])`)
       .execute();
     return new Map(rows.map((r) => [r.license_key, Number(r.user_id)]));
+  }
+
+  /**
+   * Whether a listener hears every announced change (access-changes.ts): while it does, cached
+   * lookups stay until a change names them; while it does not, for UNHEARD_MAX_AGE_MS at most.
+   */
+  hearChanges(heard: boolean): void {
+    this.#heard = heard;
   }
 
   /** Forgets cached API-key lookups: a key was added or revoked (by any process). */

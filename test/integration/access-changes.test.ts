@@ -65,3 +65,37 @@ describe('watching key and branch changes', () => {
     await until(async () => (await gateway.userForApiKey('key_after-the-reconnect')) === user, 2_000);
   });
 });
+
+describe('how long cached lookups last', () => {
+  it('keeps an owner past 30 s while every change is heard, and reads one older than 30 s again once changes are not', async () => {
+    let clock = 1_000_000;
+    const aging = new GatewayStore(gateway.url, { now: () => clock });
+    const heard: Array<string | undefined> = [];
+    const agingWatch = await watchAccessChanges(aging, (licenseKey) => heard.push(licenseKey), pino({ level: 'silent' }), {
+      reconnectMs: 50,
+      heartbeatMs: 200,
+    });
+    try {
+      const [first, second] = [await operator.ensureUser('first owner'), await operator.ensureUser('second owner')];
+      await operator.upsertBranch(first, 'AGED000000000001', 'agt_aged');
+      await until(() => heard.includes('AGED000000000001'), 2_000);
+      expect(await aging.branchOwner('AGED000000000001')).toBe(first);
+      // Changed behind the listener's back: nothing announces it, so only a new read would see it.
+      const silently = (user: number) => operator.db.updateTable('gw_branches').set({ user_id: user }).where('license_key', '=', 'AGED000000000001').execute();
+      await silently(second);
+      clock += 60_000;
+      expect(await aging.branchOwner('AGED000000000001')).toBe(first);
+
+      await agingWatch.stop();
+      expect(await aging.branchOwner('AGED000000000001')).toBe(second);
+      await silently(first);
+      clock += 29_000;
+      expect(await aging.branchOwner('AGED000000000001')).toBe(second);
+      clock += 1_000;
+      expect(await aging.branchOwner('AGED000000000001')).toBe(first);
+    } finally {
+      await agingWatch.stop();
+      await aging.close();
+    }
+  });
+});
