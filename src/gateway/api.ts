@@ -16,6 +16,7 @@ import type { FailedAuthLimit } from './failed-auth-throttle.js';
 import type { JobLog } from './job-log.js';
 import { problemResponses } from './openapi.js';
 import { apiRoutes } from './routes/index.js';
+import { envelope } from './routes/envelope.js';
 import { pathSchema, payloadSchema, successResponse, type RouteDef } from './routes/route.js';
 import type { GatewayStore } from './store.js';
 import { sha256 } from './secrets.js';
@@ -174,12 +175,6 @@ export async function apiPlugin(app: FastifyInstance, opts: ApiOptions): Promise
     }
     const data = outcome.data as Record<string, unknown>;
     def.check?.(data, outcome.jobId);
-    if (def.envelope === 'result' || def.envelope === 'xml') return { jobId: outcome.jobId, ...data };
-    return {
-      ...(def.jobId ? { jobId: outcome.jobId } : {}),
-      workerId: outcome.workerId,
-      dispatchedAt: outcome.dispatchedAt,
-      ...data,
-    };
+    return envelope(def, outcome, data);
   }
 }

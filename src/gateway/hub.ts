@@ -197,7 +197,11 @@ export class AgentHub {
       if (agent.ws.readyState === agent.ws.OPEN) sendToAgent(agent.ws, { type: 'claim', jobId, won });
       if (!won) this.#pending.fail(jobId, new ClaimLostError('The Idempotency-Key was not claimed; the agent rolls the job back.'));
     });
-    return { jobId, workerId: agent.workerId, dispatchedAt, ...(await outcome) };
+    // Spelled out rather than spread: V8 kept spread results until a major collection (routes/envelope.ts).
+    const settled = await outcome;
+    return settled.ok
+      ? { jobId, workerId: agent.workerId, dispatchedAt, ok: true, data: settled.data }
+      : { jobId, workerId: agent.workerId, dispatchedAt, ok: false, error: settled.error };
   }
 
   /** Disconnects every agent, and records that they left before the store is closed after it. */
