@@ -105,7 +105,7 @@ export class JobRunner {
     };
     if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
     // What a print sends cannot be rolled back: a held print starts only once its key is won.
-    if (job.hold && impl.def.outsideEffect) await this.#verdicts.won(job.jobId, deadline, () => new Deadline());
+    if (impl.def.outsideEffect) await this.#claimWon(job, deadline);
 
     let afterCommit: Array<(db: PosDb) => Promise<void>> = [];
     let outside: OutsideEffect | undefined;
@@ -136,7 +136,7 @@ export class JobRunner {
         if (claimFirst) await recordResult(trx, idem, result);
         else if (idem && !(await recordOnce(trx, idem, job.op, result, base.now, this.opts.idempotencyRetentionMs, origins))) throw new AlreadyRecorded();
         // A held job commits only once the gateway has claimed its key (claim-verdicts.ts).
-        if (job.hold) await this.#verdicts.won(job.jobId, deadline, () => new Deadline());
+        await this.#claimWon(job, deadline);
         // Committing after the gateway gave up would apply a write the client was told failed;
         // but what was printed is printed, and its record is what keeps a retry from printing again.
         if (performance.now() > deadline && !impl.def.outsideEffect) throw new Deadline();
@@ -176,6 +176,11 @@ export class JobRunner {
       await task(pos.db).catch((error: unknown) => base.log.warn({ err: error }, 'housekeeping after the write failed; the write itself is committed'));
     }
     return result;
+  }
+
+  /** Once the gateway won a held job's key (at once for a job not held); ClaimLost or Deadline otherwise. */
+  async #claimWon(job: JobMessage, deadline: number): Promise<void> {
+    if (job.hold) await this.#verdicts.won(job.jobId, deadline, () => new Deadline());
   }
 
   /** Runs a write's outside effect after its commit and records the completed result for replay. */
