@@ -1,5 +1,21 @@
 /** `branch-agent keys list`: the store's API keys and branches as two plain-text tables. */
-import type { ApiKeyListing, BranchListing } from './store.js';
+import type { Scope } from './scopes.js';
+
+export interface ApiKeyListing {
+  id: number;
+  user: string;
+  label: string;
+  scopes: readonly Scope[];
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface BranchListing {
+  licenseKey: string;
+  user: string;
+  name: string;
+  createdAt: Date;
+}
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -8,6 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { createPgPool } from '../postgres-pool.js';
 import { AccessCache } from './access-cache.js';
+import type { ApiKeyListing, BranchListing } from './access-listing.js';
 import { BatchedLookup } from './batched-lookup.js';
 import { migrationsDir, runMigrations } from '../sql-migrations.js';
 import { gatewayDefaults } from '../config/schema.js';
@@ -54,22 +55,6 @@ export const ACCESS_CHANNEL = 'gw_access_changed';
 export interface ApiKeyOwner {
   userId: number;
   scopes: readonly Scope[];
-}
-
-export interface ApiKeyListing {
-  id: number;
-  user: string;
-  label: string;
-  scopes: readonly Scope[];
-  createdAt: Date;
-  revokedAt: Date | null;
-}
-
-export interface BranchListing {
-  licenseKey: string;
-  user: string;
-  name: string;
-  createdAt: Date;
 }
 
 export interface StoreOptions {
