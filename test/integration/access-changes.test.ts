@@ -98,4 +98,58 @@ describe('how long cached lookups last', () => {
       await aging.close();
     }
   });
+
+  it('reads an owner older than 30 s again from the moment its listener loses its connection, before it listens again', async () => {
+    let clock = 1_000_000;
+    const aging = new GatewayStore(gateway.url, { now: () => clock });
+    const admin = new pg.Client({ connectionString: gateway.url });
+    await admin.connect();
+    const listeners = async () =>
+      (
+        await admin.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and application_name = $1`, [
+          LISTENER_APPLICATION_NAME,
+        ])
+      ).rows.map((r) => r.pid);
+    const others = await listeners();
+    // No reconnect within the test: what follows all happens while the listener is lost.
+    const heard: Array<string | undefined> = [];
+    const agingWatch = await watchAccessChanges(aging, (licenseKey) => heard.push(licenseKey), pino({ level: 'silent' }), {
+      reconnectMs: 600_000,
+      heartbeatMs: 200,
+    });
+    try {
+      const [first, second] = [await operator.ensureUser('first owner'), await operator.ensureUser('second owner')];
+      await operator.upsertBranch(first, 'LOST000000000001', 'agt_lost_one');
+      await operator.upsertBranch(first, 'LOST000000000002', 'agt_lost_two');
+      // Heard before they are cached: a late announcement would forget them on its own.
+      await until(() => heard.includes('LOST000000000001') && heard.includes('LOST000000000002'), 2_000);
+      expect(await aging.branchOwner('LOST000000000001')).toBe(first);
+      clock += 1_000;
+      expect(await aging.branchOwner('LOST000000000002')).toBe(first);
+
+      // Only this store's listener: the file's gateway listens on another connection of the same name.
+      const mine = (await listeners()).filter((pid) => !others.includes(pid));
+      expect(mine).toHaveLength(1);
+      const killed = await admin.query<{ done: boolean }>('select pg_terminate_backend($1) as done', [mine[0]]);
+      expect(killed.rows[0]!.done).toBe(true);
+      // Changed while nothing listens: nobody will ever announce it to this store.
+      const silently = (user: number, licenseKey: string) =>
+        operator.db.updateTable('gw_branches').set({ user_id: user }).where('license_key', '=', licenseKey).execute();
+      await silently(second, 'LOST000000000001');
+      await silently(second, 'LOST000000000002');
+
+      // 30 s after the first was cached, 29 s after the second. Cached while heard, the first is
+      // read again as soon as the lost connection is noticed (the poll's bound), not at a reconnect.
+      clock += 29_000;
+      await until(async () => (await aging.branchOwner('LOST000000000001')) === second, 2_000);
+      expect(await aging.branchOwner('LOST000000000002')).toBe(first);
+      clock += 1_000;
+      expect(await aging.branchOwner('LOST000000000002')).toBe(second);
+      // Nor had it listened again meanwhile.
+      expect((await listeners()).filter((pid) => !others.includes(pid) && pid !== mine[0])).toEqual([]);
+    } finally {
+      await agingWatch.stop();
+      await Promise.all([aging.close(), admin.end()]);
+    }
+  });
 });
