@@ -108,8 +108,12 @@ export class PosFixtures {
     return writeClosedAccount(this.db, this.schema, this.#spec({ pagado: true, impreso: true, cierre, pagos: [{ idformadepago: 'EFE' }], ...a }));
   }
 
-  /** The history copy of a temporary account that is still present (SR can keep temporary rows after a close). */
-  async closedCopyOf(temp: WrittenAccount, a: AccountFixture & { idturno: number }): Promise<WrittenAccount> {
+  /**
+   * A history account whose folio while open was `temp`'s: the copy of a temporary account that is
+   * still present (SR can keep temporary rows after a close), or an earlier shift's account that
+   * had the same temporary folio (SR numbers them from 1 again once tempcheques is emptied).
+   */
+  async closedCopyOf(temp: Pick<WrittenAccount, 'folio'>, a: AccountFixture & { idturno: number }): Promise<WrittenAccount> {
     return writeAccount(this.db, this.schema, this.#spec(a), { foliotempcheques: temp.folio, idturnoCierre: a.idturno });
   }
 }
