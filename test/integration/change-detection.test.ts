@@ -1,5 +1,5 @@
 /**
- * What a quiet poll's sums (observe.ts, tableSums) must not miss: changes that leave plain sums
+ * What a quiet poll's sums (observe.ts, tableSumsReader) must not miss: changes that leave plain sums
  * as they were, made straight in the database as a terminal makes them, between two polls.
  */
 import pino from 'pino';

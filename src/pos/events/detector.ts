@@ -12,7 +12,7 @@ import type { BranchEvent, EventType } from '../../protocol/events.js';
 import type { PosContext } from '../context.js';
 import type { PosDb } from '../schema.js';
 import { diffAccounts, diffShifts, type AccountChange, type AccountState } from './diff.js';
-import { fingerprintOf, observeAccounts, observeShifts, tableSums, type ObservedAccount, type ObservedShift, type TableSums } from './observe.js';
+import { fingerprintOf, observeAccounts, observeShifts, tableSumsReader, type ObservedAccount, type ObservedShift, type TableSums } from './observe.js';
 import { forgetOrigins, readOrigins, type Origin } from './origins.js';
 import { queueEvents } from './outbox.js';
 import { closedOrders, openOrders, productRecords, shiftRecords, type ProductRecord } from './records.js';
@@ -88,13 +88,16 @@ export class ChangeDetector {
    * origin of that half, never an event.
    */
   readonly #recentCloses = new Map<number, { jobId: string; at: number }>();
-  /** The sums (tableSums) the state was last compared with; memory only. */
+  /** The sums (tableSumsReader) the state was last compared with; memory only. */
   #sums: TableSums | undefined;
+  readonly #readSums: () => Promise<TableSums>;
 
   constructor(
     private readonly ctx: DetectorContext,
     private readonly licenseKey: string,
-  ) {}
+  ) {
+    this.#readSums = tableSumsReader(ctx.db);
+  }
 
   /** Runs one poll; how many events it queued. The first poll ever takes a baseline and queues none. */
   async poll(now = new Date()): Promise<number> {
@@ -105,7 +108,7 @@ export class ChangeDetector {
     }
     const before = this.#state;
     const ctx = { ...this.ctx, now };
-    const sums = await tableSums(db);
+    const sums = await this.#readSums();
     const last = this.#sums;
     if (before && last && sums.marks === 0 && sums.accounts === last.accounts && sums.shifts === last.shifts && sums.products === last.products) return 0;
     // Unchanged sums: the accounts are as the state has them, and are not read one by one.
