@@ -6,10 +6,11 @@
  * CPU time it used since the last `'served'`, `'stop'`; child → parent: `{ url }`, then the reading asked for.
  */
 import { randomBytes } from 'node:crypto';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import pino from 'pino';
 import { buildGateway, type Gateway } from '../src/gateway/app.js';
 import { GatewayStore } from '../src/gateway/store.js';
+import { growHeapBetweenFullCollections } from '../src/gateway/heap-growth.js';
 
 export interface MemoryReading {
   rss: number;
@@ -23,6 +24,9 @@ export interface ServedReading {
   loopDelayP99: number;
   /** This process's CPU time in the same span. */
   cpuMs: number;
+  /** Full (mark-compact) collections in the same span, and the longest pause of any collection. */
+  fullCollections: number;
+  longestPauseMs: number;
 }
 
 const log = pino({ level: 'warn' });
@@ -32,13 +36,30 @@ let served: number[] = [];
 let cpu = process.cpuUsage();
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
+// As runGateway sets it for a gateway service.
+growHeapBetweenFullCollections();
+let collections = { full: 0, longestMs: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) collections.full++;
+    collections.longestMs = Math.max(collections.longestMs, entry.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
 
 function servedSinceLast(): ServedReading {
   const sorted = served.sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   const used = process.cpuUsage(cpu);
-  const reading = { p50: at(0.5), p99: at(0.99), loopDelayP99: loopDelay.percentile(99) / 1e6, cpuMs: (used.user + used.system) / 1000 };
+  const reading = {
+    p50: at(0.5),
+    p99: at(0.99),
+    loopDelayP99: loopDelay.percentile(99) / 1e6,
+    cpuMs: (used.user + used.system) / 1000,
+    fullCollections: collections.full,
+    longestPauseMs: collections.longestMs,
+  };
   served = [];
+  collections = { full: 0, longestMs: 0 };
   cpu = process.cpuUsage();
   loopDelay.reset();
   return reading;

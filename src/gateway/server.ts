@@ -3,10 +3,12 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/load.js';
 import type { GatewayFileConfig } from '../config/schema.js';
 import { buildGateway, type Gateway } from './app.js';
+import { growHeapBetweenFullCollections } from './heap-growth.js';
 import { openGatewayStore } from './open-store.js';
 import { parseWebhookKey, webhookKeyFile } from './webhook-secrets.js';
 
 export async function runGateway(config: GatewayFileConfig, log: Logger): Promise<() => Promise<void>> {
+  growHeapBetweenFullCollections();
   // Instances of a cluster share one store: an embedded one is each instance's own.
   if (config.cluster && !config.databaseUrl)
     throw new ConfigError('Cluster mode (gateway.cluster.natsUrl or NATS_URL) needs a shared store: set gateway.databaseUrl or GATEWAY_DATABASE_URL.');
