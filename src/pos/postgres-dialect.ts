@@ -1,10 +1,9 @@
 /** The PostgreSQL side of db.ts: pg, loaded only for a POS database on PostgreSQL (demo, tests). */
 import { PostgresDialect, type Dialect } from 'kysely';
 import pg from 'pg';
-import { createHash } from 'node:crypto';
 import { createPgPool } from '../postgres-pool.js';
 import type { PosDbConfig } from './db-config.js';
-import { isPlannedOnce } from './sql-dialect.js';
+import { plannedOnceName } from './sql-dialect.js';
 
 // pg returns int8 as text to protect values above 2^53; POS counters never get there.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -17,13 +16,10 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 class PlanningOnceClient extends pg.Client {
   // @ts-expect-error -- one signature in place of pg's overloads, see above.
   override query(text: unknown, ...rest: unknown[]) {
-    if (typeof text === 'string' && isPlannedOnce(text)) return super.query({ name: statementName(text), text, values: rest[0] as unknown[] });
+    const name = typeof text === 'string' ? plannedOnceName(text) : undefined;
+    if (name) return super.query({ name, text: text as string, values: rest[0] as unknown[] });
     return (super.query as (...args: unknown[]) => unknown)(text, ...rest);
   }
-}
-
-function statementName(text: string): string {
-  return `ba_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
 }
 
 export function postgresDialect(config: Extract<PosDbConfig, { dialect: 'postgres' }>): Dialect {

@@ -20,6 +20,7 @@
  *   each again unless it is prepared, which `planOnce` asks for (postgres-dialect.ts).
  * Dates are computed in JavaScript and passed as branch-local parameters; no SQL date arithmetic.
  */
+import { createHash } from 'node:crypto';
 import {
   AliasNode,
   BinaryOperationNode,
@@ -224,7 +225,8 @@ export function compileTsql(node: RootOperationNode): CompiledQuery {
   return TSQL_FORMS.get(node) ?? new MssqlPosQueryCompiler().compileQuery(node, { queryId: '' });
 }
 
-const PLANNED_ONCE = new Set<string>();
+/** The statements planOnce marked, by their SQL, with their prepared statement's name. */
+const PLANNED_ONCE = new Map<string, string>();
 
 /**
  * A compiled statement that PostgreSQL plans once per connection (a named prepared statement),
@@ -232,12 +234,13 @@ const PLANNED_ONCE = new Set<string>();
  * Only for a statement whose result columns keep their types whatever the tables' columns are.
  */
 export function planOnce<R>(compiled: CompiledQuery<R>): CompiledQuery<R> {
-  PLANNED_ONCE.add(compiled.sql);
+  PLANNED_ONCE.set(compiled.sql, `ba_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 32)}`);
   return compiled;
 }
 
-export function isPlannedOnce(sql: string): boolean {
-  return PLANNED_ONCE.has(sql);
+/** The prepared statement's name for a statement planOnce marked; undefined for any other. */
+export function plannedOnceName(sql: string): string | undefined {
+  return PLANNED_ONCE.get(sql);
 }
 
 /**
