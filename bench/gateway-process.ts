@@ -36,7 +36,7 @@ let served: number[] = [];
 let cpu = process.cpuUsage();
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
-// As runGateway sets it for a gateway service.
+// As runGateway sets it for a gateway service (agents.ts starts this process with the rest).
 growHeapBetweenFullCollections();
 let collections = { full: 0, longestMs: 0 };
 new PerformanceObserver((list) => {
