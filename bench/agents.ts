@@ -22,7 +22,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { GatewayStore } from '../src/gateway/store.js';
-import { NO_MEMORY_REDUCER } from '../src/gateway/heap-growth.js';
+import { GATEWAY_NODE_FLAGS } from '../src/gateway/heap-growth.js';
 import { sha256 } from '../src/gateway/secrets.js';
 import type { MemoryReading, ServedReading } from './gateway-process.js';
 import type { BenchContext } from './run.js';
@@ -134,8 +134,12 @@ export async function agentsBench({ cluster }: BenchContext): Promise<string[]> 
   const storeUrl = cluster.url('gateway_agents');
   const store = new GatewayStore(storeUrl);
   const profileDir = process.env.BENCH_GATEWAY_PROFILE;
-  // With the flag `branch-agent gateway` restarts itself with (heap-growth.ts), on any Node.
-  const gateway = forkScript('./gateway-process.ts', ['--expose-gc', NO_MEMORY_REDUCER, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])]);
+  // With the flags `branch-agent gateway` restarts itself with (heap-growth.ts), on any Node.
+  const gateway = forkScript('./gateway-process.ts', [
+    '--expose-gc',
+    ...GATEWAY_NODE_FLAGS,
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+  ]);
   let agents: ChildProcess | undefined;
   try {
     await store.migrate();

@@ -67,14 +67,11 @@ program
   .option('-c, --config <file>', 'configuration file', DEFAULT_CONFIG)
   .action(async (opts: { config: string }) => {
     // First of all, before anything is open: where Node can, this restarts the process in place.
-    const { memoryReducerOff, NO_MEMORY_REDUCER } = await import('./gateway/heap-growth.js');
-    const reducerOff = memoryReducerOff();
+    const { GATEWAY_NODE_FLAGS, runWithGatewayNodeFlags } = await import('./gateway/heap-growth.js');
+    const flagsSet = runWithGatewayNodeFlags();
     const config = gatewaySection(opts.config);
     const log = createLogger({ level: config.log.level, name: 'gateway' });
-    if (!reducerOff)
-      log.warn(
-        `V8's memory reducer is on (this Node cannot restart itself with ${NO_MEMORY_REDUCER}): start Node with that flag for shorter pauses under load`,
-      );
+    if (!flagsSet) log.warn(`this Node cannot restart itself with ${GATEWAY_NODE_FLAGS.join(' ')}: start Node with them for shorter pauses under load`);
     const { runGateway } = await import('./gateway/server.js');
     const stop = await runGateway(config, log);
     const { leaveStopSignalsToCaller } = await import('./embedded-postgres/exit-hooks.js');
