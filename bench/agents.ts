@@ -2,12 +2,12 @@
  * agents per instance: one gateway instance in its own process (gateway-process.ts) holding
  * 10,000 simulated agents connected from another process (simulated-agents.ts: real WebSocket
  * connections, each answering jobs, and sending a heartbeat and a ping every 15 s as an agent
- * does), and small jobs (GET /turnos/{branch}, each request to another branch) sent from this
- * process at 1,000 requests/s for 150 s after 5 s of warm-up at the same rate.
+ * does), and small jobs (GET /turnos/{branch}, each request to another branch) sent from a third
+ * (load-generator.ts) at 1,000 requests/s for 150 s after 5 s of warm-up at the same rate.
  *
  * Open loop: each request leaves when it is due whether or not earlier ones were answered, and
  * its latency counts from when it was due, not from when it left, so that queueing anywhere (in
- * the gateway, in this process, on the machine) is in the numbers. Prints p50 and p99 of those
+ * the gateway, in the load generator, on the machine) is in the numbers. Prints p50 and p99 of those
  * latencies with the rate the requests actually left at; the gateway's own times (a request's
  * arrival to its answer) and its event loop's delay, so that what the client sees beyond them is
  * known to be spent outside the gateway; the full garbage collections it made during the load and
@@ -20,16 +20,15 @@
  * BENCH_GATEWAY_PROFILE=<dir> writes a CPU profile of the gateway process there (node --cpu-prof).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import { GatewayStore } from '../src/gateway/store.js';
 import { GATEWAY_NODE_FLAGS } from '../src/gateway/heap-growth.js';
 import { sha256 } from '../src/gateway/secrets.js';
 import type { MemoryReading, ServedReading } from './gateway-process.js';
 import type { BenchContext } from './run.js';
+import { API_KEY, RATE_PER_SECOND, type LoadOrder, type LoadResult } from './load-generator.js';
 import { request } from './http-client.js';
 
 const SIMULATED_AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
-const RATE_PER_SECOND = 1_000;
 /**
  * Long enough to hold the gateway's full garbage collections as they come in a gateway that stays
  * up: one every minute or two (heap-growth.ts). Ten seconds after the memory reading's forced
@@ -44,14 +43,6 @@ const LOAD_SECONDS = 150;
 const WARMUP_SECONDS = 5;
 /** Long enough for every simulated agent to have sent a heartbeat while idle. */
 const IDLE_MS = 16_000;
-const API_KEY = 'agents-bench-key';
-
-/**
- * Many clients, as an integration platform's requests to many branches are: sixteen sockets (the
- * other benches' client) queue requests behind any stall, and that queue is the client's, not
- * the gateway's.
- */
-const clients = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -66,8 +57,16 @@ function forkScript(script: string, execArgv: string[] = []): ChildProcess {
   return child;
 }
 
+/** The child's next message; a child that exits first fails the bench rather than hanging it. */
 function reply<T>(child: ChildProcess, message?: unknown): Promise<T> {
-  const answer = new Promise<T>((resolve) => child.once('message', (m) => resolve(m as T)));
+  const answer = new Promise<T>((resolve, reject) => {
+    const exited = (code: number | null) => reject(new Error(`${child.spawnargs.at(-1)} exited with ${code} before it answered`));
+    child.once('exit', exited);
+    child.once('message', (m) => {
+      child.off('exit', exited);
+      resolve(m as T);
+    });
+  });
   if (message !== undefined) child.send(message as object);
   return answer;
 }
@@ -95,40 +94,6 @@ async function registerBranches(store: GatewayStore, user: number): Promise<Arra
   return branches;
 }
 
-/**
- * Open loop at RATE_PER_SECOND for `seconds`: request i is due at start + i / rate and leaves then
- * (or as soon as this event loop gets to it), answered or not the ones before; its latency counts
- * from when it was due, so that a late start (this process falling behind) is counted rather than
- * hidden. Each request goes to another branch, request n (counted over every load of the run, from
- * `first`) to branch n × 7919 mod their number: ten thousand requests, ten thousand branches.
- * The sorted latencies, and the rate at which requests actually left.
- */
-async function load(url: string, branches: Array<[string, string]>, first: number, seconds: number): Promise<{ latencies: number[]; sentPerSecond: number }> {
-  const latencies: number[] = [];
-  const answered: Array<Promise<void>> = [];
-  const total = RATE_PER_SECOND * seconds;
-  const headers = { 'x-api-key': API_KEY };
-  const start = performance.now();
-  let sent = 0;
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) * RATE_PER_SECOND) / 1000) + 1);
-    for (; sent < due; sent++) {
-      const dueAt = start + (sent * 1000) / RATE_PER_SECOND;
-      const [licenseKey] = branches[((first + sent) * 7919) % branches.length]!;
-      answered.push(
-        request(`${url}/turnos/${licenseKey}`, { headers, agent: clients }).then((res) => {
-          if (res.status !== 200) throw new Error(`API answered ${res.status}: ${res.body}`);
-          latencies.push(performance.now() - dueAt);
-        }),
-      );
-    }
-    await sleep(1);
-  }
-  const sentPerSecond = total / ((performance.now() - start) / 1000);
-  await Promise.all(answered);
-  return { latencies: latencies.sort((a, b) => a - b), sentPerSecond };
-}
-
 export async function agentsBench({ cluster }: BenchContext): Promise<string[]> {
   await cluster.admin('CREATE DATABASE gateway_agents');
   const storeUrl = cluster.url('gateway_agents');
@@ -141,6 +106,7 @@ export async function agentsBench({ cluster }: BenchContext): Promise<string[]> 
     ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
   ]);
   let agents: ChildProcess | undefined;
+  const clients = forkScript('./load-generator.ts');
   try {
     await store.migrate();
     const user = await store.ensureUser('agents-bench');
@@ -150,34 +116,35 @@ export async function agentsBench({ cluster }: BenchContext): Promise<string[]> 
     // A few requests first, so that the baseline holds what serving any request loads.
     await request(`${url}/turnos/${branches[0]![0]}`, { headers: { 'x-api-key': API_KEY } });
     const before = await reply<MemoryReading>(gateway, 'memory');
-    agents = forkScript('./simulated-agents.ts');
+    // Real agents each wait on their own machine; the one process that stands in for 10,000 of
+    // them must not add collections they would not have (its memory reducer paused it 86 ms).
+    agents = forkScript('./simulated-agents.ts', GATEWAY_NODE_FLAGS);
     const connectStart = Date.now();
     await reply(agents, { url, branches });
     const connectSeconds = (Date.now() - connectStart) / 1000;
     await sleep(IDLE_MS);
     const idle = await reply<MemoryReading>(gateway, 'memory');
-    await load(url, branches, 0, WARMUP_SECONDS);
+    const licenseKeys = branches.map(([licenseKey]) => licenseKey);
+    await reply<LoadResult>(clients, { url, licenseKeys, first: 0, seconds: WARMUP_SECONDS } satisfies LoadOrder);
     await reply<ServedReading>(gateway, 'served');
     await reply(agents, 'cpu');
-    const cpuBefore = process.cpuUsage();
     const loadStart = performance.now();
-    const { latencies, sentPerSecond } = await load(url, branches, WARMUP_SECONDS * RATE_PER_SECOND, LOAD_SECONDS);
+    const loaded = await reply<LoadResult>(clients, { url, licenseKeys, first: WARMUP_SECONDS * RATE_PER_SECOND, seconds: LOAD_SECONDS } satisfies LoadOrder);
     const loadMs = performance.now() - loadStart;
-    const generatorCpu = process.cpuUsage(cpuBefore);
     const inGateway = await reply<ServedReading>(gateway, 'served');
     const { cpuMs: agentsCpuMs } = await reply<{ cpuMs: number }>(agents, 'cpu');
-    const loaded = await reply<MemoryReading>(gateway, 'memory');
-    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+    const after = await reply<MemoryReading>(gateway, 'memory');
     const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
     const perConnection = (idle.rss - before.rss) / SIMULATED_AGENTS / 1024;
     const share = (cpuMs: number) => `${((100 * cpuMs) / loadMs).toFixed(0)}%`;
     return [
-      `agents per instance: ${SIMULATED_AGENTS.toLocaleString('en')} simulated agents on one instance (connected in ${connectSeconds.toFixed(1)} s); small job p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms from when each was due, sent at ${sentPerSecond.toFixed(0)} requests/s (target p99 ≤ 50 ms at 1,000/s); in the gateway, arrival to answer p50 ${inGateway.p50.toFixed(1)} ms, p99 ${inGateway.p99.toFixed(1)} ms, event loop delay p99 ${inGateway.loopDelayP99.toFixed(1)} ms; ${inGateway.fullCollections} full garbage collections during the load, longest pause ${inGateway.longestPauseMs.toFixed(1)} ms`,
-      `agents load, CPU as a share of one core over it: gateway ${share(inGateway.cpuMs)} (${((1000 * inGateway.cpuMs) / latencies.length).toFixed(0)} µs per request, heartbeats and pings included), simulated agents ${share(agentsCpuMs)}, load generator ${share((generatorCpu.user + generatorCpu.system) / 1000)} (its process also holds the other benches' idle gateway)`,
-      `gateway memory: ${mb(idle.rss)} RSS with the agents idle (${mb(before.rss)} before they connected, ${mb(loaded.rss)} after the load); ${perConnection.toFixed(1)} KB per idle agent connection (target ≤ 30 KB; heap ${((idle.heapUsed - before.heapUsed) / SIMULATED_AGENTS / 1024).toFixed(1)} KB of it)`,
+      `agents per instance: ${SIMULATED_AGENTS.toLocaleString('en')} simulated agents on one instance (connected in ${connectSeconds.toFixed(1)} s); small job p50 ${loaded.p50.toFixed(1)} ms, p99 ${loaded.p99.toFixed(1)} ms from when each was due, sent at ${loaded.sentPerSecond.toFixed(0)} requests/s (target p99 ≤ 50 ms at 1,000/s); in the gateway, arrival to answer p50 ${inGateway.p50.toFixed(1)} ms, p99 ${inGateway.p99.toFixed(1)} ms, event loop delay p99 ${inGateway.loopDelayP99.toFixed(1)} ms; ${inGateway.fullCollections} full garbage collections during the load, longest pause ${inGateway.longestPauseMs.toFixed(1)} ms`,
+      `agents load, CPU as a share of one core over it: gateway ${share(inGateway.cpuMs)} (${((1000 * inGateway.cpuMs) / (RATE_PER_SECOND * LOAD_SECONDS)).toFixed(0)} µs per request, heartbeats and pings included), simulated agents ${share(agentsCpuMs)}, load generator ${share(loaded.cpuMs)}`,
+      `gateway memory: ${mb(idle.rss)} RSS with the agents idle (${mb(before.rss)} before they connected, ${mb(after.rss)} after the load); ${perConnection.toFixed(1)} KB per idle agent connection (target ≤ 30 KB; heap ${((idle.heapUsed - before.heapUsed) / SIMULATED_AGENTS / 1024).toFixed(1)} KB of it)`,
     ];
   } finally {
     if (agents) await stop(agents);
+    await stop(clients);
     await stop(gateway, 'stop');
     await store.close();
   }
