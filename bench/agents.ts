@@ -25,7 +25,7 @@ import { GATEWAY_NODE_FLAGS } from '../src/gateway/heap-growth.js';
 import { sha256 } from '../src/gateway/secrets.js';
 import type { MemoryReading, ServedReading } from './gateway-process.js';
 import type { BenchContext } from './run.js';
-import { API_KEY, RATE_PER_SECOND, type LoadOrder, type LoadResult } from './load-generator.js';
+import { API_KEY, RATE_PER_SECOND, type LoadOrder, type LoadResult } from './load-order.js';
 import { request } from './http-client.js';
 
 const SIMULATED_AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);

@@ -2,7 +2,7 @@
  * The agents bench's clients, in a process of their own (forked by agents.ts), as an integration
  * platform's servers are: this event loop does nothing else, so that its lateness is not the
  * other benches' idle stack in the bench's own process, yet it is still counted (below).
- * Parent → child: `{ url, licenseKeys, first, seconds }`; child → parent: the `LoadResult`.
+ * Parent → child: a `LoadOrder`; child → parent: its `LoadResult` (load-order.ts).
  *
  * Open loop at RATE_PER_SECOND for `seconds`: request i is due at start + i / rate and leaves then
  * (or as soon as this event loop gets to it), answered or not the ones before; its latency counts
@@ -12,25 +12,7 @@
  */
 import http from 'node:http';
 import { request } from './http-client.js';
-
-export const RATE_PER_SECOND = 1_000;
-export const API_KEY = 'agents-bench-key';
-
-export interface LoadOrder {
-  url: string;
-  licenseKeys: string[];
-  first: number;
-  seconds: number;
-}
-
-export interface LoadResult {
-  p50: number;
-  p99: number;
-  /** The rate at which requests actually left. */
-  sentPerSecond: number;
-  /** This process's CPU time over the load. */
-  cpuMs: number;
-}
+import { API_KEY, RATE_PER_SECOND, type LoadOrder, type LoadResult } from './load-order.js';
 
 /**
  * Many clients, as an integration platform's requests to many branches are: sixteen sockets (the
@@ -40,6 +22,8 @@ export interface LoadResult {
 const clients = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const DRAIN_MS = 30_000;
 
 async function load({ url, licenseKeys, first, seconds }: LoadOrder): Promise<LoadResult> {
   const cpu = process.cpuUsage();
@@ -71,7 +55,12 @@ async function load({ url, licenseKeys, first, seconds }: LoadOrder): Promise<Lo
     await sleep(1);
   }
   const sentPerSecond = total / ((performance.now() - start) / 1000);
-  while (unanswered > 0) await sleep(5);
+  // A gateway that stops answering but keeps its sockets open must fail the bench, not hang it.
+  const drainedBy = performance.now() + DRAIN_MS;
+  while (unanswered > 0) {
+    if (performance.now() > drainedBy) throw new Error(`${unanswered} requests unanswered ${DRAIN_MS / 1000} s after the load`);
+    await sleep(5);
+  }
   if (failure) throw failure;
   const used = process.cpuUsage(cpu);
   const sorted = latencies.sort((a, b) => a - b);

@@ -71,7 +71,7 @@ program
     const flagsSet = runWithGatewayNodeFlags();
     const config = gatewaySection(opts.config);
     const log = createLogger({ level: config.log.level, name: 'gateway' });
-    if (!flagsSet) log.warn(`this Node cannot restart itself with ${GATEWAY_NODE_FLAGS.join(' ')}: start Node with them for shorter pauses under load`);
+    if (!flagsSet) log.warn(`the gateway could not restart itself with ${GATEWAY_NODE_FLAGS.join(' ')}: start Node with them for shorter pauses under load`);
     const { runGateway } = await import('./gateway/server.js');
     const stop = await runGateway(config, log);
     const { leaveStopSignalsToCaller } = await import('./embedded-postgres/exit-hooks.js');

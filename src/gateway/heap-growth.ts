@@ -32,8 +32,8 @@ export function growHeapBetweenFullCollections(): void {
 }
 
 /**
- * V8 settings that only take effect on Node's command line (V8 reads them when it sets up the
- * heap; `NODE_OPTIONS` refuses them): no memory reducer, and a young generation of 32 MB
+ * V8 settings read when V8 sets up the heap, so not at run time: no memory reducer (which
+ * `NODE_OPTIONS` refuses, so only Node's command line sets it), and a young generation of 32 MB
  * semi-spaces instead of 16 MB, so that half as many scavenges (every 0.36 s under the bench's
  * load, 9 ms each) hold requests, and fewer short-lived objects live long enough to be promoted.
  * With both, over 150 s of load: 193 scavenges of 14 ms on average, 1 full collection,
@@ -48,23 +48,31 @@ const flagName = (flag: string) =>
     .replace(/=.*/, '')
     .replaceAll('_', '-');
 
-/** Those of GATEWAY_NODE_FLAGS that a command line (`process.execArgv`) sets neither way. */
-export function missingGatewayNodeFlags(execArgv: readonly string[]): string[] {
-  const given = new Set(execArgv.map(flagName));
+/**
+ * Those of GATEWAY_NODE_FLAGS that neither Node's command line (`process.execArgv`) nor
+ * `NODE_OPTIONS` sets, either way: an operator's own setting is kept.
+ */
+export function missingGatewayNodeFlags(execArgv: readonly string[], nodeOptions = ''): string[] {
+  const given = new Set([...execArgv, ...nodeOptions.split(/\s+/)].map(flagName));
   return GATEWAY_NODE_FLAGS.filter((flag) => !given.has(flagName(flag)));
 }
 
 /**
- * Makes sure this process runs with GATEWAY_NODE_FLAGS, by replacing it with itself started
- * with those it lacks (same pid, open descriptors and environment: a service manager or a parent
- * sees nothing change). A flag the command line already sets, either way, is the operator's
- * choice and is kept. Answers false where Node cannot replace a process (`process.execve`:
- * Node.js 22.15 and later, not on Windows); the gateway then runs with V8's own settings.
+ * Makes sure this process runs with GATEWAY_NODE_FLAGS, by replacing it with itself started with
+ * those it lacks (`process.execve`: the same pid, environment, and standard input and outputs;
+ * Node closes other descriptors, which the gateway has not opened yet). Answers false, and the
+ * gateway runs with V8's own settings, where Node cannot replace a process (Node.js before 22.15,
+ * Windows) or the exec fails, and where a parent talks to this process over an IPC channel,
+ * which the new program would not inherit. To keep the restart from happening, set both flags.
  */
 export function runWithGatewayNodeFlags(): boolean {
-  const missing = missingGatewayNodeFlags(process.execArgv);
+  const missing = missingGatewayNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
   if (missing.length === 0) return true;
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
-  if (typeof execve !== 'function' || process.platform === 'win32') return false;
-  return execve.call(process, process.execPath, [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)], process.env);
+  if (typeof execve !== 'function' || process.platform === 'win32' || process.channel) return false;
+  try {
+    return execve.call(process, process.execPath, [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)], process.env);
+  } catch {
+    return false;
+  }
 }

@@ -50,7 +50,7 @@ it('SIGTERM answers the request in flight, stops the store and exits 0', async (
   });
   await until(async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status === 200, 60_000);
   if ('execve' in process) expect(readFileSync(`/proc/${gateway.pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(GATEWAY_NODE_FLAGS));
-  else expect(output).toMatch(/cannot restart itself with --no-memory-reducer/);
+  else expect(output).toMatch(/could not restart itself with --no-memory-reducer/);
 
   const token = lastLine((await runCli(['keys', 'add-branch', '-u', 'acme', '-k', BRANCH, '-c', configFile])).out);
   const apiKey = lastLine((await runCli(['keys', 'add-api-key', '-u', 'acme', '-c', configFile])).out);
