@@ -11,6 +11,7 @@ import pino from 'pino';
 import { buildGateway, type Gateway } from '../src/gateway/app.js';
 import { GatewayStore } from '../src/gateway/store.js';
 import { growHeapBetweenFullCollections } from '../src/gateway/heap-growth.js';
+import { percentile } from './measure.js';
 
 export interface MemoryReading {
   rss: number;
@@ -48,11 +49,10 @@ new PerformanceObserver((list) => {
 
 function servedSinceLast(): ServedReading {
   const sorted = served.sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   const used = process.cpuUsage(cpu);
   const reading = {
-    p50: at(0.5),
-    p99: at(0.99),
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
     loopDelayP99: loopDelay.percentile(99) / 1e6,
     cpuMs: (used.user + used.system) / 1000,
     fullCollections: collections.full,

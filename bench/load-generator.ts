@@ -11,8 +11,10 @@
  * `first`) to branch n × 7919 mod their number: ten thousand requests, ten thousand branches.
  */
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from './http-client.js';
 import { API_KEY, RATE_PER_SECOND, type LoadOrder, type LoadResult } from './load-order.js';
+import { percentile } from './measure.js';
 
 /**
  * Many clients, as an integration platform's requests to many branches are: sixteen sockets (the
@@ -20,8 +22,6 @@ import { API_KEY, RATE_PER_SECOND, type LoadOrder, type LoadResult } from './loa
  * the gateway's.
  */
 const clients = new http.Agent({ keepAlive: true, maxSockets: 256 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const DRAIN_MS = 30_000;
 
@@ -64,8 +64,7 @@ async function load({ url, licenseKeys, first, seconds }: LoadOrder): Promise<Lo
   if (failure) throw failure;
   const used = process.cpuUsage(cpu);
   const sorted = latencies.sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { p50: at(0.5), p99: at(0.99), sentPerSecond, cpuMs: (used.user + used.system) / 1000 };
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), sentPerSecond, cpuMs: (used.user + used.system) / 1000 };
 }
 
 process.on('message', (order: LoadOrder) => {
