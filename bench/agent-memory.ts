@@ -9,6 +9,7 @@
  * some seconds after the work stops (its memory reducer), so the first reading still holds
  * that garbage and the settled one is what an idle agent occupies on the branch server.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,8 +19,6 @@ import { waitForAgents } from '../src/demo/stack.js';
 import { stopAgent } from './agent-process.js';
 import { request } from './http-client.js';
 import type { BenchContext } from './run.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const FIRST_READING_MS = 3_000;
 const SETTLED_MS = 20_000;

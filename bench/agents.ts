@@ -19,6 +19,7 @@
  *
  * BENCH_GATEWAY_PROFILE=<dir> writes a CPU profile of the gateway process there (node --cpu-prof).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fork, type ChildProcess } from 'node:child_process';
 import { GatewayStore } from '../src/gateway/store.js';
 import { GATEWAY_NODE_FLAGS } from '../src/gateway/heap-growth.js';
@@ -43,8 +44,6 @@ const LOAD_SECONDS = 150;
 const WARMUP_SECONDS = 5;
 /** Long enough for every simulated agent to have sent a heartbeat while idle. */
 const IDLE_MS = 16_000;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function forkScript(script: string, execArgv: string[] = []): ChildProcess {
   const child = fork(new URL(script, import.meta.url).pathname, [], {

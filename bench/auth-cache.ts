@@ -3,6 +3,7 @@
  * keys are looked up, as a flood of bad keys makes the store do (each lookup answers null and is
  * cached). The cache is bounded (apiKeyCacheSize), so the growth stays flat. Target: at most 10 MB.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { BenchContext } from './run.js';
@@ -21,7 +22,7 @@ const mb = (bytes: number) => bytes / 1024 / 1024;
 async function settledRss(): Promise<number> {
   for (let i = 0; i < 5; i++) {
     gc();
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
   return process.memoryUsage().rss;
 }

@@ -1,4 +1,5 @@
 /** The branch agent: POS database + job runner + gateway connection, started and stopped as one. */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -148,7 +149,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Agen
       upgrades.stop();
       stopScheduler();
       await events.stop();
-      await Promise.race([runner.drained(), new Promise((r) => setTimeout(r, graceMs).unref())]);
+      await Promise.race([runner.drained(), sleep(graceMs, undefined, { ref: false })]);
       await connection.stop();
       await pos.close();
     },

@@ -3,6 +3,7 @@
  * validated again with its operation's schema, writes in one transaction with their
  * idempotency record, every outcome turned into a result message (never a thrown error).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { PosError } from '../protocol/errors.js';
 import type { JobError, JobMessage, ResultMessage } from '../protocol/messages.js';
@@ -52,7 +53,7 @@ export class JobRunner {
 
   /** Resolves when no job is running or waiting (graceful shutdown). */
   async drained(): Promise<void> {
-    while (this.#running > 0 || this.#waiting.length > 0) await new Promise((r) => setTimeout(r, 20));
+    while (this.#running > 0 || this.#waiting.length > 0) await sleep(20);
   }
 
   /** The gateway's verdict on a held job's key (claim-verdicts.ts). */
@@ -167,7 +168,7 @@ export class JobRunner {
         if (performance.now() > deadline) throw new Deadline();
         if (deadlock) {
           base.log.warn({ retry: retries + 1 }, 'deadlock with another POS transaction; everything was rolled back, running again');
-          await new Promise((r) => setTimeout(r, 5 + Math.random() * 45));
+          await sleep(5 + Math.random() * 45);
         }
       }
     }

@@ -8,6 +8,7 @@
  * it runs the new version, rolled back if the attempt it recorded before handing over did not
  * leave it running.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -158,7 +159,7 @@ export class UpgradeRunner {
   async #until(ready: () => boolean): Promise<void> {
     while (!ready()) {
       if (this.#stopped) throw new Error('the agent stopped before the upgrade could run');
-      await new Promise((r) => setTimeout(r, this.opts.pollMs ?? 10_000).unref());
+      await sleep(this.opts.pollMs ?? 10_000, undefined, { ref: false });
     }
   }
 
@@ -168,7 +169,7 @@ export class UpgradeRunner {
     const until = Date.now() + INSTALLER_FINISH_MS;
     let record = read(version, since);
     while (!record && Date.now() < until && !this.#stopped) {
-      await new Promise((r) => setTimeout(r, Math.min(this.opts.pollMs ?? 10_000, 1_000)).unref());
+      await sleep(Math.min(this.opts.pollMs ?? 10_000, 1_000), undefined, { ref: false });
       record = read(version, since);
     }
     return record;

@@ -3,6 +3,7 @@
  * on its own PostgreSQL database. The demo, the end-to-end tests and the benchmarks all start
  * exactly this.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { startAgent, type Agent, type AgentConfig } from '../agent/agent.js';
@@ -126,6 +127,6 @@ export async function waitForAgents(stack: Stack, licenseKeys: string[], timeout
   const until = Date.now() + timeoutMs;
   while (!licenseKeys.every((k) => stack.gateway.hub.agentFor(k))) {
     if (Date.now() > until) throw new Error(`agents not connected: ${licenseKeys.filter((k) => !stack.gateway.hub.agentFor(k)).join(', ')}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }

@@ -6,6 +6,7 @@
  * (hub/connection-sweep.ts); what the fleet view shows of them is written in batches
  * (hub/status-batcher.ts).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
@@ -137,7 +138,7 @@ export class AgentHub {
   async drain(graceMs: number): Promise<void> {
     this.#draining = true;
     const until = Date.now() + graceMs;
-    while (this.#pending.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    while (this.#pending.size > 0 && Date.now() < until) await sleep(20);
     for (const agent of this.#agents.values()) if (agent.ws.readyState === agent.ws.OPEN) sendToAgent(agent.ws, { type: 'reconnect' });
   }
 

@@ -4,6 +4,7 @@
  * Finished outcomes (2xx and business 4xx) are replayed; a key still running is a 409; the same
  * key with another request is a 422. The agent's half commits the key with the write itself.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError, problemBody } from './problems.js';
@@ -244,5 +245,5 @@ export async function answerOnce<P>(
  * record's statement would go out ahead of both.
  */
 function afterAnswer(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 1));
+  return sleep(1);
 }

@@ -4,6 +4,7 @@
  * them, an instance killed with SIGKILL loses its agents to the other, and a rolling restart of
  * both loses no write a client retried; writes retried with their Idempotency-Key land once.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -142,7 +143,7 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
       const res = await call(instance, 'POST', `/temp_ordenes/${licenseKey}`, { idempotencyKey, body: order }).catch(() => undefined);
       if (res?.status === 201) return (await res.json()) as { folio: number };
       if (res && res.status !== 503 && res.status !== 409 && res.status !== 504) throw new Error(`unexpected ${res.status}: ${await res.text()}`);
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     throw new Error(`order ${idempotencyKey} not created within 30 s`);
   }
@@ -170,7 +171,7 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
       const mine = folios.get(licenseKey)!;
       for (let after = 0; after < 3; after += disturbed ? 1 : 0) {
         mine.push((await createOrder(licenseKey, `${label}-${licenseKey}-${mine.length}`)).folio);
-        await new Promise((r) => setTimeout(r, 30));
+        await sleep(30);
       }
     });
     await until(() => [...folios.values()].every((f) => f.length >= 2), 10_000);
@@ -205,7 +206,7 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
     // Windows are aligned on the clock: start at the beginning of one so all requests share it.
     const windowMs = 10_000;
     const left = windowMs - (Date.now() % windowMs);
-    if (left < 8_000) await new Promise((r) => setTimeout(r, left + 20));
+    if (left < 8_000) await sleep(left + 20);
     const statuses: number[] = [];
     await Promise.all(
       Array.from({ length: 10 }, async (_, worker) => {
@@ -283,7 +284,7 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
         idempotencyKey: 'in-flight-line',
         body: { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] },
       });
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
       stopped = holder.stop('SIGTERM');
       // Meanwhile it takes no new request, and says so in a problem the client can act on; the
       // write must be let go within its budget (under 3 s), whatever this finds.
@@ -312,7 +313,7 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
       const folios = await Promise.all(BRANCHES.flatMap((licenseKey) => [0, 1, 2].map((i) => createOrder(licenseKey, `hook-${licenseKey}-${i}`))));
       await until(() => receiver.events('orden.abierta').length >= folios.length, 20_000, 50);
       // Both instances poll for due deliveries: a lease lets only one send each.
-      await new Promise((r) => setTimeout(r, 1_500));
+      await sleep(1_500);
       const ids = receiver.received.map((r) => (r.json as { id: string }).id);
       expect(ids.length).toBe(new Set(ids).size);
     } finally {

@@ -3,6 +3,7 @@
  * plain NATS client: a routed job whose holder goes silent fails as soon as the agent turns up
  * elsewhere, and a late announcement of an older connection closes nothing.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { connect, type NatsConnection } from 'nats';
 import { randomBytes } from 'node:crypto';
@@ -70,7 +71,7 @@ describe.skipIf(missing)(`job routing${missing ? ' (skipped: see the line above)
     const answer = fetch(`${url}/productos/${BRANCH}?pageSize=1`, { headers: { 'x-api-key': API_KEY } });
     // Sent to the dead holder, and longer ago than the margin a job just sent is given (job-routing.ts).
     await until(() => routed);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     deadHolder.unsubscribe();
     // The agent comes back on this instance.
     await silentAgent();
@@ -84,7 +85,7 @@ describe.skipIf(missing)(`job routing${missing ? ' (skipped: see the line above)
     const ws = sockets.at(-1) ?? (await silentAgent());
     peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'other', helloSentAt: new Date(Date.now() - 60_000).toISOString() }));
     await peer.flush();
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     expect(ws.readyState).toBe(WebSocket.OPEN);
     peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'other', helloSentAt: new Date().toISOString() }));
     await until(() => ws.readyState === WebSocket.CLOSED, 2_000);
@@ -101,7 +102,7 @@ describe.skipIf(missing)(`job routing${missing ? ' (skipped: see the line above)
     // connection late: by any gateway's clock it is the newer; by the agent's it is the older.
     peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'ahead', helloSentAt: new Date(agentClock - 5_000).toISOString() }));
     await peer.flush();
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     expect(ws.readyState).toBe(WebSocket.OPEN);
     // Its hello a second later by the agent's clock: the connection here is the older one.
     peer.publish(`branch-agent.agents.${BRANCH}`, JSON.stringify({ instanceId: 'behind', helloSentAt: new Date(agentClock + 1_000).toISOString() }));

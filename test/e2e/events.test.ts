@@ -4,6 +4,7 @@
  * to a real HTTP receiver as Standard Webhooks (verified with the `standardwebhooks` package)
  * and read from the feed.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,7 +248,7 @@ describe('the feed', () => {
     expect(all.body.data.slice(0, 2)).toEqual(first.body.data);
     const cursor = all.body.nextCursor as string;
     const waiting = stack.api('GET', `/eventos/${BRANCH}?after=${cursor}&wait=20`);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const { folio } = await openOrder();
     const started = Date.now();
     const next = await waiting;
@@ -294,9 +295,9 @@ describe('nothing lost, nothing duplicated under another id', () => {
     await change();
     // Gateway restarted: the agent's outbox keeps what it detects meanwhile.
     await stack.gateway.app.close();
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const { folio: b } = await openOrderAtPos();
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     await stack.restartGateway();
     await until(() => stack.gateway.hub.agentFor(BRANCH) !== undefined);
     await change();

@@ -3,6 +3,7 @@
  * agent's own record when the answer is lost on a cut link, row locks between two real
  * connections, and a write refused by the database at its commit.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
@@ -122,7 +123,7 @@ describe('Idempotency-Key at the gateway', () => {
     const first = await withTerminal(stack.posConfigs.get(BRANCH)!, async (trx) => {
       await trx.selectFrom('tempcheques').select('folio').where('folio', '=', folio).forUpdate().execute();
       const first = write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key);
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
       const second = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key);
       expect(second.status).toBe(409);
       expect(second.body.code).toBe('idempotency_in_progress');
@@ -167,7 +168,7 @@ describe('concurrency on one account', () => {
         settled = true;
         return r;
       });
-      await new Promise((r) => setTimeout(r, 400));
+      await sleep(400);
       expect(settled).toBe(false);
       await trx.commit().execute();
       const res = await pending;
@@ -193,7 +194,7 @@ describe('concurrency on one account', () => {
         await takeGate(trx);
         const pending = write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] });
         await until(async () => (await trap.reached()) > 0);
-        await new Promise((r) => setTimeout(r, 200));
+        await sleep(200);
         // Then the terminal asks for the account: a cycle the database must break by aborting one side.
         terminalOutcome = await trx
           .selectFrom('tempcheques')
@@ -261,7 +262,7 @@ describe('lost answers and failures', () => {
     for (;;) {
       retry = await write(`/temp_ordenes/{lk}/${folio}/productos`, { productos: [line('1005')] }, key);
       if (retry.status !== 503) break;
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
     expect(retry.status).toBe(200);
     expect(retry.body.movimientos).toEqual([2]);

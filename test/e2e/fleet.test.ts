@@ -2,6 +2,7 @@
  * The fleet endpoints through the whole stack (issue 16): what the agents say in their hello
  * and heartbeats, what the gateway sees of their connections, and the `fleet` scope.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSecret } from '../../src/gateway/secrets.js';
@@ -44,7 +45,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   for (;;) {
     const value = await read();
     if (done(value) || Date.now() > end) return value;
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
 }
 

@@ -3,6 +3,7 @@
  * commits only on the gateway's verdict (src/agent/claim-verdicts.ts). What must hold: nothing a
  * held job wrote lasts unless the gateway won its key.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { sql } from 'kysely';
@@ -111,7 +112,7 @@ describe('a held print, which no rollback undoes', () => {
       const print = (): JobMessage => ({ ...heldJob({ printerId, printers: { [printerId]: target } }), op: 'print.test' });
       const lost = print();
       const losing = printing.run(lost);
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
       expect(printer.jobs).toHaveLength(0);
       printing.claimDecided(lost.jobId, false);
       expect(await losing).toMatchObject({ ok: false, error: { code: 'idempotency_in_progress' } });

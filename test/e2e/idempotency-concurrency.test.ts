@@ -3,6 +3,7 @@
  * the first is still running (409 with Retry-After) or, once it finished, gets its answer
  * replayed (Idempotent-Replayed, the original jobId). And the write lands once.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
@@ -107,6 +108,6 @@ it('cancelling lines', async () => {
 it('a test print', async () => {
   const before = printer.jobs.length;
   await tenAtOnce('/print/{lk}/prueba', { printerId, printerName: 'Cocina' });
-  await new Promise((r) => setTimeout(r, 300));
+  await sleep(300);
   expect(printer.jobs.length - before).toBe(1);
 });

@@ -3,6 +3,7 @@
  * invoice of a closed (history) or still temporary account, sent as application/xml; which
  * invoice wins when there are several; and the problems when there is none.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InstalledSchema } from '../../src/pos/columns.js';
 import type { PosDb } from '../../src/pos/schema.js';
@@ -116,7 +117,7 @@ describe('GET /facturas/{numCheque}/xml', () => {
     let logged;
     for (let i = 0; i < 50 && !logged; i++) {
       logged = await stack.store.db.selectFrom('gw_job_log').selectAll().where('job_id', '=', jobId!).executeTakeFirst();
-      if (!logged) await new Promise((r) => setTimeout(r, 20));
+      if (!logged) await sleep(20);
     }
     expect(logged).toMatchObject({ op: 'invoices.xml', license_key: BRANCH, outcome: 'ok', worker_id: `agent-${BRANCH}` });
   });
@@ -220,12 +221,12 @@ describe('GET /facturas/{numCheque}/xml: requests refused', () => {
   it('503 agent_offline when the branch agent is not connected', async () => {
     await stack.agents.get(BRANCH)!.stop(2000);
     try {
-      for (let i = 0; i < 100 && stack.gateway.hub.agentFor(BRANCH); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && stack.gateway.hub.agentFor(BRANCH); i++) await sleep(20);
       const res = await xmlOf(88_000_001);
       expect([res.status, res.body.code]).toEqual([503, 'agent_offline']);
     } finally {
       await stack.startAgent(BRANCH);
-      for (let i = 0; i < 200 && !stack.gateway.hub.agentFor(BRANCH); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 200 && !stack.gateway.hub.agentFor(BRANCH); i++) await sleep(20);
     }
   });
 });

@@ -4,6 +4,7 @@
  * job nor commits after the client was told 504. A print that reached its printer is recorded
  * even past the limit. A result the gateway cannot read is answered at once.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -70,9 +71,9 @@ describe("an agent whose clock is off the gateway's", () => {
       expect(res.status).toBe(504);
       expect(res.body.code).toBe('agent_timeout');
       expect(await trap.reached()).toBe(1);
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       await trap.release();
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       expect(await db.selectFrom('tempcheques').select('folio').execute()).toHaveLength(before.length);
     } finally {
       clockOffsetMs = 0;
@@ -98,13 +99,13 @@ describe('a print that finishes after the deadline', () => {
       expect(late.status).toBe(504);
       await trap.release();
       await printer.waitForJob();
-      await new Promise((r) => setTimeout(r, 1_000));
+      await sleep(1_000);
       const records = await stack.pos.get(BRANCH)!.db.selectFrom('ba_print_jobs').selectAll().where('kind', '=', 'test').execute();
       expect(records.length).toBeGreaterThan(0);
 
       const retry = await stack.api('POST', `/print/${BRANCH}/prueba`, { body: { printerId }, headers: { 'idempotency-key': key } });
       expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
       expect(printer.jobs).toHaveLength(1);
     } finally {
       for (const cleanup of cleanups.splice(0)) await cleanup();

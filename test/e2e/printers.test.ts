@@ -1,4 +1,5 @@
 /** The printer registry through the whole gateway: CRUD, validation and scoping to the key's user. */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
 
@@ -231,7 +232,7 @@ describe('GET /print/printers and /print/printers/{id}', () => {
 describe('PATCH and PUT /print/printers/{id}', () => {
   it('replaces the fields sent and keeps the others', async () => {
     const printer = await register({ ...thermal, displayName: 'Antes', source: 'manual', sourceId: 'X1' });
-    await new Promise((r) => setTimeout(r, 5));
+    await sleep(5);
     const res = await stack.api('PATCH', `/print/printers/${printer.id}`, { body: { displayName: 'Después', printerPort: 9200, sourceId: null } });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ ...printer, displayName: 'Después', printerPort: 9200, sourceId: null, updatedAt: res.body.updatedAt });
@@ -317,7 +318,7 @@ describe('GET /print/{licenseKey}/printers', () => {
     const printer = await register({ ...thermal, licenseKey: STRICT_BRANCH, displayName: 'Sin agente' });
     await stack.agents.get(STRICT_BRANCH)!.stop(1000);
     const until = Date.now() + 5000;
-    while (stack.gateway.hub.agentFor(STRICT_BRANCH) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    while (stack.gateway.hub.agentFor(STRICT_BRANCH) && Date.now() < until) await sleep(20);
     try {
       const res = await stack.api('GET', `/print/${STRICT_BRANCH}/printers`);
       expect(res.status).toBe(200);

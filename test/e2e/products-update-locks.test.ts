@@ -2,6 +2,7 @@
  * PUT /productos/{licenseKey}/{idProducto}: the product row lock a terminal holds, and the same
  * operation run by an agent's job runner on a Soft Restaurant 10 database.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ describe('PUT /productos: the product row lock', () => {
         settled = true;
         return r;
       });
-      await new Promise((r) => setTimeout(r, 400));
+      await sleep(400);
       // Only the product row is held: the update waits on it before reading anything else.
       expect(settled).toBe(false);
       await trx.updateTable('productosdetalle').set({ precio: '170.0000' }).where('idproducto', '=', '3004').execute();

@@ -4,6 +4,7 @@
  * The installer's hand-over itself, and these cases again on installed agents, run with real
  * processes in test/integration/install.test.ts and fleet-upgrades.test.ts.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,7 +87,7 @@ async function settle(id: string, done: (r: Rollout) => boolean): Promise<Rollou
     expect(res.status, res.text).toBe(200);
     const rollout = res.body as Rollout;
     if (done(rollout) || Date.now() > until) return rollout;
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 
@@ -239,7 +240,7 @@ describe('the maintenance window', () => {
     const ventana = { desde: hhmm(new Date(now.getTime() + 2 * 3_600_000)), hasta: hhmm(new Date(now.getTime() + 3 * 3_600_000)) };
     const rollout = await start({ version: '9.0.0', licenseKeys: [STRICT_BRANCH], ventana });
     expect(rollout.ventana).toEqual(ventana);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect(branchOf(await settle(rollout.id, () => true), STRICT_BRANCH).state).toBe('pending');
   });
 });

@@ -2,6 +2,7 @@
  * Settling an account through the whole path (print, pay, reopen, cancel), each asserting the
  * rows SR reads afterwards: order-lifecycle rows 358-365 (print) and 506-589 (pay).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -231,7 +232,7 @@ describe('pay', () => {
     await db.transaction().execute(async (trx) => {
       await trx.selectFrom('tempcheques').select('pagado').where('folio', '=', second).forUpdate().execute();
       apiAnswer = write(`/temp_ordenes/{lk}/${second}/pagar`, { pagos: [{ idFormaDePago: 'TAR', importe: 178 }] });
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
       await trx.insertInto('tempchequespagos').values(terminalPayment(second, 178)).execute();
       await trx.updateTable('tempcheques').set({ pagado: true }).where('folio', '=', second).execute();
     });

@@ -3,6 +3,7 @@
  * upgrade's socket over with no error listener, so the refusal written to the dead socket must
  * not throw in the gateway (an unhandled 'error' would end the process).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { sql } from 'kysely';
@@ -31,13 +32,13 @@ it('survives an agent connection reset while its token is checked', async () => 
     `GET ${AGENT_PATH} HTTP/1.1\r\nHost: gateway\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n` +
       `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nAuthorization: Bearer agt_unknown\r\n\r\n`,
   );
-  await new Promise((r) => setTimeout(r, 200));
+  await sleep(200);
   socket.resetAndDestroy();
-  await new Promise((r) => setTimeout(r, 100));
+  await sleep(100);
   release();
   await held;
   // The refusal went to a reset socket; the gateway still answers.
-  await new Promise((r) => setTimeout(r, 200));
+  await sleep(200);
   const res = await fetch(`http://127.0.0.1:${port}/healthz`);
   expect(res.status).toBe(200);
 });

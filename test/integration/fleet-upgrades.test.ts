@@ -10,6 +10,7 @@
  * The release is built once and without the bundled runtime (the agents run on this test's
  * Node.js): install.test.ts covers the runtime, this file the fleet.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
@@ -251,7 +252,7 @@ describe('rollouts to four installed agents', () => {
     expect(again.code, again.output).toBe(0);
     await until(() => connectedVersion(offline!) === '9.0.0', 30_000, 100);
     // Time for an offer that a paused rollout must not make.
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     const later = await rolloutOf(rollout.id);
     expect(later.state).toBe('paused');
     expect(stateOf(later, offline!)).toMatchObject({ state: 'pending', reason: null });

@@ -8,6 +8,7 @@
  * restarted itself in place with its V8 flags (heap-growth.ts): the same pid, so the SIGTERM
  * below reaches the gateway itself; elsewhere it warns that it runs without them.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -86,7 +87,7 @@ it('SIGTERM answers the request in flight, stops the store and exits 0', async (
   await withTerminal(database, async (trx) => {
     await trx.updateTable('tempcheques').set({ observaciones: 'en caja' }).where('folio', '=', folio).execute();
     const inFlight = call('POST', `/temp_ordenes/${BRANCH}/${folio}/productos`, { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] });
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
 
     const stopping = Date.now();
     gateway.kill('SIGTERM');

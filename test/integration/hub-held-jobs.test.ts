@@ -4,6 +4,7 @@
  * so an older agent never commits a write whose key was not the gateway's. Real gateway, real
  * WebSocket clients speaking the protocol.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import { ClaimLostError } from '../../src/gateway/hub.js';
@@ -41,7 +42,7 @@ function claim(): { promise: Promise<boolean>; decide: (won: boolean) => void } 
 
 const idempotency = { scope: 'user:1', key: 'k', fingerprint: 'f' };
 /** Long enough for a frame the gateway should not have sent to have arrived. */
-const settle = () => new Promise((r) => setTimeout(r, 150));
+const settle = () => sleep(150);
 const answer = (ws: WebSocket, jobId: unknown) => ws.send(JSON.stringify({ type: 'result', jobId, ok: true, data: { done: true } }));
 
 describe('an agent that holds commits', () => {

@@ -3,6 +3,7 @@
  * only now and then (for the round trip), one that does not is pinged every interval, and one
  * that stops pinging is pinged again. Real gateway, real WebSocket clients.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { expect, it } from 'vitest';
 import { AGENT_PATH } from '../../src/protocol/messages.js';
@@ -29,8 +30,6 @@ async function agent(n: number): Promise<{ ws: WebSocket; pings: () => number }>
   await welcome;
   return { ws, pings: () => pings };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it('pings an agent that pings it only for the round trip, and one that stopped as any other', async () => {
   const [pinging, silent] = await Promise.all([agent(1), agent(2)]);

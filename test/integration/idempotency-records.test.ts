@@ -2,6 +2,7 @@
  * The gateway's idempotency records and job log on a real store: whatever an answer or an agent
  * holds is kept, and a record that cannot be written never leaves its key stuck.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import pino from 'pino';
@@ -74,7 +75,7 @@ describe('claims', () => {
     expect((await store.claimIdempotencyKey(userId, 'abandoned', 'c'.repeat(64), HOUR, HOUR)).claimed).toBe(true);
     expect((await store.claimIdempotencyKey(userId, 'expired', 'd'.repeat(64), 1, HOUR)).claimed).toBe(true);
     await store.completeIdempotencyKey(userId, 'expired', 200, { jobId: 'old' }, 'old');
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
     for (const [key, print] of [
       ['abandoned', 'c'],
       ['expired', 'd'],

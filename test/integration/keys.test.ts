@@ -3,6 +3,7 @@
  * embedded PostgreSQL: the commands use that same server, and what they change takes effect on
  * the running gateway at once (a revoked key stops, a replaced agent token is disconnected).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -161,7 +162,7 @@ describe('branch-agent keys beside a running gateway', () => {
     const offline = await shifts(key);
     expect(((await offline.json()) as { code: string }).code).toBe('agent_offline');
     // The old agent keeps retrying with its old token and stays out.
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect((await shifts(key)).status).toBe(503);
 
     await connectAgent(newToken);

@@ -3,6 +3,7 @@
  * next query on it fails instead. Without a listener of its own the client's 'error' was an
  * uncaught exception (seen in the database-restart test).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import { createPgPool } from '../../src/postgres-pool.js';
 import { cluster, newGatewayDatabase } from '../support/databases.js';
@@ -21,7 +22,7 @@ it('a lent connection whose server ends it fails its next query and raises nothi
     client.once('end', () => (ended = true));
     await cluster().admin(`select pg_terminate_backend(${rows[0]!.pid})`);
     await until(() => ended, 5_000);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
     expect(uncaught).toEqual([]);
     await expect(client.query('select 1')).rejects.toThrow();
     client.release(true);

@@ -4,6 +4,7 @@
  * on SQL Server). After each, the next request succeeds; no write
  * is applied twice or lost, no request hangs.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -43,7 +44,7 @@ describe('connection drops', () => {
       while (res.status !== 200) {
         expect(res.status, JSON.stringify(res.body)).toBe(503);
         outcomes.retries++;
-        await new Promise((r) => setTimeout(r, 10));
+        await sleep(10);
         res = await write(`/temp_ordenes/${BRANCH}/${folio}/productos`, body, key);
       }
       expect(res.body.itemsAgregados).toBe(1);
@@ -103,17 +104,17 @@ describe('database restart under load', () => {
         seen.push({ status: r.status, ...(r.body.code ? { code: r.body.code } : {}) });
       }
     })();
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     await pos.down();
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     const down = await get();
     expect(down).toMatchObject({ status: 503, body: { code: 'pos_unavailable' } });
     await pos.up();
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     let recovered = false;
     for (let i = 0; i < 100 && !recovered; i++) {
       recovered = (await get()).status === 200;
-      if (!recovered) await new Promise((r) => setTimeout(r, 100));
+      if (!recovered) await sleep(100);
     }
     running = false;
     await load;

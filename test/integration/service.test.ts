@@ -1,4 +1,5 @@
 /** The agent as a service: health endpoints, one instance per machine, outage logging. */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Writable } from 'node:stream';
@@ -104,14 +105,14 @@ describe('gateway connection', () => {
     });
     connection.start();
     try {
-      await new Promise((r) => setTimeout(r, 400));
+      await sleep(400);
       const hellos: unknown[] = [];
       const server = new WebSocketServer({ port, host: '127.0.0.1', path: '/agent/v1' });
       server.on('connection', (ws) => ws.on('message', (m) => hellos.push(frameJson(m))));
       const end = Date.now() + 5000;
-      while (!connection.connected && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      while (!connection.connected && Date.now() < end) await sleep(10);
       expect(connection.connected).toBe(true);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
       expect(hellos).toEqual([expect.objectContaining({ type: 'hello', licenseKey: 'TEST000000000001' })]);
       expect(lines.filter((l) => l.msg.startsWith('gateway connection lost'))).toHaveLength(1);
       expect(lines.filter((l) => l.msg === 'gateway connection restored')).toHaveLength(1);

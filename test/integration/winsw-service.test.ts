@@ -8,6 +8,7 @@
  * <workingdirectory> with its <env>, `stop` sends the interrupt WinSW's Ctrl+C becomes and waits
  * <stoptimeout>. So the definition is also shown to start a real agent that becomes healthy.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -215,7 +216,7 @@ describe('the installer driving WinSW', () => {
         const stopMs = Number(/^(\d+)/.exec(text('stoptimeout'))![1]) * 1000;
         agent?.kill('SIGINT');
         const deadline = Date.now() + stopMs;
-        while (agent && agent.exitCode === null && agent.signalCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        while (agent && agent.exitCode === null && agent.signalCode === null && Date.now() < deadline) await sleep(50);
         agent?.kill('SIGKILL');
         return { code: 0, stdout: '', stderr: '' };
       }

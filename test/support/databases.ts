@@ -3,6 +3,7 @@
  * `sr11` and `sr10` projects and SQL Server in the `mssql` project, and the tests that use one
  * do not know which.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,7 +37,7 @@ async function clonePg(template: string): Promise<string> {
     } catch (error) {
       // Two files cloning the same template at once: PostgreSQL says it is "being accessed".
       if (attempt >= 20 || !/being accessed/.test(String(error))) throw error;
-      await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+      await sleep(50 + Math.random() * 100);
     }
   }
 }

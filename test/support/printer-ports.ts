@@ -2,6 +2,7 @@
  * Loopback printer addresses that fail in the ways real printers do, for the printing tests:
  * nobody listening (refused), nobody answering (connect never completes).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 
@@ -61,7 +62,7 @@ export async function unreachablePort(cleanups: Cleanups): Promise<number> {
     child.once('exit', () => reject(new Error('listener exited')));
   });
   child.kill('SIGSTOP');
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await sleep(100);
   for (let attempt = 0; attempt < 16; attempt++) {
     const filler = await connects(port, 300);
     if (!filler) return port;

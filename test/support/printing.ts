@@ -2,6 +2,7 @@
  * What the printing end-to-end tests share: virtual printers that close after each test, a
  * printer registered at one, a print request, the order they print and its lines.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { expect } from 'vitest';
@@ -16,7 +17,7 @@ export const CONNECT_TIMEOUT_MS = 3000;
 export const WRITE_TIMEOUT_MS = 5000;
 
 /** Lets a job that should not come arrive if it were coming. */
-export const settle = () => new Promise((r) => setTimeout(r, 300));
+export const settle = () => sleep(300);
 
 export function order(grupos: unknown[], extra: Record<string, unknown> = {}) {
   return {

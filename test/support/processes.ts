@@ -5,6 +5,7 @@
  * environment. The installer's tests end theirs with `endProcessesUnder`; the suite's global
  * teardown fails when any is still alive (global-setup.ts).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 
@@ -96,7 +97,7 @@ export async function endProcesses(processes: LiveProcess[]): Promise<LiveProces
     }
   }
   const deadline = Date.now() + 10_000;
-  while (processes.some((p) => alive(p.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (processes.some((p) => alive(p.pid)) && Date.now() < deadline) await sleep(50);
   return processes;
 }
 

@@ -6,6 +6,7 @@
  * Any TDS endpoint will do (MSSQL_URL), Babelfish included: a T-SQL engine on PostgreSQL that
  * has no ALTER DATABASE (babelfish.ts lists what else it does otherwise).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { errorsBehind, isDeadlock } from '../../src/database-errors.js';
 import { createPosDb, type PosConnection } from '../../src/pos/db.js';
@@ -75,7 +76,7 @@ export async function retryConcurrentCatalogUpdate<T>(attempt: () => Promise<T>,
       return await attempt();
     } catch (error) {
       if (n >= tries || !isConcurrentCatalogUpdate(error)) throw error;
-      await new Promise((r) => setTimeout(r, 50 * n + Math.random() * 100));
+      await sleep(50 * n + Math.random() * 100);
     }
   }
 }

@@ -1,4 +1,5 @@
 /** The failed-authentication throttle's windows, its limit over all addresses and its bound on tracked addresses. */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import { FailedAuthThrottle } from '../../src/gateway/failed-auth-throttle.js';
 
@@ -8,7 +9,7 @@ it('lets maxFailures through, then asks for the rest of the window, and forgets 
   const throttle = new FailedAuthThrottle({ maxFailures: 3, maxFailuresAllAddresses: 100, windowSeconds: 1, trackedAddresses: 10 });
   expect(failTimes(throttle, '192.0.2.1', 5)).toEqual([0, 0, 0, 1, 1]);
   expect(throttle.fail('192.0.2.2')).toBe(0);
-  await new Promise((r) => setTimeout(r, 1100));
+  await sleep(1100);
   expect(failTimes(throttle, '192.0.2.1', 4)).toEqual([0, 0, 0, 1]);
 });
 
@@ -27,6 +28,6 @@ it('holds every address once all of them together pass maxFailuresAllAddresses, 
   const spread = Array.from({ length: 12 }, (_, i) => throttle.fail(`198.51.100.${i}`));
   expect(spread).toEqual([...Array<number>(10).fill(0), 1, 1]);
   expect(throttle.fail('203.0.113.1')).toBe(1);
-  await new Promise((r) => setTimeout(r, 1100));
+  await sleep(1100);
   expect(throttle.fail('203.0.113.1')).toBe(0);
 });

@@ -3,6 +3,7 @@
  * detached background process, its pid in <prefix>/run/branch-agent.pid and its output appended
  * to <prefix>/logs/branch-agent.log. Nothing restarts it after a crash or a reboot.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -66,7 +67,7 @@ export function backgroundProcess(spec: ServiceSpec): ServiceManager {
       if (pid !== undefined) {
         process.kill(pid, 'SIGTERM');
         const deadline = Date.now() + STOP_TIMEOUT_MS;
-        while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        while (isAlive(pid) && Date.now() < deadline) await sleep(100);
         if (isAlive(pid)) process.kill(pid, 'SIGKILL');
       }
       rmSync(pidFile, { force: true });

@@ -4,6 +4,7 @@
  * starts again) for `settleMs`. A release that crashes right after opening its port is caught
  * here, not reported healthy.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { httpGet, readText } from '../http-get.js';
 
 export interface HealthAnswer {
@@ -23,8 +24,6 @@ export async function probeHealth(url: string): Promise<HealthAnswer | undefined
     return undefined;
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves undefined when healthy, or the reason it is not. `alive` false ends the wait at once. */
 export async function waitHealthy(opts: {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PrinterQueue } from '../../../src/printing/printer-queue.js';
 import { sendToPrinter } from '../../../src/printing/transport.js';
@@ -36,7 +37,7 @@ describe('PrinterQueue', () => {
     const target = { host: LOOPBACK, port: printer.port };
     const results = await Promise.all(['A', 'B', 'C'].map((marker) => queue.send(target, job(marker))));
     expect(results.map((r) => r.status)).toEqual(['printed', 'printed', 'printed']);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(printer.maxConcurrent).toBe(1);
     expect(printer.connections.map((c) => jobBytes(c.bytes))).toEqual(['A', 'B', 'C'].map((m) => m.repeat(2000)));
     const [first, second, third] = printer.connections;

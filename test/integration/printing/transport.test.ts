@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderKitchenTicket } from '../../../src/printing/escpos.js';
@@ -137,7 +138,7 @@ describe('sendToPrinter over real TCP', () => {
     const { result, elapsedMs } = await timed(() => sendToPrinter({ host: printer.host, port: printer.port }, bytes, { language }));
     expect(result).toMatchObject({ status: 'failed', error: status });
     expect(elapsedMs).toBeLessThan(MARGIN_MS);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(printer.jobs).toHaveLength(0);
   });
 
@@ -160,9 +161,9 @@ describe('sendToPrinter over real TCP', () => {
     const answers: number[] = [];
     socket.on('data', (chunk: Buffer) => answers.push(...chunk));
     socket.write(Buffer.from([0x10]));
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await sleep(30);
     socket.write(Buffer.from([0x04, 0x04]));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(answers).toEqual([0x72]);
   });
 
@@ -176,7 +177,7 @@ describe('sendToPrinter over real TCP', () => {
     let idle = false;
     const settled = printer.idle().then(() => (idle = true));
     socket.write('job');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(idle).toBe(false);
     // A sender that gives up on the close and resets: the job is recorded all the same.
     socket.destroy();
@@ -202,7 +203,7 @@ describe('sendToPrinter over real TCP', () => {
     expect(result).toEqual({ status: 'printed', bytes: 3 });
     expect(elapsedMs).toBeGreaterThanOrEqual(statusTimeoutMs - 5);
     expect(elapsedMs).toBeLessThan(statusTimeoutMs + MARGIN_MS);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(printer.connections[0]?.bytes.subarray(-3).toString()).toBe('job');
   });
 
