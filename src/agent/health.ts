@@ -4,15 +4,8 @@
  * its job, connected to the gateway and to the POS database.
  */
 import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
 import { VERSION } from '../version.js';
-
-/**
- * node:http as CommonJS exports: an ES import of it builds a namespace of every export, and on
- * Node 24 that evaluates the lazy WebSocket export, which loads undici into an agent that never
- * uses it (about 2 MB resident, measured with bench/agent-memory.ts).
- */
-const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+import { http } from './node-http.js';
 
 export interface HealthSource {
   gatewayConnected(): boolean;
@@ -43,7 +36,7 @@ export async function startHealthServer(source: HealthSource, opts: { host: stri
     return dbCheck;
   }
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = http.createServer((req, res) => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };

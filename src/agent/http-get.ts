@@ -7,8 +7,8 @@
  * Winsock refuses; node:http sets it after. Each request gets its own connection (no keep-alive agent):
  * they are seldom, and a pooled socket would keep a short-lived `doctor` waiting.
  */
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { http, https } from './node-http.js';
 
 /** The request took longer than its `timeoutMs`, answer included. Named as fetch's is. */
 export class HttpTimeoutError extends Error {

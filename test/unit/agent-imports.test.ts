@@ -1,0 +1,19 @@
+/**
+ * What the agent loads just by starting: an ES import of node:http (src/agent/node-http.ts)
+ * pulled undici and Node's web streams into every agent on Node 22 and later, about 3 MB of its
+ * idle memory for code it never runs. CI runs this file on Node 24 too, where that happens.
+ */
+import { execFileSync } from 'node:child_process';
+import { expect, it } from 'vitest';
+
+// The modules `branch-agent run` imports before the agent starts (src/cli.ts).
+const AGENT_RUN_MODULES = ['./src/agent/service.ts', './src/agent/installer/service-command.ts', './src/config/load.ts', './src/logging.ts'];
+
+it("loads neither undici nor Node's web streams into the agent", () => {
+  // Only what the agent's modules add: Node 20 loads a little of its web streams for tsx itself.
+  const script = `const before = new Set(process.moduleLoadList);
+    ${AGENT_RUN_MODULES.map((m) => `await import(${JSON.stringify(m)});`).join('')}
+    process.stdout.write(JSON.stringify(process.moduleLoadList.filter((m) => !before.has(m) && /undici|webstreams/.test(m))));`;
+  const loaded: unknown = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' }));
+  expect(loaded).toEqual([]);
+}, 30_000);
