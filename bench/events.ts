@@ -18,6 +18,7 @@ import { benchLines, insertAccounts } from './accounts.js';
 import type { BenchContext } from './run.js';
 import { request } from './http-client.js';
 import { compare, median } from './measure.js';
+import { until } from '../test/support/until.js';
 import { posDatabase } from '../src/config/schema.js';
 
 export const BENCH_POLL_INTERVAL_MS = 1_000;
@@ -68,11 +69,9 @@ export async function eventLatencyBench({ stack, licenseKey, apiKey, pos }: Benc
       await sleep(Math.random() * BENCH_POLL_INTERVAL_MS);
       await pos.db.updateTable('tempcheqdet').set({ cantidad }).where('foliodet', '=', folio).execute();
       const changedAt = performance.now();
-      const deadline = Date.now() + 15_000;
-      while (!arrivals.has(cantidad)) {
-        if (Date.now() > deadline) throw new Error(`no webhook for change ${i}`);
-        await sleep(5);
-      }
+      await until(() => arrivals.has(cantidad), 15_000, 5).catch(() => {
+        throw new Error(`no webhook for change ${i}`);
+      });
       latencies.push(arrivals.get(cantidad)! - changedAt);
     }
     const p50 = median(latencies);

@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from './http-client.js';
 import { API_KEY, RATE_PER_SECOND, type LoadOrder, type LoadResult } from './load-order.js';
 import { percentile } from './measure.js';
+import { until } from '../test/support/until.js';
 
 /**
  * Many clients, as an integration platform's requests to many branches are: sixteen sockets (the
@@ -56,11 +57,9 @@ async function load({ url, licenseKeys, first, seconds }: LoadOrder): Promise<Lo
   }
   const sentPerSecond = total / ((performance.now() - start) / 1000);
   // A gateway that stops answering but keeps its sockets open must fail the bench, not hang it.
-  const drainedBy = performance.now() + DRAIN_MS;
-  while (unanswered > 0) {
-    if (performance.now() > drainedBy) throw new Error(`${unanswered} requests unanswered ${DRAIN_MS / 1000} s after the load`);
-    await sleep(5);
-  }
+  await until(() => unanswered === 0, DRAIN_MS, 5).catch(() => {
+    throw new Error(`${unanswered} requests unanswered ${DRAIN_MS / 1000} s after the load`);
+  });
   if (failure) throw failure;
   const used = process.cpuUsage(cpu);
   const sorted = latencies.sort((a, b) => a - b);
