@@ -4,12 +4,18 @@
  * idle memory for code it never runs. CI runs this file on Node 24 too, where that happens.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 
-// The modules `branch-agent run` imports before the agent starts (src/cli.ts).
-const AGENT_RUN_MODULES = ['./src/agent/service.ts', './src/agent/installer/service-command.ts', './src/config/load.ts', './src/logging.ts'];
+// What `branch-agent run` loads: every module src/cli.ts imports for its values (read from the
+// file, so a new import is checked too), then the agent's service, which `run` imports itself.
+const cliImports = [...readFileSync('src/cli.ts', 'utf8').matchAll(/^import (?!type )[^;]* from '([^']+)';$/gm)].map(([, from]) =>
+  from.startsWith('./') ? `./src/${from.slice(2).replace(/\.js$/, '.ts')}` : from,
+);
+const AGENT_RUN_MODULES = [...cliImports, './src/agent/service.ts'];
 
 it("loads neither undici nor Node's web streams into the agent", () => {
+  expect(cliImports).toEqual(expect.arrayContaining(['commander', './src/logging.ts', './src/config/load.ts']));
   // Only what the agent's modules add: Node 20 loads a little of its web streams for tsx itself.
   const script = `const before = new Set(process.moduleLoadList);
     ${AGENT_RUN_MODULES.map((m) => `await import(${JSON.stringify(m)});`).join('')}

@@ -8,6 +8,8 @@ it('adds only the flags a command line sets neither way, whatever their spelling
   // An operator who wants the reducer, or other semi-spaces, keeps them.
   expect(missingGatewayNodeFlags(['--memory_reducer'])).toEqual(['--max-semi-space-size=32']);
   expect(missingGatewayNodeFlags(['--max_semi_space_size=8', '--no_memory_reducer'])).toEqual([]);
+  // A value may come as its own argument.
+  expect(missingGatewayNodeFlags(['--max-semi-space-size', '64'])).toEqual(['--no-memory-reducer']);
   // NODE_OPTIONS may carry the semi-space size (not the reducer, which Node refuses there).
   expect(missingGatewayNodeFlags(['--import', 'tsx'], '--max-semi-space-size=64 --enable-source-maps')).toEqual(['--no-memory-reducer']);
 });
