@@ -1,24 +1,34 @@
 /**
  * roundtrip ratio: p50 of GET /productos?pageSize=50 through HTTP → gateway → WebSocket → agent
  * → PostgreSQL, divided by p50 of the same operation function called directly on the same
- * database. Target: at most 1.3.
+ * database. Target: at most 1.3. Beside it, the same hops without the product's code
+ * (bench/bare-relay.ts), interleaved with both: how much of the difference is this machine's.
  */
 import pino from 'pino';
 import { listProducts } from '../src/pos/operations/catalogs.js';
 import type { BenchContext } from './run.js';
+import { startBareRelay } from './bare-relay.js';
 import { request } from './http-client.js';
-import { compare } from './measure.js';
+import { interleaved } from './measure.js';
 
-export async function roundtrip({ stack, licenseKey, apiKey, pos }: BenchContext): Promise<string[]> {
+async function getJson(url: string, headers: Record<string, string> = {}): Promise<unknown> {
+  const res = await request(url, { headers });
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+  return JSON.parse(res.body);
+}
+
+export async function roundtrip({ stack, licenseKey, apiKey, pos, cluster }: BenchContext): Promise<string[]> {
   const ctx = { db: pos.db, dialect: pos.dialect, schema: pos.schema, log: pino({ level: 'silent' }), now: new Date() };
   const input = listProducts.def.input.parse({ pageSize: 50 });
   const url = `${stack.url}/productos/${licenseKey}?pageSize=50`;
-  const viaApi = async () => {
-    const res = await request(url, { headers: { 'x-api-key': apiKey } });
-    if (res.status !== 200) throw new Error(`API answered ${res.status}`);
-    JSON.parse(res.body);
-  };
-  const direct = () => listProducts.run(ctx, input);
-  const { a: api, b: fn } = await compare(viaApi, direct, 400);
-  return [`roundtrip ratio: ${(api / fn).toFixed(2)}  (API p50 ${api.toFixed(2)} ms, direct p50 ${fn.toFixed(2)} ms; target ≤ 1.3)`];
+  const relay = await startBareRelay(cluster.url('pos_bench'));
+  try {
+    const [api, fn, bare] = await interleaved([() => getJson(url, { 'x-api-key': apiKey }), () => listProducts.run(ctx, input), () => getJson(relay.url)], 400);
+    return [
+      `roundtrip ratio: ${(api! / fn!).toFixed(2)}  (API p50 ${api!.toFixed(2)} ms, direct p50 ${fn!.toFixed(2)} ms; target ≤ 1.3)`,
+      `roundtrip floor: the same hops without the product's code ${bare!.toFixed(2)} ms (${(bare! / fn!).toFixed(2)} × direct); the product's own ${(api! - bare!).toFixed(2)} ms, API / floor ${(api! / bare!).toFixed(2)}`,
+    ];
+  } finally {
+    await relay.stop();
+  }
 }

@@ -9,9 +9,9 @@ import { expect, it } from 'vitest';
 
 // What `branch-agent run` loads: every module src/cli.ts imports for its values (read from the
 // file, so a new import is checked too), then the agent's service, which `run` imports itself.
-const cliImports = [...readFileSync('src/cli.ts', 'utf8').matchAll(/^import (?!type )[^;]* from '([^']+)';$/gm)].map(([, from]) =>
-  from.startsWith('./') ? `./src/${from.slice(2).replace(/\.js$/, '.ts')}` : from,
-);
+const cliImports = [...readFileSync('src/cli.ts', 'utf8').matchAll(/^import (?!type )[^;]* from '([^']+)';$/gm)]
+  .map((m) => m[1]!)
+  .map((from) => (from.startsWith('./') ? `./src/${from.slice(2).replace(/\.js$/, '.ts')}` : from));
 const AGENT_RUN_MODULES = [...cliImports, './src/agent/service.ts'];
 
 it("loads neither undici nor Node's web streams into the agent", () => {

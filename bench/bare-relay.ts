@@ -1,0 +1,58 @@
+/**
+ * The roundtrip's floor on this machine: the same hops as the API (an HTTP request to this
+ * process, a WebSocket frame to another process that runs the operation on the database, its
+ * result back, the answer to the client) with none of the product's code in between: no
+ * authentication, validation, job bookkeeping or envelope. What the API costs beyond this relay is
+ * ours; what the relay costs beyond the direct call is the machine's.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export interface BareRelay {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the relay's HTTP server here and its operation process, which reads from `posUrl`. */
+export async function startBareRelay(posUrl: string): Promise<BareRelay> {
+  const pending = new Map<number, http.ServerResponse>();
+  let nextId = 0;
+  let worker: WebSocket | undefined;
+  const server = http.createServer((_req, res) => {
+    const id = nextId++;
+    pending.set(id, res);
+    worker!.send(JSON.stringify({ id }));
+  });
+  const wss = new WebSocketServer({ server });
+  const connected = new Promise<void>((resolve) =>
+    wss.on('connection', (ws) => {
+      worker = ws;
+      ws.on('message', (data) => {
+        const { id, result } = JSON.parse((data as Buffer).toString()) as { id: number; result: unknown };
+        const res = pending.get(id)!;
+        pending.delete(id);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+      });
+      resolve();
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-relay-worker.ts', url.replace('http', 'ws'), posUrl], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await Promise.race([connected, exited.then(() => Promise.reject(new Error('the bare relay worker exited before it connected')))]);
+  return {
+    url,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      wss.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
