@@ -86,10 +86,10 @@ async function measure(
   }
 }
 
-/** `posUrl`: the database the agent serves (the benchmarks' own agent's, read only here). */
-export async function agentMemoryBench(ctx: BenchContext, releaseDir: string, licenseKey: string, posUrl: string): Promise<string[]> {
-  const bundled = await measure(ctx, path.join(releaseDir, 'runtime/node'), releaseDir, licenseKey, posUrl);
-  const here = await measure(ctx, process.execPath, releaseDir, licenseKey, posUrl);
+/** The released agent serves the benchmarks' own agent's database (read only here). */
+export async function agentMemoryBench(ctx: BenchContext, releaseDir: string, licenseKey: string): Promise<string[]> {
+  const bundled = await measure(ctx, path.join(releaseDir, 'runtime/node'), releaseDir, licenseKey, ctx.agentPosUrl);
+  const here = await measure(ctx, process.execPath, releaseDir, licenseKey, ctx.agentPosUrl);
   const mb = (r: Reading) => `${r.settled.toFixed(0)} MB (${r.early.toFixed(0)} MB at 3 s)`;
   return [
     `agent idle RSS, settled: ${mb(bundled.connected)} connected, ${mb(bundled.served)} after 1,000 requests (target 70; release runtime Node ${readRuntimeVersion(releaseDir)}); on Node ${process.versions.node}: ${mb(here.connected)} and ${mb(here.served)}`,

@@ -17,11 +17,11 @@ async function getJson(url: string, headers: Record<string, string> = {}): Promi
   return JSON.parse(res.body);
 }
 
-export async function roundtrip({ stack, licenseKey, apiKey, pos, cluster }: BenchContext): Promise<string[]> {
+export async function roundtrip({ stack, licenseKey, apiKey, pos, agentPosUrl }: BenchContext): Promise<string[]> {
   const ctx = { db: pos.db, dialect: pos.dialect, schema: pos.schema, log: pino({ level: 'silent' }), now: new Date() };
   const input = listProducts.def.input.parse({ pageSize: 50 });
   const url = `${stack.url}/productos/${licenseKey}?pageSize=50`;
-  const relay = await startBareRelay(cluster.url('pos_bench'));
+  const relay = await startBareRelay(agentPosUrl);
   try {
     const [api, fn, bare] = await interleaved([() => getJson(url, { 'x-api-key': apiKey }), () => listProducts.run(ctx, input), () => getJson(relay.url)], 400);
     return [

@@ -27,8 +27,10 @@ import { DEMO_PRINTER_RULE } from '../src/demo/printers.js';
 
 export interface BenchContext {
   cluster: EmbeddedCluster;
-  /** The branch database the agent serves (a template for benchmarks that need their own copy). */
+  /** A pristine copy of the branch database, the template for benchmarks that need their own. */
   posUrl: string;
+  /** The branch database the benchmarks' agent serves. */
+  agentPosUrl: string;
   stack: Stack;
   licenseKey: string;
   apiKey: string;
@@ -78,7 +80,7 @@ try {
   const pos = await openPos(posDatabase({ dialect: 'postgres', url: posUrl }), log);
   try {
     await waitForAgents(stack, [licenseKey], 30_000);
-    const ctx: BenchContext = { cluster, posUrl: cluster.url('pos_bench_template'), stack, licenseKey, apiKey, pos };
+    const ctx: BenchContext = { cluster, posUrl: cluster.url('pos_bench_template'), agentPosUrl: posUrl, stack, licenseKey, apiKey, pos };
     // auth-cache first: its memory reading is cleanest before the others' garbage.
     const benches = {
       authCacheBench,
@@ -101,7 +103,7 @@ try {
       const release = buildRelease();
       try {
         for (const line of release.lines) console.log(line);
-        for (const line of await agentMemoryBench(ctx, release.dir, memoryLicenseKey, posUrl)) console.log(line);
+        for (const line of await agentMemoryBench(ctx, release.dir, memoryLicenseKey)) console.log(line);
       } finally {
         release.remove();
       }
