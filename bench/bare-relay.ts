@@ -21,9 +21,10 @@ export async function startBareRelay(posUrl: string): Promise<BareRelay> {
   let nextId = 0;
   let worker: WebSocket | undefined;
   const server = http.createServer((_req, res) => {
+    if (!worker) return void res.writeHead(502).end();
     const id = nextId++;
     pending.set(id, res);
-    worker!.send(JSON.stringify({ id }));
+    worker.send(JSON.stringify({ id }));
   });
   const wss = new WebSocketServer({ server });
   const connected = new Promise<void>((resolve) =>
@@ -34,6 +35,12 @@ export async function startBareRelay(posUrl: string): Promise<BareRelay> {
         const res = pending.get(id)!;
         pending.delete(id);
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+      });
+      // A worker that died (its operation threw) fails the requests waiting on it instead of hanging the benchmark.
+      ws.on('close', () => {
+        worker = undefined;
+        for (const res of pending.values()) res.writeHead(502).end();
+        pending.clear();
       });
       resolve();
     }),
