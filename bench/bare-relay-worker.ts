@@ -15,9 +15,14 @@ const input = listProducts.def.input.parse({ pageSize: 50 });
 const ws = new WebSocket(relayUrl);
 ws.on('message', (data) => {
   const { id } = JSON.parse((data as Buffer).toString()) as { id: number };
-  void listProducts
-    .run({ db: pos.db, dialect: pos.dialect, schema: pos.schema, log, now: new Date() }, input)
-    .then((result) => ws.send(JSON.stringify({ id, result })));
+  listProducts.run({ db: pos.db, dialect: pos.dialect, schema: pos.schema, log, now: new Date() }, input).then(
+    (result) => ws.send(JSON.stringify({ id, result })),
+    // Whatever NODE_OPTIONS says of unhandled rejections: the relay fails the waiting requests when this exits.
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 });
 process.once('SIGTERM', () => {
   ws.close();

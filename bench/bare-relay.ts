@@ -5,9 +5,10 @@
  * authentication, validation, job bookkeeping or envelope. What the API costs beyond this relay is
  * ours; what the relay costs beyond the direct call is the machine's.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 export interface BareRelay {
@@ -47,19 +48,30 @@ export async function startBareRelay(posUrl: string): Promise<BareRelay> {
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-relay-worker.ts', url.replace('http', 'ws'), posUrl], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-relay-worker.ts', url.replace('http', 'ws'), posUrl], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  await Promise.race([connected, exited.then(() => Promise.reject(new Error('the bare relay worker exited before it connected')))]);
-  return {
-    url,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-      wss.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
+  const stop = async (signal: NodeJS.Signals) => {
+    child.kill(signal);
+    await exited;
+    wss.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   };
+  const failed = (why: string) => Promise.reject(new Error(`the bare relay worker ${why}`));
+  const waiting = new AbortController();
+  try {
+    await Promise.race([
+      connected,
+      exited.then(() => failed('exited before it connected')),
+      sleep(30_000, undefined, { signal: waiting.signal }).then(() => failed('did not connect within 30 s')),
+    ]);
+  } catch (error) {
+    await stop('SIGKILL');
+    throw error;
+  } finally {
+    waiting.abort();
+  }
+  return { url, stop: () => stop('SIGTERM') };
 }

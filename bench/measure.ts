@@ -31,10 +31,23 @@ export async function compare(a: () => Promise<unknown>, b: () => Promise<unknow
   return { a: median(as), b: median(bs) };
 }
 
-/** `compare` for any number of subjects: each round runs every one in turn; returns their medians in ms. */
-export async function interleaved(subjects: Array<() => Promise<unknown>>, iterations: number, warmup = 30): Promise<number[]> {
+/**
+ * `compare` for any number of subjects: each round runs every one, starting one further along
+ * each time, so that none always follows the same other one (a call costs more after some than
+ * after others); returns their medians in ms, in the subjects' order.
+ */
+export async function interleaved<const S extends ReadonlyArray<() => Promise<unknown>>>(
+  subjects: S,
+  iterations: number,
+  warmup = 30,
+): Promise<{ [K in keyof S]: number }> {
   for (let i = 0; i < warmup; i++) for (const subject of subjects) await subject();
   const samples = subjects.map((): number[] => []);
-  for (let i = 0; i < iterations; i++) for (const [j, subject] of subjects.entries()) samples[j]!.push(await time(subject));
-  return samples.map(median);
+  for (let i = 0; i < iterations; i++) {
+    for (let k = 0; k < subjects.length; k++) {
+      const j = (i + k) % subjects.length;
+      samples[j]!.push(await time(subjects[j]!));
+    }
+  }
+  return samples.map(median) as { [K in keyof S]: number };
 }

@@ -74,7 +74,7 @@ export async function printing({ stack, licenseKey, apiKey }: BenchContext): Pro
       const res = await request(`${stack.url}/productos/${licenseKey}?pageSize=50`, { headers: { 'x-api-key': apiKey } });
       if (res.status !== 200) throw new Error(`API answered ${res.status}`);
     };
-    const [api, tcp, trip] = (await interleaved([viaApi, bare, roundtrip], 200, 20)) as [number, number, number];
+    const [api, tcp, trip] = await interleaved([viaApi, bare, roundtrip], 200, 20);
     return [
       `render: ${Math.round(perSecond)} tickets/s  (10-line kitchen ticket, 80 mm, ${bytes.length} bytes; target ≥ 2,000)`,
       `print: ${(api / (trip + tcp)).toFixed(2)} × (roundtrip + bare TCP)  (API to last byte p50 ${api.toFixed(2)} ms, roundtrip p50 ${trip.toFixed(2)} ms, bare TCP p50 ${tcp.toFixed(2)} ms; target ≤ 1.3)`,

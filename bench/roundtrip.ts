@@ -25,8 +25,8 @@ export async function roundtrip({ stack, licenseKey, apiKey, pos, agentPosUrl }:
   try {
     const [api, fn, bare] = await interleaved([() => getJson(url, { 'x-api-key': apiKey }), () => listProducts.run(ctx, input), () => getJson(relay.url)], 400);
     return [
-      `roundtrip ratio: ${(api! / fn!).toFixed(2)}  (API p50 ${api!.toFixed(2)} ms, direct p50 ${fn!.toFixed(2)} ms; target ≤ 1.3)`,
-      `roundtrip floor: the same hops without the product's code ${bare!.toFixed(2)} ms (${(bare! / fn!).toFixed(2)} × direct); the product's own ${(api! - bare!).toFixed(2)} ms, API / floor ${(api! / bare!).toFixed(2)}`,
+      `roundtrip ratio: ${(api / fn).toFixed(2)}  (API p50 ${api.toFixed(2)} ms, direct p50 ${fn.toFixed(2)} ms; target ≤ 1.3)`,
+      `roundtrip floor: the same hops without the product's code ${bare.toFixed(2)} ms (${(bare / fn).toFixed(2)} × direct); the product's own ${(api - bare).toFixed(2)} ms, API / floor ${(api / bare).toFixed(2)}`,
     ];
   } finally {
     await relay.stop();

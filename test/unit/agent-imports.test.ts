@@ -7,8 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 
-// What `branch-agent run` loads: every module src/cli.ts imports for its values (read from the
-// file, so a new import is checked too), then the agent's service, which `run` imports itself.
+// What `branch-agent run` loads: every module src/cli.ts imports by name (read from the file, so
+// a new import is checked too; cli.ts has no bare `import './x.js'`), then the agent's service,
+// which `run` imports itself.
 const cliImports = [...readFileSync('src/cli.ts', 'utf8').matchAll(/^import (?!type )[^;]* from '([^']+)';$/gm)]
   .map((m) => m[1]!)
   .map((from) => (from.startsWith('./') ? `./src/${from.slice(2).replace(/\.js$/, '.ts')}` : from));
