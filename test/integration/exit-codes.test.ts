@@ -36,13 +36,21 @@ async function runFixture(name: string) {
 const summarize = (...reports: string[]) => collect(startNode(['--import', 'tsx', 'scripts/ci-summary.ts', ...reports]));
 
 describe('vitest and the CI summary', () => {
+  const FIXTURES = ['passing', 'failing', 'unhandled', 'broken-import'] as const;
+  const runs = new Map<string, Awaited<ReturnType<typeof runFixture>>>();
+  // Each fixture is a whole vitest run with the suite's global setup, 10-20 s on a busy machine:
+  // run once here, one after the other, and shared by the tests below.
+  beforeAll(async () => {
+    for (const name of FIXTURES) runs.set(name, await runFixture(name));
+  }, 240_000);
+
   it.each([
     ['passing', 0, '1 passed, 0 failed'],
     ['failing', 1, '1 passed, 1 failed'],
     ['unhandled', 1, '1 passed, 1 failed'],
     ['broken-import', 1, '0 passed, 1 failed'],
-  ])('%s: vitest and the summary exit %i, the summary ends with "%s"', async (fixture, code, lastLine) => {
-    const run = await runFixture(fixture);
+  ] as const)('%s: vitest and the summary exit %i, the summary ends with "%s"', async (fixture, code, lastLine) => {
+    const run = runs.get(fixture)!;
     if (code === 0) expect(run.code, run.out).toBe(0);
     else expect(run.code, run.out).not.toBe(0);
     const summary = await summarize(run.report);
@@ -51,9 +59,7 @@ describe('vitest and the CI summary', () => {
   });
 
   it('sums the reports of several runs (Node 20 and Node 24 in .ci/run) into the last line', async () => {
-    const passing = await runFixture('passing');
-    const failing = await runFixture('failing');
-    const summary = await summarize(passing.report, failing.report);
+    const summary = await summarize(runs.get('passing')!.report, runs.get('failing')!.report);
     expect(summary.out.trim().split('\n').at(-1)).toBe('2 passed, 1 failed');
     expect(summary.code).toBe(1);
   });
