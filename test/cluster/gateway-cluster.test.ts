@@ -220,7 +220,7 @@ describe.skipIf(missing)(`gateway cluster${missing ? ' (skipped: see the line ab
     const allowed = statuses.filter((s) => s !== 429).length;
     expect(statuses.length).toBe(300);
     expect(Math.abs(allowed - BURST)).toBeLessThanOrEqual(BURST / 10);
-  });
+  }, 60_000);
 
   it('shows a printer registered through one instance on the other', async () => {
     const printer = { licenseKey: BRANCHES[0], printerIp: '192.168.1.50', displayName: 'Cocina', kind: 'thermal', widthMm: 80 };

@@ -81,7 +81,7 @@ describe('X-Forwarded-For', () => {
     expect(statuses.filter((s) => s === 401)).toHaveLength(limit.maxFailures);
     expect(statuses.filter((s) => s === 429)).toHaveLength(2000 - limit.maxFailures);
     expect(await statusOf(url, API_KEY, claimed(1))).toBe(200);
-  });
+  }, 60_000);
 
   it('through a trusted proxy, counts each address and holds them all past the limit over all addresses', async () => {
     const url = await gatewayTrusting(['127.0.0.1']);

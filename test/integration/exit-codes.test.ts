@@ -85,7 +85,7 @@ describe('a fatal error exits non-zero', () => {
     const run = await runCli(['demo'], { PORT: String(busyPort) });
     expect(run.code, run.out).toBe(1);
     expect(run.out).toMatch(/EADDRINUSE/);
-  });
+  }, 60_000);
 
   it('the gateway, when its port is taken', async () => {
     const config = path.join(dir, 'gateway.json');
@@ -93,7 +93,7 @@ describe('a fatal error exits non-zero', () => {
     const run = await runCli(['gateway', '-c', config]);
     expect(run.code, run.out).toBe(1);
     expect(run.out).toMatch(/EADDRINUSE/);
-  });
+  }, 60_000);
 
   it('the agent, when another agent holds its lock', async () => {
     const config = path.join(dir, 'agent.json');

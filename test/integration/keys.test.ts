@@ -147,7 +147,7 @@ describe('branch-agent keys beside a running gateway', () => {
     expect(bad.code).toBe(1);
     expect(bad.out).toMatch(/--id must be a key id/);
     expect((await keys('list')).out).toBe(before.out);
-  }, 30_000);
+  }, 60_000);
 
   it('disconnects an agent whose branch got a new token; the old token is refused and the new one works', async () => {
     const added = await keys('add-api-key', '-u', 'acme');
