@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { until } from '../test/support/until.js';
 
 export interface BareRelay {
   url: string;
@@ -28,24 +28,21 @@ export async function startBareRelay(posUrl: string): Promise<BareRelay> {
     worker.send(JSON.stringify({ id }));
   });
   const wss = new WebSocketServer({ server });
-  const connected = new Promise<void>((resolve) =>
-    wss.on('connection', (ws) => {
-      worker = ws;
-      ws.on('message', (data) => {
-        const { id, result } = JSON.parse((data as Buffer).toString()) as { id: number; result: unknown };
-        const res = pending.get(id)!;
-        pending.delete(id);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
-      });
-      // A worker that died (its operation threw) fails the requests waiting on it instead of hanging the benchmark.
-      ws.on('close', () => {
-        worker = undefined;
-        for (const res of pending.values()) res.writeHead(502).end();
-        pending.clear();
-      });
-      resolve();
-    }),
-  );
+  wss.on('connection', (ws) => {
+    worker = ws;
+    ws.on('message', (data) => {
+      const { id, result } = JSON.parse((data as Buffer).toString()) as { id: number; result: unknown };
+      const res = pending.get(id)!;
+      pending.delete(id);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+    });
+    // A worker that died (its operation threw) fails the requests waiting on it instead of hanging the benchmark.
+    ws.on('close', () => {
+      worker = undefined;
+      for (const res of pending.values()) res.writeHead(502).end();
+      pending.clear();
+    });
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-relay-worker.ts', url.replace('http', 'ws'), posUrl], {
@@ -59,19 +56,13 @@ export async function startBareRelay(posUrl: string): Promise<BareRelay> {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   };
-  const failed = (why: string) => Promise.reject(new Error(`the bare relay worker ${why}`));
-  const waiting = new AbortController();
-  try {
-    await Promise.race([
-      connected,
-      exited.then(() => failed('exited before it connected')),
-      sleep(30_000, undefined, { signal: waiting.signal }).then(() => failed('did not connect within 30 s')),
-    ]);
-  } catch (error) {
+  const connected = await until(() => worker !== undefined || child.exitCode !== null || child.signalCode !== null, 30_000).then(
+    () => worker !== undefined,
+    () => false,
+  );
+  if (!connected) {
     await stop('SIGKILL');
-    throw error;
-  } finally {
-    waiting.abort();
+    throw new Error('the bare relay worker exited, or did not connect within 30 s');
   }
   return { url, stop: () => stop('SIGTERM') };
 }
