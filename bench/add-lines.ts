@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { addLines, createOrder } from '../src/pos/operations/orders.js';
 import type { BenchContext } from './run.js';
 import { BENCH_ACCOUNT, directTransaction } from './direct-pos.js';
-import { request } from './http-client.js';
+import { requestOk } from './http-client.js';
 import { compare } from './measure.js';
 
 export async function addLinesBench({ stack, licenseKey, apiKey, pos }: BenchContext): Promise<string[]> {
@@ -27,12 +27,11 @@ export async function addLinesBench({ stack, licenseKey, apiKey, pos }: BenchCon
   let directFolio = await newAccount();
   let calls = 0;
   const viaApi = async () => {
-    const res = await request(`${stack.url}/temp_ordenes/${licenseKey}/${apiFolio}/productos`, {
+    await requestOk(`${stack.url}/temp_ordenes/${licenseKey}/${apiFolio}/productos`, {
       method: 'POST',
       headers: { 'x-api-key': apiKey, 'idempotency-key': randomUUID() },
       body,
     });
-    if (res.status !== 200) throw new Error(`API answered ${res.status}: ${res.body}`);
   };
   const direct = async () => {
     await inTransaction((ctx) => addLines.run(ctx, input(directFolio)));

@@ -11,7 +11,7 @@ import { newSecret } from '../src/gateway/secrets.js';
 import { GatewayStore } from '../src/gateway/store.js';
 import { spawnAgent, stopAgent } from './agent-process.js';
 import type { BenchContext } from './run.js';
-import { request } from './http-client.js';
+import { requestOk } from './http-client.js';
 import { compare } from './measure.js';
 import { natsServerMissing, startNatsServer } from '../test/support/gateway-cluster.js';
 import { until } from '../test/support/until.js';
@@ -55,8 +55,7 @@ export async function clusterBench({ cluster, posUrl }: BenchContext): Promise<s
     stops.push(() => stopAgent(agent));
     await until(() => gateways[0]!.hub.agentFor(licenseKey) !== undefined, 30_000);
     const list = (base: string) => async () => {
-      const res = await request(`${base}/productos/${licenseKey}?pageSize=50`, { headers: { 'x-api-key': 'cluster-key' } });
-      if (res.status !== 200) throw new Error(`API answered ${res.status}: ${res.body}`);
+      await requestOk(`${base}/productos/${licenseKey}?pageSize=50`, { headers: { 'x-api-key': 'cluster-key' } });
     };
     const { a: hop, b: direct } = await compare(list(other), list(holder), 300);
     return [

@@ -16,7 +16,7 @@ import { listProducts } from '../src/pos/operations/catalogs.js';
 import { openPos } from '../src/pos/runtime.js';
 import { benchLines, insertAccounts } from './accounts.js';
 import type { BenchContext } from './run.js';
-import { request } from './http-client.js';
+import { requestOk } from './http-client.js';
 import { compare, median } from './measure.js';
 import { until } from '../test/support/until.js';
 import { posDatabase } from '../src/config/schema.js';
@@ -39,26 +39,28 @@ export async function eventLatencyBench({ stack, licenseKey, apiKey, pos }: Benc
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    const created = await request(`${stack.url}/webhooks`, {
-      method: 'POST',
-      headers: { 'x-api-key': apiKey },
-      body: { url, eventos: ['orden.actualizada'], licenseKeys: [licenseKey] },
-    });
-    if (created.status !== 201) throw new Error(`webhook not created: ${created.status} ${created.body}`);
-    const opened = await request(`${stack.url}/temp_ordenes/${licenseKey}`, {
-      method: 'POST',
-      headers: { 'x-api-key': apiKey, 'idempotency-key': `bench-${Date.now()}` },
-      body: {
-        estacion: 'CAJA1',
-        serie: 'A',
-        idEmpresa: '0000000001',
-        noPersonas: 2,
-        mesa: '',
-        productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
+    await requestOk(
+      `${stack.url}/webhooks`,
+      { method: 'POST', headers: { 'x-api-key': apiKey }, body: { url, eventos: ['orden.actualizada'], licenseKeys: [licenseKey] } },
+      201,
+    );
+    const opened = await requestOk(
+      `${stack.url}/temp_ordenes/${licenseKey}`,
+      {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'idempotency-key': `bench-${Date.now()}` },
+        body: {
+          estacion: 'CAJA1',
+          serie: 'A',
+          idEmpresa: '0000000001',
+          noPersonas: 2,
+          mesa: '',
+          productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }],
+        },
       },
-    });
-    if (opened.status !== 201) throw new Error(`account not opened: ${opened.status} ${opened.body}`);
-    const folio = (JSON.parse(opened.body) as { folio: number }).folio;
+      201,
+    );
+    const folio = (JSON.parse(opened) as { folio: number }).folio;
     // Let the account's own event pass first.
     await sleep(BENCH_POLL_INTERVAL_MS * 3);
 

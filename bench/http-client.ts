@@ -3,10 +3,14 @@ import http from 'node:http';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
-export function request(
-  url: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: unknown; agent?: http.Agent } = {},
-): Promise<{ status: number; body: string }> {
+interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  agent?: http.Agent;
+}
+
+export function request(url: string, opts: RequestOptions = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const req = http.request(
@@ -26,4 +30,11 @@ export function request(
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** The answer's body, when its status is the one expected: a benchmark timing failures would time nothing useful. */
+export async function requestOk(url: string, opts: RequestOptions = {}, expected = 200): Promise<string> {
+  const res = await request(url, opts);
+  if (res.status !== expected) throw new Error(`${opts.method ?? 'GET'} ${url} answered ${res.status}: ${res.body}`);
+  return res.body;
 }

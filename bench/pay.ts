@@ -10,7 +10,7 @@ import { payAccount } from '../src/pos/operations/pay-account.js';
 import { createOrder } from '../src/pos/operations/orders.js';
 import type { BenchContext } from './run.js';
 import { BENCH_ACCOUNT, directTransaction } from './direct-pos.js';
-import { request } from './http-client.js';
+import { requestOk } from './http-client.js';
 import { compare } from './measure.js';
 
 const ITERATIONS = 300;
@@ -39,12 +39,11 @@ export async function payBench({ stack, licenseKey, apiKey, pos }: BenchContext)
     ],
   };
   const viaApi = async () => {
-    const res = await request(`${stack.url}/temp_ordenes/${licenseKey}/${apiFolios.pop()!}/pagar`, {
+    await requestOk(`${stack.url}/temp_ordenes/${licenseKey}/${apiFolios.pop()!}/pagar`, {
       method: 'POST',
       headers: { 'x-api-key': apiKey, 'idempotency-key': randomUUID() },
       body,
     });
-    if (res.status !== 200) throw new Error(`API answered ${res.status}: ${res.body}`);
   };
   const direct = () => inTransaction((ctx) => payAccount.run(ctx, payAccount.def.input.parse({ folio: directFolios.pop()!, ...body })));
   const { a: api, b: fn } = await compare(viaApi, direct, ITERATIONS, WARMUP);

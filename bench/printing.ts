@@ -17,7 +17,7 @@ import { kitchenTicketOf } from '../src/printing/dispatch.js';
 import { SAMPLE_ORDER } from '../src/printing/preview-cli.js';
 import { startVirtualPrinter, type VirtualPrinter } from '../src/printing/virtual-printer.js';
 import type { BenchContext } from './run.js';
-import { request } from './http-client.js';
+import { requestOk } from './http-client.js';
 import { interleaved } from './measure.js';
 
 async function renderRate(): Promise<number> {
@@ -56,12 +56,11 @@ export async function printing({ stack, licenseKey, apiKey }: BenchContext): Pro
     );
     const body = { ...SAMPLE_ORDER, grupos: SAMPLE_ORDER.grupos.map((g) => ({ ...g, printerId })) };
     const viaApi = async () => {
-      const res = await request(`${stack.url}/print/${licenseKey}/orden`, {
+      await requestOk(`${stack.url}/print/${licenseKey}/orden`, {
         method: 'POST',
         headers: { 'x-api-key': apiKey, 'idempotency-key': randomUUID() },
         body,
       });
-      if (res.status !== 200) throw new Error(`API answered ${res.status}: ${res.body}`);
       return printer.waitForJob();
     };
     // The same bytes the agent sends: those of a ticket it printed.
@@ -70,10 +69,7 @@ export async function printing({ stack, licenseKey, apiKey }: BenchContext): Pro
       await bareWrite(printer, bytes);
       await printer.waitForJob();
     };
-    const roundtrip = async () => {
-      const res = await request(`${stack.url}/productos/${licenseKey}?pageSize=50`, { headers: { 'x-api-key': apiKey } });
-      if (res.status !== 200) throw new Error(`API answered ${res.status}`);
-    };
+    const roundtrip = () => requestOk(`${stack.url}/productos/${licenseKey}?pageSize=50`, { headers: { 'x-api-key': apiKey } });
     const [api, tcp, trip] = await interleaved([viaApi, bare, roundtrip], 200, 20);
     return [
       `render: ${Math.round(perSecond)} tickets/s  (10-line kitchen ticket, 80 mm, ${bytes.length} bytes; target ≥ 2,000)`,

@@ -8,13 +8,11 @@ import pino from 'pino';
 import { listProducts } from '../src/pos/operations/catalogs.js';
 import type { BenchContext } from './run.js';
 import { startBareRelay } from './bare-relay.js';
-import { request } from './http-client.js';
+import { requestOk } from './http-client.js';
 import { interleaved } from './measure.js';
 
 async function getJson(url: string, headers: Record<string, string> = {}): Promise<unknown> {
-  const res = await request(url, { headers });
-  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-  return JSON.parse(res.body);
+  return JSON.parse(await requestOk(url, { headers }));
 }
 
 export async function roundtrip({ stack, licenseKey, apiKey, pos, agentPosUrl }: BenchContext): Promise<string[]> {

@@ -3,17 +3,16 @@
  * with 10 ids, both through the whole path. Target: at most 4.
  */
 import type { BenchContext } from './run.js';
-import { request } from './http-client.js';
+import { requestOk } from './http-client.js';
 import { compare } from './measure.js';
 
 export async function searchBench({ stack, licenseKey, apiKey }: BenchContext): Promise<string[]> {
   const search = (count: number) => async () => {
-    const res = await request(`${stack.url}/ordenes/buscar/${licenseKey}`, {
+    await requestOk(`${stack.url}/ordenes/buscar/${licenseKey}`, {
       method: 'POST',
       headers: { 'x-api-key': apiKey },
       body: { idTurnos: Array.from({ length: count }, (_, i) => i + 1), pageSize: 50 },
     });
-    if (res.status !== 200) throw new Error(`API answered ${res.status}: ${res.body}`);
   };
   const { a: big, b: small } = await compare(search(10_000), search(10), 60, 10);
   return [
