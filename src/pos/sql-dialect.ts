@@ -32,6 +32,7 @@ import {
   MssqlQueryCompiler,
   OperatorNode,
   PrimitiveValueListNode,
+  RawNode,
   ReferenceNode,
   sql,
   TableNode,
@@ -195,10 +196,19 @@ class NumberArray {
 }
 
 /**
+ * The longest list PostgreSQL reads as a value it can see. Planning `= any($1)`, it estimates
+ * each element against the column's statistics: for 10,000 shift numbers 8.6 ms of planning,
+ * twice a search, against 0.85 ms to run each statement. A longer list is read from a subquery
+ * (`array(select unnest($1))`), which the planner takes as one value of unknown content.
+ */
+const ESTIMATED_LIST_MAX = 100;
+
+/**
  * `value IN (numbers)`, written as PostgreSQL's `value = any($1)`: the whole list is one array
- * parameter, parsed and planned as one value however long it is. SQL Server has no arrays: the
- * compiler spells it `value in (@1, @2, …)`, a parameter per number, and a statement takes at
- * most 2,100, so callers cut long lists into chunks of `IN_LIST_LIMIT`.
+ * parameter, parsed as one value however long it is (and, past ESTIMATED_LIST_MAX, planned as
+ * one: compared as `numeric`, the type of the shift numbers it is for). SQL Server has no arrays:
+ * the compiler spells it `value in (@1, @2, …)`, a parameter per number, and a statement takes
+ * at most 2,100, so callers cut long lists into chunks of `IN_LIST_LIMIT`.
  */
 export function inNumbers(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any query's expression builder
@@ -206,18 +216,20 @@ export function inNumbers(
   value: Expression<unknown>,
   numbers: readonly number[],
 ): Expression<SqlBool> {
-  return eb(value, '=', eb.fn('any', [eb.val(new NumberArray(numbers))]));
+  const list = new NumberArray(numbers);
+  return eb(value, '=', eb.fn('any', [numbers.length <= ESTIMATED_LIST_MAX ? eb.val(list) : sql`array(select unnest(cast(${list} as numeric[])))`]));
 }
 
 /** How many numbers one `inNumbers` list may hold: on SQL Server, room is left for the filters beside it. */
 export const IN_LIST_LIMIT: Record<PosDialectName, number> = { mssql: 2_000, postgres: 10_000 };
 
-/** `inNumbers`' node: `= any(<array parameter>)`. */
+/** `inNumbers`' node: `= any(<array parameter>)`, or `= any(array(select unnest(<array parameter>)))`. */
 function anyOfArray(node: BinaryOperationNode): readonly unknown[] | undefined {
   const right = node.rightOperand;
   if (!OperatorNode.is(node.operator) || node.operator.operator !== '=' || !FunctionNode.is(right) || right.func !== 'any') return undefined;
   const only = right.arguments.length === 1 ? right.arguments[0] : undefined;
-  return only && ValueNode.is(only) && only.value instanceof NumberArray ? only.value.numbers : undefined;
+  const list = only && RawNode.is(only) && only.parameters.length === 1 ? only.parameters[0] : only;
+  return list && ValueNode.is(list) && list.value instanceof NumberArray ? list.value.numbers : undefined;
 }
 
 /** The T-SQL that SQL Server would run for a query node built for either dialect. */
