@@ -65,8 +65,19 @@ async function read(ctx: Pick<PosContext, 'db'>, estacion: string): Promise<Stat
  * station's cash station's (`cajacomandero`, order-lifecycle rows 83, 200, 509; shift-close 13),
  * open, for no waiter (`idmesero=''`, order-lifecycle rows 4, 25, 27, 201, 433, 510; shift-close
  * 14, 41, 60).
+ *
+ * With `lock`, the shift's row is held (UPDLOCK/FOR UPDATE) to the end of the transaction, for a
+ * write that puts an account into the shift (paid, cancelled): a close locks that row before it
+ * moves the shift's accounts to history, so the write either commits before the close reads
+ * them or, having waited, finds the shift closed. Without it, an account paid into a shift whose
+ * close committed meanwhile stays in the temporary tables, and no later close moves it.
  */
-export async function openShiftFor(ctx: Pick<PosContext, 'db'>, estacion: string, idEmpresa: string): Promise<number | undefined> {
+export async function openShiftFor(
+  ctx: Pick<PosContext, 'db'>,
+  estacion: string,
+  idEmpresa: string,
+  options: { lock?: boolean } = {},
+): Promise<number | undefined> {
   const station = await stationOf(ctx, estacion);
   const row = await ctx.db
     .selectFrom('turnos')
@@ -77,6 +88,7 @@ export async function openShiftFor(ctx: Pick<PosContext, 'db'>, estacion: string
     .where('cierre', 'is', null)
     .where('apertura', 'is not', null)
     .orderBy('idturno', 'desc')
+    .$if(options.lock === true, (q) => q.forUpdate())
     .executeTakeFirst();
   return row ? Number(row.idturno) : undefined;
 }

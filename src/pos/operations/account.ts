@@ -6,6 +6,7 @@
 import type { Decimal } from 'decimal.js';
 import { PosError } from '../../protocol/errors.js';
 import type { PosContext } from '../context.js';
+import { openShiftFor } from '../stations.js';
 import { computeTotals, totalsToApi, totalsToHeaderColumns, type ApiTotales, type Clasificacion, type TotalsLine } from '../totals.js';
 import { dec, flag, int, text } from '../values.js';
 import { handheldDevicesInUse, updateHandheldTotals } from './handheld-accounts.js';
@@ -77,6 +78,17 @@ export async function lockAccount(ctx: PosContext, folio: number): Promise<Locke
     impreso: flag(row.impreso),
     cuentaenuso: flag(row.cuentaenuso),
   };
+}
+
+/**
+ * The shift open now at an account's station, its row held to the end of the transaction
+ * (openShiftFor's `lock`), for a write that pays or cancels the account into it. Taken before the
+ * account's own lock, in the order a close takes the two; the account's station and company never
+ * change, so reading them unlocked first is safe.
+ */
+export async function lockShiftOfAccount(ctx: PosContext, folio: number): Promise<number | undefined> {
+  const row = await ctx.db.selectFrom('tempcheques').select(['estacion', 'idempresa']).where('folio', '=', folio).executeTakeFirst();
+  return row ? openShiftFor(ctx, text(row.estacion) ?? '', text(row.idempresa) ?? '', { lock: true }) : undefined;
 }
 
 /** The states that end what a write may do to an account, in the order they are reported. */

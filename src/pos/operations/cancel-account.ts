@@ -8,13 +8,14 @@ import { PosError } from '../../protocol/errors.js';
 import * as ops from '../../protocol/operations/settlement.js';
 import { logEvent, SERVICE_NAMES } from '../audit.js';
 import { implement } from '../operation.js';
-import { openShiftFor } from '../stations.js';
 import { text } from '../values.js';
-import { accountLines, lockAccount, refuseStates, requireUser, saveTotals } from './account.js';
+import { accountLines, lockAccount, lockShiftOfAccount, refuseStates, requireUser, saveTotals } from './account.js';
 import { removeLines, storedReason } from './cancel-lines.js';
 import { handheldDevicesInUse } from './handheld-accounts.js';
 
 export const cancelAccount = implement(ops.cancelAccount, async (ctx, input) => {
+  // In the shift open at its station now, so that this shift's close and cash cut count it.
+  const idTurno = await lockShiftOfAccount(ctx, input.folio);
   const account = await lockAccount(ctx, input.folio);
   refuseStates(account, ['cancelado', 'pagado', 'cuentaenuso']);
   const usuario = await requireUser(ctx, input.usuario);
@@ -26,8 +27,6 @@ export const cancelAccount = implement(ops.cancelAccount, async (ctx, input) => 
     if (!found) throw new PosError('motive_not_found', 'The branch has no cancellation motive with the id in idMotivoCancela.', { field: 'idMotivoCancela' });
     motive = text(found.idmotivocancela) ?? input.idMotivoCancela;
   }
-  // In the shift open at its station now, so that this shift's close and cash cut count it.
-  const idTurno = await openShiftFor(ctx, account.estacion, account.idempresa);
   const lines = await accountLines(ctx, account.folio);
   await removeLines(ctx, account, lines, storedReason(ctx, input.razon, account.mesa), usuario, motive);
   await saveTotals(ctx, account.folio, [], account.descuento);

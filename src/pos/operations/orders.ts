@@ -178,8 +178,9 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
   if (!payment) throw new PosError('payment_method_not_found', 'The branch has no payment method with the id in idFormaDePago.', { field: 'idFormaDePago' });
   const station = await requireStation(ctx, input.estacion);
   const estacion = station.id;
-  // A quick sale is paid at once: it carries the shift its station sells on, as SR's payment does (row 548).
-  const idTurno = await openShiftFor(ctx, estacion, input.idEmpresa);
+  // A quick sale is paid at once: it carries the shift its station sells on, as SR's payment does
+  // (row 548), held so that a close cannot commit between (openShiftFor's `lock`).
+  const idTurno = await openShiftFor(ctx, estacion, input.idEmpresa, { lock: true });
   if (idTurno === undefined && input.turnDependent) {
     throw new PosError('shift_not_open', 'No shift is open for the station and company in estacion and idEmpresa.');
   }

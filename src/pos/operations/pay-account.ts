@@ -9,11 +9,10 @@ import * as ops from '../../protocol/operations/settlement.js';
 import { insertRows } from '../bulk-insert.js';
 import type { PosContext } from '../context.js';
 import { implement } from '../operation.js';
-import { openShiftFor } from '../stations.js';
 import { settleTenders, type PaymentMethod } from '../tenders.js';
 import { computeTotals, Dec } from '../totals.js';
 import { dec, int, text } from '../values.js';
-import { accountLines, lockAccount, refuseStates, requireUser, saveTotals } from './account.js';
+import { accountLines, lockAccount, lockShiftOfAccount, refuseStates, requireUser, saveTotals } from './account.js';
 import { printLocked } from './account-print.js';
 import { handheldDevicesInUse } from './handheld-accounts.js';
 
@@ -32,6 +31,7 @@ async function paymentMethods(ctx: PosContext, ids: readonly string[]): Promise<
 const money = (d: InstanceType<typeof Dec>) => d.toDecimalPlaces(4, Dec.ROUND_HALF_UP).toFixed(4);
 
 export const payAccount = implement(ops.payAccount, async (ctx, input) => {
+  const idTurno = await lockShiftOfAccount(ctx, input.folio);
   const account = await lockAccount(ctx, input.folio);
   refuseStates(account, ['cancelado', 'pagado', 'cuentaenuso']);
   const usuario = await requireUser(ctx, input.usuario);
@@ -40,7 +40,6 @@ export const payAccount = implement(ops.payAccount, async (ctx, input) => {
   if (pending) {
     throw new PosError('account_not_open', `Account ${account.folio} has payments a terminal is recording.`, { folio: account.folio, state: 'paying' });
   }
-  const idTurno = await openShiftFor(ctx, account.estacion, account.idempresa);
   if (idTurno === undefined) {
     throw new PosError('shift_not_open', `No shift is open for station ${account.estacion} and company ${account.idempresa}.`);
   }

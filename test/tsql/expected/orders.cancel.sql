@@ -1,9 +1,10 @@
 -- scenario 1: {"razon":"El cliente se fue","idMotivoCancela":"01","usuario":"CAJERO"}
+select "estacion", "idempresa" from "tempcheques" where "folio" = @1;
+select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
+select "idturno" from "turnos" with (updlock, rowlock) where "idestacion" = @1 and "idempresa" = @2 and "idmesero" = @3 and "cierre" is null and "apertura" is not null order by "idturno" desc;
 select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipodeservicio", "descuento", "numcheque", "impresiones", "reabiertas", "pagado", "cancelado", "impreso", "cuentaenuso" from "tempcheques" with (updlock, rowlock) where "folio" = @1;
 select "usuario" from "usuarios" where "usuario" = @1;
 select "idmotivocancela" from "motivoscancelacion" where "idmotivocancela" = @1;
-select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
-select "idturno" from "turnos" where "idestacion" = @1 and "idempresa" = @2 and "idmesero" = @3 and "cierre" is null and "apertura" is not null order by "idturno" desc;
 select "d"."movimiento", "d"."idproducto", "d"."cantidad", "d"."precio", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."descuento", "d"."modificador", "p"."descripcion", "g"."clasificacion" from "tempcheqdet" as "d" left join "productos" as "p" on "p"."idproducto" = "d"."idproducto" left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "d"."foliodet" = @1 order by "d"."movimiento";
 delete from "tempcheqdet" where "foliodet" = @1 and "movimiento" in (@2);
 insert into "tempcancela" ("foliocheque", "comanda", "cantidad", "clave", "razon", "fecha", "usuario", "precio", "idmotivocancela", "procesadosrx") values (@1, @2, @3, @4, @5, @6, @7, @8, @9, @10);

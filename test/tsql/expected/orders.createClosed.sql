@@ -2,7 +2,7 @@
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "idformadepago", "tipo", "tipodecambio" from "formasdepago" where "idformadepago" = @1;
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
-select "idturno" from "turnos" where "idestacion" = @1 and "idempresa" = @2 and "idmesero" = @3 and "cierre" is null and "apertura" is not null order by "idturno" desc;
+select "idturno" from "turnos" with (updlock, rowlock) where "idestacion" = @1 and "idempresa" = @2 and "idmesero" = @3 and "cierre" is null and "apertura" is not null order by "idturno" desc;
 select "p"."idproducto", "p"."descripcion", "d"."precio", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."bloqueado", "g"."clasificacion" from "productos" as "p" inner join "productosdetalle" as "d" on "d"."idproducto" = "p"."idproducto" and "d"."idempresa" = @1 left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "p"."idproducto" in (@2, @3, @4);
 select "idproducto", "idmodificador", "precio", "idempresa" from "modificadores" where "idproducto" in (@1) and "idmodificador" in (@2) and ("idempresa" = @3 or "idempresa" is null);
 select "ultimaorden" from "folios" with (tablockx) where "serie" = @1;
