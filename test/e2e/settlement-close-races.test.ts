@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PosDb } from '../../src/pos/schema.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
@@ -152,5 +153,43 @@ describe('settling while the shift closes', () => {
     } else {
       expect(where.history).toMatchObject([{ cancelado: true }]);
     }
+  });
+});
+
+describe('a cash cut read while the shift closes', () => {
+  it('counts each account once, whether it reads before, after or across the close', async () => {
+    const idTurno = await openShift();
+    const folio = await printedOrder();
+    expect((await write(`/temp_ordenes/{lk}/${folio}/pagar`, { pagos: [{ idFormaDePago: 'EFE', importe: 178 }] })).status).toBe(200);
+    const quiet = (await stack.api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body;
+    expect(quiet.ventas.total).toBeGreaterThanOrEqual(178);
+
+    // The close waits at its commit, having read tempcancela. A lock asked on tempcancela queues
+    // behind it, and the cut's first read of tempcancela behind that, after its reads of the
+    // temporary headers: the close commits while the cut is halfway through.
+    const trap = await trapCommits(db, 'shifts.close', 'hold');
+    let close: Promise<ApiResponse> | undefined;
+    let cut: Promise<ApiResponse> | undefined;
+    let blocker: Promise<void> | undefined;
+    try {
+      close = write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA1', idEmpresa: company });
+      await until(async () => (await trap.reached()) > 0);
+      blocker = db.transaction().execute(async (trx) => {
+        await sql`LOCK TABLE tempcancela IN ACCESS EXCLUSIVE MODE`.execute(trx);
+      });
+      await sleep(300);
+      cut = stack.api('GET', `/turnos/${BRANCH}/${idTurno}/corte`);
+      await sleep(1000);
+      await trap.release();
+    } finally {
+      await trap.remove();
+    }
+    expect((await close).status).toBe(200);
+    await blocker;
+    const raced = (await cut).body;
+    const after = (await stack.api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body;
+    expect(after.ventas).toEqual(quiet.ventas);
+    expect(raced.ventas).toEqual(quiet.ventas);
+    expect(raced.porTipo).toEqual(quiet.porTipo);
   });
 });

@@ -29,11 +29,16 @@ function shiftAccounts(ctx: PosContext, tables: Tables, idTurno: number) {
 
 const notCancelled = (eb: ExpressionBuilder<PosDatabase & { h: Tempcheques }, 'h'>) => eb.or([eb('h.cancelado', '=', false), eb('h.cancelado', 'is', null)]);
 
+/**
+ * Each sum reads both table sets in one statement, as `shiftTakings` does: read apart, a close
+ * committing in between would let the same accounts be counted in the temporary tables and again
+ * in history.
+ */
 async function sales(ctx: PosContext, idTurno: number) {
   const sum = new Map<string, InstanceType<typeof Dec>>();
   const add = (key: string, v: string | number | null) => sum.set(key, (sum.get(key) ?? new Dec(0)).plus(dec(v)));
-  for (const tables of [TEMP, CLOSED]) {
-    const paid = await shiftAccounts(ctx, tables, idTurno)
+  const paid = (tables: Tables) =>
+    shiftAccounts(ctx, tables, idTurno)
       .where('h.pagado', '=', true)
       .where(notCancelled)
       .select((eb) => [
@@ -45,23 +50,23 @@ async function sales(ctx: PosContext, idTurno: number) {
         eb.fn.sum<string | number | null>('h.totalcortesias').as('cortesias'),
         eb.fn.sum<string | number | null>('h.propina').as('propinas'),
         eb.fn.sum<string | number | null>('h.propinatarjeta').as('propinasTarjeta'),
-      ])
-      .executeTakeFirstOrThrow();
-    for (const [key, value] of Object.entries(paid)) add(key, value);
-    const cancelled = await shiftAccounts(ctx, tables, idTurno)
+      ]);
+  for (const row of await paid(TEMP).unionAll(paid(CLOSED)).execute()) for (const [key, value] of Object.entries(row)) add(key, value);
+  const cancelled = (tables: Tables) =>
+    shiftAccounts(ctx, tables, idTurno)
       .where('h.cancelado', '=', true)
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .executeTakeFirstOrThrow();
-    add('cuentasCanceladas', cancelled.n);
-    const lines = await shiftAccounts(ctx, tables, idTurno)
+      .select((eb) => eb.fn.countAll<string | number>().as('n'));
+  for (const row of await cancelled(TEMP).unionAll(cancelled(CLOSED)).execute()) add('cuentasCanceladas', row.n);
+  const lines = (tables: Tables) =>
+    shiftAccounts(ctx, tables, idTurno)
       .innerJoin(`${tables.cancelled} as x` as 'tempcancela as x', 'x.foliocheque', 'h.folio')
       .select((eb) => [
         eb.fn.countAll<string | number>().as('n'),
         eb.fn.sum<string | number | null>(sql`${eb.ref('x.cantidad')} * ${eb.ref('x.precio')}`).as('importe'),
-      ])
-      .executeTakeFirstOrThrow();
-    add('productosCancelados', lines.n);
-    add('importeCancelado', lines.importe);
+      ]);
+  for (const row of await lines(TEMP).unionAll(lines(CLOSED)).execute()) {
+    add('productosCancelados', row.n);
+    add('importeCancelado', row.importe);
   }
   const money = (key: string) => amount((sum.get(key) ?? new Dec(0)).toFixed());
   const count = (key: string) => (sum.get(key) ?? new Dec(0)).toNumber();
