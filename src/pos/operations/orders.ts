@@ -163,8 +163,8 @@ export const createOrder = implement(ops.createOrder, async (ctx, input) => {
  */
 function paymentOf(totalPesos: string, tipodecambio: string): { importe: string; pesos: string } {
   const rate = new Dec(tipodecambio);
-  const importe = rate.isZero() ? new Dec(totalPesos) : new Dec(totalPesos).div(rate).toDecimalPlaces(4);
-  return { importe: importe.toFixed(4), pesos: importe.times(rate.isZero() ? 1 : rate).toFixed(4) };
+  const importe = new Dec(totalPesos).div(rate).toDecimalPlaces(4);
+  return { importe: importe.toFixed(4), pesos: importe.times(rate).toFixed(4) };
 }
 
 export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, input) => {
@@ -187,7 +187,10 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
   const serie = input.serie ?? station.serie;
   const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];
   const totals = computeTotals(lines, 0);
-  const tipodecambio = dec(payment.tipodecambio ?? 1).toFixed(4);
+  // A rate of 0 stored with the payment would count the sale as nothing in every sum SR makes;
+  // pesos carry 1, as the payment of an account stores it (pay-account.ts).
+  const rate = dec(payment.tipodecambio);
+  const tipodecambio = (rate.gt(0) ? rate : new Dec(1)).toFixed(4);
   const paid = paymentOf(totals.total.toFixed(2), tipodecambio);
   const orden = await nextOrden(ctx, serie);
   const numcheque = await nextNumcheque(ctx, serie);
