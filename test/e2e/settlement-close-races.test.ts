@@ -193,3 +193,39 @@ describe('a cash cut read while the shift closes', () => {
     expect(raced.porTipo).toEqual(quiet.porTipo);
   });
 });
+
+describe('the day’s orders read while the shift closes', () => {
+  it('lists a paid account once, whether it reads before, after or across the close', async () => {
+    const idTurno = await openShift();
+    const folio = await printedOrder();
+    expect((await write(`/temp_ordenes/{lk}/${folio}/pagar`, { pagos: [{ idFormaDePago: 'EFE', importe: 178 }] })).status).toBe(200);
+    type Listed = { folio: number; folioTemporal?: number; idTurno: number; origen: string };
+    const mine = (body: { data: Listed[] }) =>
+      body.data.filter((o) => o.idTurno === idTurno && (o.origen === 'temporal' ? o.folio === folio : o.folioTemporal === folio));
+    const list = () => stack.api('GET', `/ordenes_dia/${BRANCH}?pageSize=100`);
+    expect(mine((await list()).body)).toHaveLength(1);
+
+    // As for the cash cut: the listing's read of tempcheques queues behind a lock that waits for the close.
+    const trap = await trapCommits(db, 'shifts.close', 'hold');
+    let close: Promise<ApiResponse> | undefined;
+    let listed: Promise<ApiResponse> | undefined;
+    let blocker: Promise<void> | undefined;
+    try {
+      close = write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA1', idEmpresa: company });
+      await until(async () => (await trap.reached()) > 0);
+      blocker = db.transaction().execute(async (trx) => {
+        await sql`LOCK TABLE tempcheques IN ACCESS EXCLUSIVE MODE`.execute(trx);
+      });
+      await sleep(300);
+      listed = list();
+      await sleep(1000);
+      await trap.release();
+    } finally {
+      await trap.remove();
+    }
+    expect((await close).status).toBe(200);
+    await blocker;
+    expect(mine((await list()).body)).toHaveLength(1);
+    expect(mine((await listed).body)).toHaveLength(1);
+  });
+});

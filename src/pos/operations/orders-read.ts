@@ -4,7 +4,7 @@ import type { OpInput } from '../../protocol/operation.js';
 import * as ops from '../../protocol/operations/orders-read.js';
 import type { PosContext } from '../context.js';
 import { IN_LIST_LIMIT, inNumbers, likeContains } from '../sql-dialect.js';
-import { implement } from '../operation.js';
+import { implementAccountRead } from '../reads-across-closes.js';
 import { operationalDay, type OperationalDay } from '../operational-day.js';
 import { selectPage } from '../paging.js';
 import { mappedSegment, querySegment, selectPageAcross } from '../segmented-paging.js';
@@ -78,13 +78,13 @@ async function withOrders<P extends { data: HeaderRow[] }>(ctx: PosContext, tabl
   return { ...page, data: await ordersOf(ctx, tables, page.data) };
 }
 
-export const listTempOrders = implement(ops.listTempOrders, async (ctx, input) => {
+export const listTempOrders = implementAccountRead(ops.listTempOrders, async (ctx, input) => {
   let q = orderFilters(headers(ctx, TEMP_TABLES), input, 'withMesa');
   if (input.folio !== undefined) q = q.where('h.folio', '=', input.folio);
   return withOrders(ctx, TEMP_TABLES, await selectPage(q.orderBy('h.folio'), input, (r) => r));
 });
 
-export const listClosedOrders = implement(ops.listClosedOrders, async (ctx, input) => {
+export const listClosedOrders = implementAccountRead(ops.listClosedOrders, async (ctx, input) => {
   return withOrders(ctx, CLOSED_TABLES, await selectPage(closedOrders(ctx, input).orderBy('h.folio'), input, (r) => r));
 });
 
@@ -102,7 +102,7 @@ function sortedDistinct(numbers: readonly number[]): number[] {
  * shift and folio, so the chunks follow one another in the result's order and the page is read
  * only from the chunks it overlaps.
  */
-export const searchClosedOrdersByShifts = implement(ops.searchClosedOrdersByShifts, async (ctx, input) => {
+export const searchClosedOrdersByShifts = implementAccountRead(ops.searchClosedOrdersByShifts, async (ctx, input) => {
   const { idTurnos, page, pageSize, ...filters } = input;
   const ids = sortedDistinct(idTurnos);
   if (ids.length === 0) return toPage([], 0, page, pageSize);
@@ -134,9 +134,9 @@ function linesPage(ctx: PosContext, tables: OrderTables, input: OpInput<typeof o
   return selectPage(q, input, lineToApi);
 }
 
-export const listTempOrderLines = implement(ops.listTempOrderLines, (ctx, input) => linesPage(ctx, TEMP_TABLES, input));
+export const listTempOrderLines = implementAccountRead(ops.listTempOrderLines, (ctx, input) => linesPage(ctx, TEMP_TABLES, input));
 
-export const listClosedOrderLines = implement(ops.listClosedOrderLines, (ctx, input) => linesPage(ctx, CLOSED_TABLES, input));
+export const listClosedOrderLines = implementAccountRead(ops.listClosedOrderLines, (ctx, input) => linesPage(ctx, CLOSED_TABLES, input));
 
 /** The shifts an operational day started: a shift belongs to the one day it opened in. */
 function shiftsOf(ctx: PosContext, day: OperationalDay) {
@@ -168,7 +168,7 @@ function dayTempOrders(ctx: PosContext, day: OperationalDay, q: HeaderQuery): He
  * day started, closed or still open (see `shiftsOf` and `dayTempOrders`). A sale is never in two
  * days nor in none.
  */
-export const listDayOrders = implement(ops.listDayOrders, async (ctx, input) => {
+export const listDayOrders = implementAccountRead(ops.listDayOrders, async (ctx, input) => {
   const day = operationalDay(ctx.now, input.dayStartHour);
   const closed = orderFilters(headers(ctx, CLOSED_TABLES), input, 'withMesa').where('h.idturno', 'in', shiftsOf(ctx, day)).orderBy('h.folio');
   const temp = dayTempOrders(ctx, day, orderFilters(headers(ctx, TEMP_TABLES), input, 'withMesa')).orderBy('h.folio');
@@ -199,7 +199,7 @@ export const listDayOrders = implement(ops.listDayOrders, async (ctx, input) => 
  * shift the day started holds it (opened at 05:50, paid at 06:10). Not cancelled, paid ones
  * included, still in the temporary tables, and not left behind by a shift that has closed.
  */
-export const listOpenOrders = implement(ops.listOpenOrders, async (ctx) => {
+export const listOpenOrders = implementAccountRead(ops.listOpenOrders, async (ctx) => {
   const day = operationalDay(ctx.now, DEFAULT_DAY_START_HOUR);
   const q = whereFlag(headers(ctx, TEMP_TABLES), 'h.cancelado', false)
     .where((eb) => eb.or([eb.and([eb('h.fecha', '>=', day.start), eb('h.fecha', '<', day.end)]), eb('h.idturno', 'in', shiftsOf(ctx, day))]))

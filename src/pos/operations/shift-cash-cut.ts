@@ -8,7 +8,7 @@ import { PosError } from '../../protocol/errors.js';
 import * as ops from '../../protocol/operations/cash-cut.js';
 import { shiftDeclarations, shiftTakings, shiftTakingsByMethod, TENDERS, type TenderAmounts } from '../cash-cut.js';
 import type { PosContext } from '../context.js';
-import { implement } from '../operation.js';
+import { implementAccountRead } from '../reads-across-closes.js';
 import type { PosDatabase } from '../schema.js';
 import type { Tempcheques } from '../schema-softrestaurant.js';
 import { Dec } from '../totals.js';
@@ -87,7 +87,7 @@ async function sales(ctx: PosContext, idTurno: number) {
 
 const tenderAmounts = (t: TenderAmounts) => Object.fromEntries(TENDERS.map((k) => [k, amount(t[k].toFixed())])) as Record<(typeof TENDERS)[number], number>;
 
-export const cashCut = implement(ops.cashCut, async (ctx, input) => {
+export const cashCut = implementAccountRead(ops.cashCut, async (ctx, input) => {
   const shift = await ctx.db
     .selectFrom('turnos')
     .select(['idturnointerno', 'idturno', 'cierre', 'fondo', 'fondodolares', 'efectivo', 'tarjeta', 'vales', 'credito'])

@@ -1,8 +1,12 @@
 -- scenario 1: {"pageSize":1}
+select count(*) as "n" from "turnos" where "cierre" is not null;
 select count(*) as "total" from "cheques" as "h";
 select "folio", "numcheque", "seriefolio", "orden", "mesa", "idmesero", "nopersonas", "estacion", "idempresa", "idturno", "fecha", "cierre", "pagado", "cancelado", "impreso", "facturado", "tipodeservicio", "subtotal", "descuento", "descuentoimporte", "subtotalcondescuento", "totalimpuesto1", "totalimpuestod2", "totalimpuestod3", "total", "totalalimentos", "totalbebidas", "totalotros", "totaldescuentos", "totalcortesias", "totaldescuentoycortesia", "totalsindescuento", "totalarticulos", "foliotempcheques" from "cheques" as "h" order by "h"."folio" offset @1 rows fetch next @2 rows only;
 select "d"."foliodet", "d"."movimiento", "d"."idproducto", "p"."descripcion", "g"."clasificacion", "d"."cantidad", "d"."precio", "d"."preciosinimpuestos", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."descuento", "d"."modificador", "d"."comentario", "d"."hora" from "cheqdet" as "d" left join "productos" as "p" on "p"."idproducto" = "d"."idproducto" left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "d"."foliodet" in (@1) order by "d"."foliodet", "d"."movimiento";
 select "t"."folio", "t"."idformadepago", "f"."descripcion", "t"."importe", "t"."propina", "t"."tipodecambio" from "chequespagos" as "t" left join "formasdepago" as "f" on "f"."idformadepago" = "t"."idformadepago" where "t"."folio" in (@1) order by "t"."folio", "t"."idformadepago";
+select count(*) as "n" from "turnos" where "cierre" is not null;
 
 -- scenario 2: {"search":"tsql","facturado":false,"fechaStart":"2026-01-01","fechaEnd":"2099-12-31","cierreStart":"2026-01-01T00:00:00-06:00","cierreEnd":"2099-12-31T23:59:59Z","turnoAperturaStart":"2026-01-01T00:00:00","turnoAperturaEnd":"2099-12-31"}
+select count(*) as "n" from "turnos" where "cierre" is not null;
 select count(*) as "total" from "cheques" as "h" where (lower(cast("h"."folio" as varchar(20))) like @1 escape '\' or lower(cast("h"."numcheque" as varchar(20))) like @2 escape '\' or lower(cast(cast("h"."total" as decimal(19, 2)) as varchar(30))) like @3 escape '\') and ("h"."facturado" = @4 or "h"."facturado" is null) and "h"."fecha" >= @5 and "h"."fecha" < @6 and "h"."cierre" >= @7 and "h"."cierre" < @8 and "h"."idturno" in (select "tu"."idturno" from "turnos" as "tu" where "tu"."apertura" >= @9 and "tu"."apertura" < @10);
+select count(*) as "n" from "turnos" where "cierre" is not null;
