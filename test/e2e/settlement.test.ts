@@ -288,6 +288,16 @@ describe('cancel', () => {
     await openOrder([tacos], 'T2');
   });
 
+  it('refuses an account with a terminal payment under way, and changes nothing', async () => {
+    const folio = await openOrder();
+    await db.insertInto('tempchequespagos').values(terminalPayment(folio, 50)).execute();
+    const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar`, { razon: 'se fue' });
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    expect(res.body).toMatchObject({ code: 'account_not_open', state: 'paying' });
+    expect(await header(folio)).toMatchObject({ cancelado: false });
+    expect(await db.selectFrom('tempcheqdet').select('movimiento').where('foliodet', '=', folio).execute()).not.toEqual([]);
+  });
+
   it('refuses a paid account and an unknown motive', async () => {
     const folio = await openOrder();
     expect((await write(`/temp_ordenes/{lk}/${folio}/cancelar`, { razon: 'x', idMotivoCancela: 'ZZ' })).body.code).toBe('motive_not_found');

@@ -91,6 +91,16 @@ export async function lockShiftOfAccount(ctx: PosContext, folio: number): Promis
   return row ? openShiftFor(ctx, text(row.estacion) ?? '', text(row.idempresa) ?? '', { lock: true }) : undefined;
 }
 
+/**
+ * Payment rows on an unpaid account are a terminal's payment under way: paying over them would
+ * count them twice, and cancelling would carry money taken into a cancelled account, which no
+ * cash cut counts.
+ */
+export async function refusePaymentUnderWay(ctx: PosContext, folio: number): Promise<void> {
+  const pending = await ctx.db.selectFrom('tempchequespagos').select('folio').where('folio', '=', folio).executeTakeFirst();
+  if (pending) throw new PosError('account_not_open', `Account ${folio} has payments a terminal is recording.`, { folio, state: 'paying' });
+}
+
 /** The states that end what a write may do to an account, in the order they are reported. */
 const CLOSED_STATES = [
   ['cancelado', 'is cancelled', 'cancelled'],

@@ -9,7 +9,7 @@ import * as ops from '../../protocol/operations/settlement.js';
 import { logEvent, SERVICE_NAMES } from '../audit.js';
 import { implement } from '../operation.js';
 import { text } from '../values.js';
-import { accountLines, lockAccount, lockShiftOfAccount, refuseStates, requireUser, saveTotals } from './account.js';
+import { accountLines, lockAccount, lockShiftOfAccount, refusePaymentUnderWay, refuseStates, requireUser, saveTotals } from './account.js';
 import { removeLines, storedReason } from './cancel-lines.js';
 import { handheldDevicesInUse } from './handheld-accounts.js';
 
@@ -18,6 +18,7 @@ export const cancelAccount = implement(ops.cancelAccount, async (ctx, input) => 
   const idTurno = await lockShiftOfAccount(ctx, input.folio);
   const account = await lockAccount(ctx, input.folio);
   refuseStates(account, ['cancelado', 'pagado', 'cuentaenuso']);
+  await refusePaymentUnderWay(ctx, account.folio);
   const usuario = await requireUser(ctx, input.usuario);
   let motive = '';
   if (input.idMotivoCancela !== undefined) {

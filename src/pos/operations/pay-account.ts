@@ -12,7 +12,7 @@ import { implement } from '../operation.js';
 import { settleTenders, type PaymentMethod } from '../tenders.js';
 import { computeTotals, Dec } from '../totals.js';
 import { dec, int, text } from '../values.js';
-import { accountLines, lockAccount, lockShiftOfAccount, refuseStates, requireUser, saveTotals } from './account.js';
+import { accountLines, lockAccount, lockShiftOfAccount, refusePaymentUnderWay, refuseStates, requireUser, saveTotals } from './account.js';
 import { printLocked } from './account-print.js';
 import { handheldDevicesInUse } from './handheld-accounts.js';
 
@@ -35,11 +35,7 @@ export const payAccount = implement(ops.payAccount, async (ctx, input) => {
   const account = await lockAccount(ctx, input.folio);
   refuseStates(account, ['cancelado', 'pagado', 'cuentaenuso']);
   const usuario = await requireUser(ctx, input.usuario);
-  // Payment rows on an unpaid account are a terminal's payment under way: settling over them would count them twice.
-  const pending = await ctx.db.selectFrom('tempchequespagos').select('folio').where('folio', '=', account.folio).executeTakeFirst();
-  if (pending) {
-    throw new PosError('account_not_open', `Account ${account.folio} has payments a terminal is recording.`, { folio: account.folio, state: 'paying' });
-  }
+  await refusePaymentUnderWay(ctx, account.folio);
   if (idTurno === undefined) {
     throw new PosError('shift_not_open', `No shift is open for station ${account.estacion} and company ${account.idempresa}.`);
   }
