@@ -45,25 +45,57 @@ async function printedOrder(): Promise<number> {
   return res.body.folio;
 }
 
-/**
- * Holds `op` on `folio` at its commit, closes the shift meanwhile, then lets `op` commit. Returns
- * both answers.
- */
-async function raceClose(op: string, path: string, body: unknown, idTurno: number) {
+const closeShift = (idTurno: number) => write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA1', idEmpresa: company });
+
+/** Starts `held`, holds it at the commit of `op`, starts `meanwhile`, and then lets `held` commit. */
+async function whileHeld(op: string, held: () => Promise<ApiResponse>, meanwhile: () => Promise<ApiResponse>) {
   const trap = await trapCommits(db, op, 'hold');
-  let close: Promise<ApiResponse> | undefined;
-  let answer: Promise<ApiResponse> | undefined;
+  let first: Promise<ApiResponse> | undefined;
+  let second: Promise<ApiResponse> | undefined;
   try {
-    answer = write(path, body);
+    first = held();
     await until(async () => (await trap.reached()) > 0);
-    close = write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA1', idEmpresa: company });
-    // Long enough for the close to finish if nothing holds it back.
+    second = meanwhile();
+    // Long enough for `meanwhile` to finish if nothing holds it back.
     await sleep(1500);
     await trap.release();
   } finally {
     await trap.remove();
   }
-  return { close: await close, answer: await answer };
+  return { held: await first, meanwhile: await second };
+}
+
+/** Holds `op` at its commit while the shift closes, then lets it commit. Returns both answers. */
+async function raceClose(op: string, path: string, body: unknown, idTurno: number) {
+  const { held, meanwhile } = await whileHeld(
+    op,
+    () => write(path, body),
+    () => closeShift(idTurno),
+  );
+  return { answer: held, close: meanwhile };
+}
+
+/**
+ * Closes the shift while `read` runs, so that the close commits halfway through it: the close
+ * waits at its commit; a lock asked on `table` queues behind the close's, and the read's first
+ * statement on `table` behind that lock. Returns the read's answer once the close has answered.
+ */
+async function closeWhileReading(idTurno: number, table: 'tempcancela' | 'tempcheques', read: () => Promise<ApiResponse>): Promise<ApiResponse> {
+  let blocker: Promise<void> | undefined;
+  const { held: close, meanwhile: answer } = await whileHeld(
+    'shifts.close',
+    () => closeShift(idTurno),
+    async () => {
+      blocker = db.transaction().execute(async (trx) => {
+        await sql`LOCK TABLE ${sql.table(table)} IN ACCESS EXCLUSIVE MODE`.execute(trx);
+      });
+      await sleep(300);
+      return read();
+    },
+  );
+  expect(close.status).toBe(200);
+  await blocker;
+  return answer;
 }
 
 /** Where the account is now: in history (with its shift) or still temporary (with its state). */
@@ -100,20 +132,12 @@ describe('settling while the shift closes', () => {
   it('a payment arriving while the close commits waits for it and finds the shift closed', async () => {
     const idTurno = await openShift();
     const folio = await printedOrder();
-    const trap = await trapCommits(db, 'shifts.close', 'hold');
-    let close: Promise<ApiResponse> | undefined;
-    let pay: Promise<ApiResponse> | undefined;
-    try {
-      close = write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA1', idEmpresa: company });
-      await until(async () => (await trap.reached()) > 0);
-      pay = write(`/temp_ordenes/{lk}/${folio}/pagar`, { pagos: [{ idFormaDePago: 'EFE', importe: 178 }] });
-      await sleep(1500);
-      await trap.release();
-    } finally {
-      await trap.remove();
-    }
-    expect((await close).status).toBe(200);
-    const answer = await pay;
+    const { held: close, meanwhile: answer } = await whileHeld(
+      'shifts.close',
+      () => closeShift(idTurno),
+      () => write(`/temp_ordenes/{lk}/${folio}/pagar`, { pagos: [{ idFormaDePago: 'EFE', importe: 178 }] }),
+    );
+    expect(close.status).toBe(200);
     expect(answer.status, JSON.stringify(answer.body)).toBe(409);
     expect(answer.body.code).toBe('shift_not_open');
     expect((await whereIs(folio, idTurno)).temp).toMatchObject({ pagado: false });
@@ -121,20 +145,9 @@ describe('settling while the shift closes', () => {
 
   it('a quick sale racing the close lands in the closed shift’s history, or in no closed shift', async () => {
     const idTurno = await openShift();
-    const trap = await trapCommits(db, 'orders.createClosed', 'hold');
-    let close: Promise<ApiResponse> | undefined;
-    let sale: Promise<ApiResponse> | undefined;
-    try {
-      sale = write('/ordenes/{lk}', orderBody({ serie: 'A', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 2 }] }));
-      await until(async () => (await trap.reached()) > 0);
-      close = write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA1', idEmpresa: company });
-      await sleep(1500);
-      await trap.release();
-    } finally {
-      await trap.remove();
-    }
-    expect((await close).status).toBe(200);
-    const answer = await sale;
+    const body = orderBody({ serie: 'A', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 2 }] });
+    const { close, answer } = await raceClose('orders.createClosed', '/ordenes/{lk}', body, idTurno);
+    expect(close.status).toBe(200);
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     const where = await whereIs(answer.body.folio, idTurno);
     if (where.temp) expect(where.tempShiftClosed, 'a paid sale left in the temporary tables of a closed shift').toBe(false);
@@ -164,29 +177,8 @@ describe('a cash cut read while the shift closes', () => {
     const quiet = (await stack.api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body;
     expect(quiet.ventas.total).toBeGreaterThanOrEqual(178);
 
-    // The close waits at its commit, having read tempcancela. A lock asked on tempcancela queues
-    // behind it, and the cut's first read of tempcancela behind that, after its reads of the
-    // temporary headers: the close commits while the cut is halfway through.
-    const trap = await trapCommits(db, 'shifts.close', 'hold');
-    let close: Promise<ApiResponse> | undefined;
-    let cut: Promise<ApiResponse> | undefined;
-    let blocker: Promise<void> | undefined;
-    try {
-      close = write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA1', idEmpresa: company });
-      await until(async () => (await trap.reached()) > 0);
-      blocker = db.transaction().execute(async (trx) => {
-        await sql`LOCK TABLE tempcancela IN ACCESS EXCLUSIVE MODE`.execute(trx);
-      });
-      await sleep(300);
-      cut = stack.api('GET', `/turnos/${BRANCH}/${idTurno}/corte`);
-      await sleep(1000);
-      await trap.release();
-    } finally {
-      await trap.remove();
-    }
-    expect((await close).status).toBe(200);
-    await blocker;
-    const raced = (await cut).body;
+    // The cut's first read of tempcancela comes after its reads of the temporary headers.
+    const raced = (await closeWhileReading(idTurno, 'tempcancela', () => stack.api('GET', `/turnos/${BRANCH}/${idTurno}/corte`))).body;
     const after = (await stack.api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body;
     expect(after.ventas).toEqual(quiet.ventas);
     expect(raced.ventas).toEqual(quiet.ventas);
@@ -205,27 +197,9 @@ describe('the day’s orders read while the shift closes', () => {
     const list = () => stack.api('GET', `/ordenes_dia/${BRANCH}?pageSize=100`);
     expect(mine((await list()).body)).toHaveLength(1);
 
-    // As for the cash cut: the listing's read of tempcheques queues behind a lock that waits for the close.
-    const trap = await trapCommits(db, 'shifts.close', 'hold');
-    let close: Promise<ApiResponse> | undefined;
-    let listed: Promise<ApiResponse> | undefined;
-    let blocker: Promise<void> | undefined;
-    try {
-      close = write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA1', idEmpresa: company });
-      await until(async () => (await trap.reached()) > 0);
-      blocker = db.transaction().execute(async (trx) => {
-        await sql`LOCK TABLE tempcheques IN ACCESS EXCLUSIVE MODE`.execute(trx);
-      });
-      await sleep(300);
-      listed = list();
-      await sleep(1000);
-      await trap.release();
-    } finally {
-      await trap.remove();
-    }
-    expect((await close).status).toBe(200);
-    await blocker;
+    // The listing reads the history tables first, then tempcheques.
+    const listed = await closeWhileReading(idTurno, 'tempcheques', list);
     expect(mine((await list()).body)).toHaveLength(1);
-    expect(mine((await listed).body)).toHaveLength(1);
+    expect(mine(listed.body)).toHaveLength(1);
   });
 });
