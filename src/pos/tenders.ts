@@ -7,6 +7,7 @@ import type { Decimal } from 'decimal.js';
 import { PosError } from '../protocol/errors.js';
 import { tenderOf, type Tender } from './cash-cut.js';
 import { Dec } from './totals.js';
+import { dec } from './values.js';
 
 export interface PaymentMethod {
   idformadepago: string;
@@ -39,6 +40,16 @@ export interface Settlement {
   /** Tips in pesos, and those on cards (propinatarjeta). */
   propina: Decimal;
   propinaTarjeta: Decimal;
+}
+
+/**
+ * The rate a payment row carries for a method's `formasdepago.tipodecambio`: a rate left at 0
+ * would count the payment as nothing in every sum SR makes; SR's own rows carry 1 for pesos
+ * (order-lifecycle row 515).
+ */
+export function paymentRate(tipodecambio: Parameters<typeof dec>[0]): Decimal {
+  const rate = dec(tipodecambio);
+  return rate.gt(0) ? rate : new Dec(1);
 }
 
 const cents = (d: Decimal) => d.toDecimalPlaces(2, Dec.ROUND_HALF_UP);

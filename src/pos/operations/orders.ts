@@ -12,8 +12,9 @@ import { nextNumcheque, nextOrden } from '../counters.js';
 import { implement } from '../operation.js';
 import { openShiftFor, requireStation, type Station } from '../stations.js';
 import { accountsHoldingTable, DINE_IN } from '../tables.js';
+import { paymentRate } from '../tenders.js';
 import { computeTotals, Dec, totalsToApi, totalsToHeaderColumns } from '../totals.js';
-import { dec, int, text } from '../values.js';
+import { int, text } from '../values.js';
 import { accountLines, lockOpenAccount, requireCompany, requireUser, requireWaiter, saveTotals } from './account.js';
 import { keepsHandheldCopy, openHandheldAccount } from './handheld-accounts.js';
 import { insertLines, priceLines } from './new-lines.js';
@@ -187,10 +188,7 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
   const serie = input.serie ?? station.serie;
   const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];
   const totals = computeTotals(lines, 0);
-  // A rate of 0 stored with the payment would count the sale as nothing in every sum SR makes;
-  // pesos carry 1, as the payment of an account stores it (pay-account.ts).
-  const rate = dec(payment.tipodecambio);
-  const tipodecambio = (rate.gt(0) ? rate : new Dec(1)).toFixed(4);
+  const tipodecambio = paymentRate(payment.tipodecambio).toFixed(4);
   const paid = paymentOf(totals.total.toFixed(2), tipodecambio);
   const orden = await nextOrden(ctx, serie);
   const numcheque = await nextNumcheque(ctx, serie);

@@ -9,9 +9,9 @@ import * as ops from '../../protocol/operations/settlement.js';
 import { insertRows } from '../bulk-insert.js';
 import type { PosContext } from '../context.js';
 import { implement } from '../operation.js';
-import { settleTenders, type PaymentMethod } from '../tenders.js';
+import { paymentRate, settleTenders, type PaymentMethod } from '../tenders.js';
 import { computeTotals, Dec } from '../totals.js';
-import { dec, int, text } from '../values.js';
+import { int, text } from '../values.js';
 import { accountLines, lockAccount, lockShiftOfAccount, refusePaymentUnderWay, refuseStates, requireUser, saveTotals } from './account.js';
 import { printLocked } from './account-print.js';
 import { handheldDevicesInUse } from './handheld-accounts.js';
@@ -20,10 +20,8 @@ async function paymentMethods(ctx: PosContext, ids: readonly string[]): Promise<
   const rows = await ctx.db.selectFrom('formasdepago').select(['idformadepago', 'tipo', 'tipodecambio']).where('idformadepago', 'in', ids).execute();
   return new Map(
     rows.map((r) => {
-      const rate = dec(r.tipodecambio);
       const id = text(r.idformadepago) ?? '';
-      // A rate of 0 would count the tender as nothing; SR's own rows carry 1 for pesos (row 515).
-      return [id.trimEnd().toUpperCase(), { idformadepago: id, tipo: int(r.tipo) ?? 4, tipodecambio: rate.gt(0) ? rate : new Dec(1) }];
+      return [id.trimEnd().toUpperCase(), { idformadepago: id, tipo: int(r.tipo) ?? 4, tipodecambio: paymentRate(r.tipodecambio) }];
     }),
   );
 }
