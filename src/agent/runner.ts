@@ -105,8 +105,6 @@ export class JobRunner {
       printerRule: this.opts.printerRule ?? DEFAULT_PRINTER_RULE,
     };
     if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
-    // What a print sends cannot be rolled back: a held print starts only once its key is won.
-    if (impl.def.outsideEffect) await this.#claimWon(job, deadline);
 
     let afterCommit: Array<(db: PosDb) => Promise<void>> = [];
     let outside: OutsideEffect | undefined;
@@ -119,6 +117,10 @@ export class JobRunner {
         // waits for the first and replays it instead of printing again.
         const claimFirst = idem !== undefined && impl.def.outsideEffect === true;
         if (claimFirst && !(await recordOnce(trx, idem, job.op, null, base.now, this.opts.idempotencyRetentionMs, []))) throw new AlreadyRecorded();
+        // What a print sends cannot be rolled back: a held print sends nothing until its key is
+        // won. Its transaction and its key's record, which a lost claim rolls back, are written
+        // meanwhile, while the verdict is on its way.
+        if (impl.def.outsideEffect) await this.#claimWon(job, deadline);
         const result = await impl.run(
           {
             ...base,

@@ -7,9 +7,22 @@
  * A gateway of ten thousand branches asks for each owner every few seconds to minutes: with a
  * bare 30 s expiry most of those asks were a query although nothing had changed.
  */
+import { sql, type Kysely } from 'kysely';
 import { LruMap } from 'toad-cache';
+import type { GatewayDatabase } from './store-schema.js';
 
 export const UNHEARD_MAX_AGE_MS = 30_000;
+
+/**
+ * Payloads: `keys` (an API key was added or revoked), `branch:<licenseKey>` (new token or owner),
+ * `printer:<id>` (a printer's address or branch changed).
+ */
+export const ACCESS_CHANNEL = 'gw_access_changed';
+
+/** Tells every listening gateway, when this transaction commits, that keys, a branch or a printer changed. */
+export async function announce(trx: Kysely<GatewayDatabase>, payload: string): Promise<void> {
+  await sql`select pg_notify(${ACCESS_CHANNEL}, ${payload})`.execute(trx);
+}
 
 export interface AccessHearing {
   /** True while a listener hears every announced change. */

@@ -1,15 +1,17 @@
 /**
- * Keeps a running gateway's cached key and branch lookups true to the store: `branch-agent keys`
- * (another process) announces each change on ACCESS_CHANNEL, and this listener forgets the
- * affected lookups at once, so a new API key works, a revoked one stops, and an agent whose
- * token was replaced is checked again. While it listens, cached lookups do not expire
+ * Keeps a running gateway's cached key, branch and printer lookups true to the store:
+ * `branch-agent keys` (another process) and any gateway changing a printer announce each change
+ * on ACCESS_CHANNEL, and this listener forgets the affected lookups at once, so a new API key
+ * works, a revoked one stops, an agent whose token was replaced is checked again and a print
+ * goes to the printer's new address. While it listens, cached lookups do not expire
  * (access-cache.ts); from the moment its connection is found lost, they last 30 s at most. A
  * connection lost without a word (a dropped NAT entry) is found by the heartbeat within
  * about 13 s, so a change it missed is seen within 30 s all the same.
  */
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { ACCESS_CHANNEL, type GatewayStore } from './store.js';
+import { ACCESS_CHANNEL } from './access-cache.js';
+import type { GatewayStore } from './store.js';
 
 /** How the listening connection shows in pg_stat_activity. */
 export const LISTENER_APPLICATION_NAME = 'gateway access listener';
@@ -37,7 +39,7 @@ export async function watchAccessChanges(
       const licenseKey = payload.slice('branch:'.length);
       store.forgetBranch(licenseKey);
       onBranchChanged(licenseKey);
-    }
+    } else if (payload.startsWith('printer:')) store.printers.forget(payload.slice('printer:'.length));
   };
 
   // Once per connection, from its end, an error or a missed heartbeat, whichever comes first.
@@ -74,8 +76,7 @@ export async function watchAccessChanges(
     }
     client = c;
     // Changes made while nobody listened are not replayed: start from a clean cache.
-    store.forgetApiKeys();
-    store.forgetBranch();
+    store.forgetAll();
     store.hearChanges(true);
     if (reconnecting) onBranchChanged();
   };

@@ -1,8 +1,13 @@
 /**
  * The printer registry's rows (gw_printers, migration 002). Every lookup is scoped to the user:
  * another user's printer is never found, so the API answers it like a missing one.
+ *
+ * Every print looks its printers up before its job can leave, so the printers found are cached
+ * (access-cache.ts) and a print costs no store round trip: a change to a printer is announced to
+ * every gateway, which forgets it. Printers are never deleted; a new one is not cached until found.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { announce, type AccessCache } from './access-cache.js';
 import type { PrinterCreate, StoredPrinter } from '../protocol/printers.js';
 import type { GatewayDatabase, PrinterTable } from './store-schema.js';
 
@@ -50,7 +55,21 @@ function printerColumns(p: Partial<PrinterCreate>) {
 }
 
 export class PrinterStore {
-  constructor(private readonly db: Kysely<GatewayDatabase>) {}
+  // Bumped whenever cached printers are forgotten: a row read before a change committed must not
+  // be cached after the change was announced.
+  #generation = 0;
+
+  constructor(
+    private readonly db: Kysely<GatewayDatabase>,
+    private readonly cache: AccessCache<{ userId: number; printer: StoredPrinter }>,
+  ) {}
+
+  /** Forgets a cached printer (every one when undefined): it changed, perhaps in another gateway. */
+  forget(id?: string): void {
+    this.#generation++;
+    if (id === undefined) this.cache.clear();
+    else this.cache.delete(id);
+  }
 
   async create(userId: number, printer: PrinterCreate): Promise<StoredPrinter> {
     const { license_key, printer_ip, display_name, kind, ...rest } = printerColumns(printer);
@@ -77,14 +96,22 @@ export class PrinterStore {
 
   /** Those of `ids` that are the user's printers (missing and foreign ones are left out). */
   async find(userId: number, ids: readonly string[]): Promise<StoredPrinter[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('gw_printers')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('id', 'in', [...ids])
-      .execute();
-    return rows.map(printerFromRow);
+    const found: StoredPrinter[] = [];
+    const unknown: string[] = [];
+    for (const id of ids) {
+      const cached = this.cache.get(id);
+      if (cached === undefined) unknown.push(id);
+      else if (cached.userId === userId) found.push(cached.printer);
+    }
+    if (unknown.length === 0) return found;
+    const generation = this.#generation;
+    const rows = await this.db.selectFrom('gw_printers').selectAll().where('id', 'in', unknown).execute();
+    for (const row of rows) {
+      const printer = printerFromRow(row);
+      if (generation === this.#generation) this.cache.set(printer.id, { userId: Number(row.user_id), printer });
+      if (Number(row.user_id) === userId) found.push(printer);
+    }
+    return found;
   }
 
   /**
@@ -97,7 +124,7 @@ export class PrinterStore {
     id: string,
     change: (current: StoredPrinter) => Promise<Partial<PrinterCreate>> | Partial<PrinterCreate>,
   ): Promise<StoredPrinter | undefined> {
-    return this.db.transaction().execute(async (trx) => {
+    const printer = await this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('gw_printers').selectAll().where('user_id', '=', userId).where('id', '=', id).forUpdate().executeTakeFirst();
       if (!row) return undefined;
       const columns = printerColumns(await change(printerFromRow(row)));
@@ -108,7 +135,11 @@ export class PrinterStore {
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      await announce(trx, `printer:${id}`);
       return printerFromRow(updated);
     });
+    // Not left to the announcement: this gateway may not be listening.
+    this.forget(id);
+    return printer;
   }
 }

@@ -1,13 +1,13 @@
 /**
  * The gateway's own PostgreSQL: users, hashed API keys, branches with hashed agent tokens,
  * idempotency records, printers, the job log, events and webhooks. Lookups on the request path are cached briefly
- * so a request costs no store round trip; every change to keys and branches is announced on
- * ACCESS_CHANNEL, so running gateways forget those lookups at once (./access-changes.ts).
+ * so a request costs no store round trip; every change to keys, branches and printers is
+ * announced on ACCESS_CHANNEL, so running gateways forget those lookups at once (./access-changes.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { createPgPool } from '../postgres-pool.js';
-import { AccessCache } from './access-cache.js';
+import { AccessCache, announce } from './access-cache.js';
 import type { ApiKeyListing, BranchListing } from './access-listing.js';
 import { BatchedLookup } from './batched-lookup.js';
 import { migrationsDir, runMigrations } from '../sql-migrations.js';
@@ -40,16 +40,8 @@ function storableJobLogRow(row: GatewayDatabase['gw_job_log']): GatewayDatabase[
   return { ...row, worker_id: text(row.worker_id), error_code: text(row.error_code) };
 }
 
-/** Tells every listening gateway, when this transaction commits, that keys or a branch changed. */
-async function announce(trx: Kysely<GatewayDatabase>, payload: string): Promise<void> {
-  await sql`select pg_notify(${ACCESS_CHANNEL}, ${payload})`.execute(trx);
-}
-
 /** Rows a purge deletes per statement, so no purge holds a long transaction. */
 const PURGE_BATCH = 5_000;
-
-/** Payloads: `keys` (an API key was added or revoked) or `branch:<licenseKey>` (new token or owner). */
-export const ACCESS_CHANNEL = 'gw_access_changed';
 
 /** Who an API key belongs to and what it may do. */
 export interface ApiKeyOwner {
@@ -95,7 +87,6 @@ export class GatewayStore {
     opts: StoreOptions = {},
   ) {
     this.db = new Kysely<GatewayDatabase>({ dialect: new PostgresDialect({ pool: createPgPool({ connectionString: url, max: 10 }) }) });
-    this.printers = new PrinterStore(this.db);
     this.events = new EventStore(this.db);
     this.webhooks = new WebhookStore(this.db);
     this.fleet = new FleetStatusStore(this.db);
@@ -106,6 +97,7 @@ export class GatewayStore {
     const hearing = { heard: () => this.#heard, now: opts.now ?? Date.now };
     this.#keys = new AccessCache(cacheSize, hearing);
     this.#owners = new AccessCache(cacheSize, hearing);
+    this.printers = new PrinterStore(this.db, new AccessCache(cacheSize, hearing));
   }
 
   async migrate(): Promise<string[]> {
@@ -177,6 +169,13 @@ export class GatewayStore {
    */
   hearChanges(heard: boolean): void {
     this.#heard = heard;
+  }
+
+  /** Forgets every cached lookup: changes made while nobody listened are not replayed. */
+  forgetAll(): void {
+    this.forgetApiKeys();
+    this.forgetBranch();
+    this.printers.forget();
   }
 
   /** Forgets cached API-key lookups: a key was added or revoked (by any process). */

@@ -250,18 +250,38 @@ function throwOnFault(answer: StatusAnswer, target: PrinterAddress, when: string
   }
 }
 
+/** A job handed to a printer: what the printer said, and when it is free for the next job. */
+export interface SentJob {
+  /** Known once the printer has answered for the job (or, without status, once it has the bytes). */
+  result: Promise<PrintResult>;
+  /** Once the connection is closed, the printer's side first (PrinterLink.finish); never rejects. */
+  closed: Promise<void>;
+}
+
 /**
  * Sends one job over raw TCP (port 9100 style). Status is asked before the job (a faulty printer
  * gets nothing, so nothing prints twice after a retry) and after it (paper that ran out mid-job).
- * Network and printer failures come back as a failed PrintResult, never as an exception.
+ * Network and printer failures come back as a failed PrintResult, never as an exception. The
+ * result does not wait for the close, which decides nothing about it: only the next job waits.
  */
-export async function sendToPrinter(target: PrinterAddress, bytes: Buffer, opts: SendOptions = {}): Promise<PrintResult> {
+export function startPrintJob(target: PrinterAddress, bytes: Buffer, opts: SendOptions = {}): SentJob {
+  let link: PrinterLink | undefined;
+  const result = deliver(target, bytes, opts, (opened) => (link = opened));
+  const closed = result
+    .then(
+      (r) => (r.status === 'printed' ? link!.finish() : undefined),
+      () => undefined,
+    )
+    .finally(() => link?.socket.destroy());
+  return { result, closed };
+}
+
+async function deliver(target: PrinterAddress, bytes: Buffer, opts: SendOptions, opened: (link: PrinterLink) => void): Promise<PrintResult> {
   const { connectTimeoutMs = 3000, writeTimeoutMs = 5000, checkStatus = true, statusTimeoutMs = 300 } = opts;
   const queryStatus = opts.language === 'tspl' ? queryTsplStatus : queryEscposStatus;
-  let socket: net.Socket | undefined;
   try {
-    socket = await connect(target, connectTimeoutMs, opts.rule);
-    const link = new PrinterLink(socket, target);
+    const link = new PrinterLink(await connect(target, connectTimeoutMs, opts.rule), target);
+    opened(link);
     const before = checkStatus ? await queryStatus(link, statusTimeoutMs) : { answered: false as const };
     throwOnFault(before, target, 'before sending');
     if (!before.answered) await link.write(bytes, writeTimeoutMs);
@@ -274,12 +294,9 @@ export async function sendToPrinter(target: PrinterAddress, bytes: Buffer, opts:
       }
       throwOnFault(after, target, 'after sending');
     }
-    await link.finish();
     return { status: 'printed', bytes: bytes.length };
   } catch (err) {
     if (err instanceof PrintFailure) return { status: 'failed', error: err.error, detail: err.detail };
     throw err;
-  } finally {
-    socket?.destroy();
   }
 }

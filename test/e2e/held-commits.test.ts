@@ -91,34 +91,66 @@ describe('the agent holds a held job’s commit for the verdict', () => {
 });
 
 describe('a held print, which no rollback undoes', () => {
+  /** A test page's job for a virtual printer, held, under `key` (a new one unless given). */
+  function heldPrint(port: number, key: string = randomUUID()): JobMessage {
+    const target = {
+      printerIp: LOOPBACK,
+      printerPort: port,
+      displayName: 'Cocina',
+      kind: 'thermal',
+      widthMm: 80,
+      labelWidthMm: 50,
+      labelHeightMm: 30,
+      labelGapMm: 2,
+      labelDpi: 203,
+      labelDensity: 8,
+      labelSpeed: 4,
+    };
+    const printerId = randomUUID();
+    return {
+      ...heldJob({ printerId, printers: { [printerId]: target } }),
+      op: 'print.test',
+      idempotency: { scope: 'held', key, fingerprint: 'f' },
+    };
+  }
+
   it('prints nothing when its claim is lost, and once when it is won', async () => {
     const printer = await startVirtualPrinter({ host: LOOPBACK });
     try {
       const printing = testRunner(stack().agents.get(BRANCH)!.pos, DEMO_PRINTER_RULE);
-      const target = {
-        printerIp: LOOPBACK,
-        printerPort: printer.port,
-        displayName: 'Cocina',
-        kind: 'thermal',
-        widthMm: 80,
-        labelWidthMm: 50,
-        labelHeightMm: 30,
-        labelGapMm: 2,
-        labelDpi: 203,
-        labelDensity: 8,
-        labelSpeed: 4,
-      };
-      const printerId = randomUUID();
-      const print = (): JobMessage => ({ ...heldJob({ printerId, printers: { [printerId]: target } }), op: 'print.test' });
-      const lost = print();
+      const lost = heldPrint(printer.port);
       const losing = printing.run(lost);
       await sleep(300);
       expect(printer.jobs).toHaveLength(0);
       printing.claimDecided(lost.jobId, false);
       expect(await losing).toMatchObject({ ok: false, error: { code: 'idempotency_in_progress' } });
-      const won = print();
+      const won = heldPrint(printer.port);
       const winning = printing.run(won);
       printing.claimDecided(won.jobId, true);
+      expect((await winning).ok).toBe(true);
+      await printer.idle();
+      expect(printer.jobs).toHaveLength(1);
+    } finally {
+      await printer.close();
+    }
+  });
+
+  it('records its key while the verdict travels; a copy that loses then leaves the key to the copy that won', async () => {
+    const printer = await startVirtualPrinter({ host: LOOPBACK });
+    try {
+      const printing = testRunner(stack().agents.get(BRANCH)!.pos, DEMO_PRINTER_RULE);
+      const key = randomUUID();
+      const [lost, won] = [heldPrint(printer.port, key), heldPrint(printer.port, key)];
+      const losing = printing.run(lost);
+      // The losing copy holds the key's record, uncommitted, waiting for its verdict.
+      await until(async () => (await waitingTransactions()) > 0);
+      const winning = printing.run(won);
+      printing.claimDecided(won.jobId, true);
+      await sleep(300);
+      // Won, but behind the other copy's record of the key: nothing printed yet.
+      expect(printer.jobs).toHaveLength(0);
+      printing.claimDecided(lost.jobId, false);
+      expect(await losing).toMatchObject({ ok: false, error: { code: 'idempotency_in_progress' } });
       expect((await winning).ok).toBe(true);
       await printer.idle();
       expect(printer.jobs).toHaveLength(1);

@@ -1,5 +1,5 @@
 /**
- * The listener that keeps a gateway's cached key lookups true to the store, with two real
+ * The listener that keeps a gateway's cached key, branch and printer lookups true to the store, with two real
  * connections to one store: one plays the running gateway, the other `branch-agent keys`.
  */
 import pg from 'pg';
@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTENER_APPLICATION_NAME, watchAccessChanges, type AccessWatch } from '../../src/gateway/access-changes.js';
 import { GatewayStore } from '../../src/gateway/store.js';
+import { printerCreate } from '../../src/protocol/printers.js';
 import { newGatewayDatabase } from '../support/databases.js';
 import { until } from '../support/until.js';
 
@@ -63,6 +64,40 @@ describe('watching key and branch changes', () => {
     expect(await gateway.userForApiKey('key_after-the-reconnect')).toBeNull();
     await operator.addApiKey(user, 'key_after-the-reconnect');
     await until(async () => (await gateway.userForApiKey('key_after-the-reconnect')) === user, 2_000);
+  });
+});
+
+describe('cached printers', () => {
+  it('are forgotten when another gateway changes them, and at once by the gateway that changed them', async () => {
+    const user = await operator.ensureUser('printing');
+    await operator.upsertBranch(user, 'PRNT000000000001', 'agt_printing');
+    const created = await operator.printers.create(
+      user,
+      printerCreate.parse({ licenseKey: 'PRNT000000000001', printerIp: '10.0.0.5', displayName: 'Kitchen', kind: 'thermal', widthMm: 80 }),
+    );
+    const addressIn = async (store: GatewayStore) => (await store.printers.find(user, [created.id]))[0]?.printerIp;
+    expect(await addressIn(gateway)).toBe('10.0.0.5');
+    expect(await addressIn(operator)).toBe('10.0.0.5');
+    // Changed behind the cache's back: a cached printer is answered without a query.
+    await operator.db.updateTable('gw_printers').set({ printer_ip: '10.0.0.6' }).where('id', '=', created.id).execute();
+    expect(await addressIn(gateway)).toBe('10.0.0.5');
+
+    await operator.printers.update(user, created.id, () => ({ printerIp: '10.0.0.7' }));
+    // The operator store does not listen: it forgot on its own.
+    expect(await addressIn(operator)).toBe('10.0.0.7');
+    await until(async () => (await addressIn(gateway)) === '10.0.0.7', 2_000);
+  });
+
+  it('are not found by another user, cached or not', async () => {
+    const [owner, other] = [await operator.ensureUser('printer owner'), await operator.ensureUser('someone else')];
+    await operator.upsertBranch(owner, 'PRNT000000000002', 'agt_printing_two');
+    const created = await operator.printers.create(
+      owner,
+      printerCreate.parse({ licenseKey: 'PRNT000000000002', printerIp: '10.0.0.8', displayName: 'Bar', kind: 'thermal', widthMm: 58 }),
+    );
+    expect(await gateway.printers.find(other, [created.id])).toEqual([]);
+    expect((await gateway.printers.find(owner, [created.id])).map((p) => p.id)).toEqual([created.id]);
+    expect(await gateway.printers.find(other, [created.id])).toEqual([]);
   });
 });
 

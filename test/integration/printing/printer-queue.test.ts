@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PrinterQueue } from '../../../src/printing/printer-queue.js';
-import { sendToPrinter } from '../../../src/printing/transport.js';
+import { sendToPrinter } from './send-to-printer.js';
 import { type ScriptedPrinter, startScriptedPrinter } from './scripted-printer.js';
+import { until } from '../../support/until.js';
 
 const LOOPBACK = '127.0.0.1';
 /** Each status answer takes this long, so a job holds its connection open for a while. */
@@ -63,11 +64,30 @@ describe('PrinterQueue', () => {
     const started = performance.now();
     await Promise.all([queue.send({ host: LOOPBACK, port: one.port }, job('A')), queue.send({ host: LOOPBACK, port: two.port }, job('B'))]);
     const elapsed = performance.now() - started;
+    // Answered once each printer has answered for its job; the closes follow.
+    await until(() => one.connections[0]?.endedAt !== undefined && two.connections[0]?.endedAt !== undefined, 2_000);
     const [a, b] = [one.connections[0], two.connections[0]];
     // Both connections were open at the same time.
     expect(b?.openedAt).toBeLessThan(a?.endedAt ?? 0);
     expect(a?.openedAt).toBeLessThan(b?.endedAt ?? 0);
     expect(elapsed).toBeLessThan(4 * ANSWER_DELAY_MS + 300);
+  });
+
+  it('answers a job once the printer has answered for it; the next job waits for its connection to close', async () => {
+    // Answers at once and never closes its side: the client lets it go after a second.
+    const printer = await startScriptedPrinter(() => 0x12, 0, true);
+    printers.push(printer);
+    const queue = new PrinterQueue();
+    const target = { host: LOOPBACK, port: printer.port };
+    const started = performance.now();
+    const first = queue.send(target, job('A'));
+    const second = queue.send(target, job('B'));
+    expect(await first).toEqual({ status: 'printed', bytes: 2000 });
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(printer.connections).toHaveLength(1);
+    expect(await second).toEqual({ status: 'printed', bytes: 2000 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(printer.maxConcurrent).toBe(1);
   });
 
   it('is what keeps jobs apart: without it the same printer sees overlapping connections', async () => {

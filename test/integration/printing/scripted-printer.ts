@@ -20,13 +20,18 @@ export interface ScriptedPrinter {
  * printer does not play: status that changes mid-job, or a printer that stops answering.
  * `answer(k)` gets the index of the query on the server (0, 1, 2... across connections).
  */
-export async function startScriptedPrinter(answer: (queryIndex: number) => number | undefined, answerDelayMs = 0): Promise<ScriptedPrinter> {
+export async function startScriptedPrinter(
+  answer: (queryIndex: number) => number | undefined,
+  answerDelayMs = 0,
+  /** Never closes its side after the client's end of job, as some printers do. */
+  keepOpen = false,
+): Promise<ScriptedPrinter> {
   const connections: ScriptedConnection[] = [];
   const sockets = new Set<net.Socket>();
   let queries = 0;
   let open = 0;
   const state = { maxConcurrent: 0 };
-  const server = net.createServer((socket) => {
+  const server = net.createServer({ allowHalfOpen: keepOpen }, (socket) => {
     const connection: ScriptedConnection = { bytes: Buffer.alloc(0), openedAt: Date.now() };
     connections.push(connection);
     sockets.add(socket);
@@ -48,7 +53,7 @@ export async function startScriptedPrinter(answer: (queryIndex: number) => numbe
     };
     socket.on('end', () => {
       ended();
-      socket.end();
+      if (!keepOpen) socket.end();
     });
     socket.on('close', () => {
       ended();

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderKitchenTicket } from '../../../src/printing/escpos.js';
-import { sendToPrinter } from '../../../src/printing/transport.js';
+import { sendToPrinter } from './send-to-printer.js';
 import { renderLabels } from '../../../src/printing/tspl.js';
 import { type VirtualPrinter, startVirtualPrinter } from '../../../src/printing/virtual-printer.js';
 import { TIME_ZONE, kitchenTicket, labelTicket } from '../../unit/printing/fixtures.js';
