@@ -3,8 +3,8 @@
  * request's Idempotency-Key, so that its claim and the write overlap. The write runs at once but
  * commits only on the gateway's word that it won the claim. A lost claim, the connection the job
  * came on closing, or the job's budget running out rolls it back: nothing a held job does lasts
- * unless its key was the gateway's to use. A print, which no rollback undoes, waits for its
- * verdict before it starts (runner.ts).
+ * unless its key was the gateway's to use. A print, which no rollback undoes, records its key
+ * while the verdict travels and sends nothing to a printer before it is won (runner.ts).
  */
 
 /** The gateway did not win the job's key (or can no longer say that it did): roll back. */
