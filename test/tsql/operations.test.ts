@@ -13,6 +13,7 @@ import { TsqlRecorder } from '../../src/pos/sql-dialect.js';
 import { operations } from '../../src/agent/operations.js';
 import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
 import { newPosDatabase } from '../support/databases.js';
+import { SCENARIO_NOW } from './scenarios/clock.js';
 import { SCENARIOS } from './scenarios/index.js';
 
 const EXPECTED_DIR = new URL('./expected/', import.meta.url);
@@ -35,6 +36,7 @@ function runnerOn(db: PosRuntime['db']): JobRunner {
     concurrency: 1,
     idempotencyRetentionMs: 3_600_000,
     printerRule: DEMO_PRINTER_RULE,
+    wallClock: () => SCENARIO_NOW.getTime(),
   });
 }
 

@@ -1,6 +1,7 @@
 import { readInstalledSchema } from '../../../src/pos/columns.js';
 import { dialectOf } from '../../../src/pos/sql-dialect.js';
 import { type PosDb } from '../../../src/pos/schema.js';
+import { SCENARIO_NOW } from './clock.js';
 import type { RunOp, Scenario } from './index.js';
 
 const company = '0000000001';
@@ -39,7 +40,7 @@ async function invoicedSale(db: PosDb, run: RunOp): Promise<{ numCheque: number;
         idfactura,
         serie: 'F',
         folio: 1,
-        fecha: new Date(),
+        fecha: SCENARIO_NOW,
         idempresa: company,
         cancelada: false,
         femexxmlvalido: '<cfdi:Comprobante Folio="1"/>',
@@ -52,7 +53,7 @@ async function invoicedSale(db: PosDb, run: RunOp): Promise<{ numCheque: number;
 
 /** A waiter clocked in just now: the default window (the current operational day) is never empty. */
 async function clockedInNow(db: PosDb): Promise<void> {
-  await db.insertInto('registroasistencias').values({ idmovto: 'tsql-1', idempleado: '01', entrada: new Date(), salida: null, tipo: 1 }).execute();
+  await db.insertInto('registroasistencias').values({ idmovto: 'tsql-1', idempleado: '01', entrada: SCENARIO_NOW, salida: null, tipo: 1 }).execute();
 }
 
 export const attendanceProductScenarios: Scenario[] = [

@@ -1,5 +1,6 @@
 import type { PosDb } from '../../../src/pos/schema.js';
 import { PosFixtures } from '../../support/fixtures.js';
+import { SCENARIO_NOW } from './clock.js';
 import type { Scenario } from './index.js';
 
 /** Shift whose closed orders the scenarios read; far from the seed's shift numbers. */
@@ -23,8 +24,9 @@ function accounts(db: PosDb): Promise<Accounts> {
   if (!done) {
     done = (async () => {
       const f = await PosFixtures.for(db);
-      const now = new Date();
-      await f.shift({ idturno: SHIFT, apertura: new Date(now.getTime() - 60_000), cierre: now });
+      const now = SCENARIO_NOW;
+      // Opened at the same moment: a minute earlier is the day before, a minute after the day's start.
+      await f.shift({ idturno: SHIFT, apertura: now, cierre: now });
       const open = await f.tempOrder({
         fecha: now,
         mesa: 'TSQL-4',
