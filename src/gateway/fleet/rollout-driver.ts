@@ -14,6 +14,9 @@ import type { GatewayStore } from '../store.js';
 export const releaseDownloadPath = (version: string, platform: string) => `/agent/releases/${encodeURIComponent(version)}/${platform}`;
 
 export class RolloutDriver implements UpgradeListener {
+  /** Each branch's steps still being recorded, the last one first in line for the next. */
+  readonly #recording = new Map<string, Promise<void>>();
+
   constructor(
     private readonly store: GatewayStore,
     private readonly hub: AgentHub,
@@ -23,12 +26,12 @@ export class RolloutDriver implements UpgradeListener {
   }
 
   connected(licenseKey: string, platform: string | null): void {
-    this.#safely(licenseKey, () => this.#offer(licenseKey, platform));
+    this.#inTurn(licenseKey, () => this.#offer(licenseKey, platform));
   }
 
   progress(licenseKey: string, report: UpgradeProgressMessage): void {
     this.log.info({ licenseKey, rolloutId: report.rolloutId, state: report.state, reason: report.reason }, 'upgrade progress');
-    this.#safely(licenseKey, () => this.store.rollouts.progress(report.rolloutId, licenseKey, report.state, report.reason));
+    this.#inTurn(licenseKey, () => this.store.rollouts.progress(report.rolloutId, licenseKey, report.state, report.reason));
   }
 
   /** A new rollout: offered at once to the branches whose agent is connected here. */
@@ -59,8 +62,19 @@ export class RolloutDriver implements UpgradeListener {
     });
   }
 
-  /** The store being down delays a rollout; it never breaks the connection that carried it. */
-  #safely(licenseKey: string, work: () => Promise<void>): void {
-    work().catch((error: unknown) => this.log.warn({ err: error, licenseKey }, 'rollout step not recorded'));
+  /**
+   * A branch's steps are recorded in the order its agent reported them: each in a transaction of
+   * its own, two started at once (`downloading` then, a moment later, `installing`) could commit
+   * the other way round and leave the branch shown downloading while it installs. The store
+   * being down delays a rollout; it never breaks the connection that carried it.
+   */
+  #inTurn(licenseKey: string, work: () => Promise<void>): void {
+    const recorded = (this.#recording.get(licenseKey) ?? Promise.resolve())
+      .then(work)
+      .catch((error: unknown) => this.log.warn({ err: error, licenseKey }, 'rollout step not recorded'));
+    this.#recording.set(licenseKey, recorded);
+    void recorded.then(() => {
+      if (this.#recording.get(licenseKey) === recorded) this.#recording.delete(licenseKey);
+    });
   }
 }
