@@ -54,7 +54,9 @@ async function waitingTransactions(): Promise<number> {
 async function keyRecordsHeld(): Promise<number> {
   const { rows } = await sql<{
     n: string;
-  }>`select count(*) as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction' and query like '%ba_idempotency%'`.execute(db());
+  }>`select count(*) as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction' and query like '%ba_idempotency%'`.execute(
+    db(),
+  );
   return Number(rows[0]!.n);
 }
 

@@ -56,6 +56,18 @@ function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv, timeo
   });
 }
 
+/**
+ * Runs `wineserver <flag>` to its exit: -k ends the prefix's server, -w waits until it has, -p
+ * starts one that stays. Without output pipes: the server -p starts would hold them open.
+ */
+function wineserver(flag: string, env: NodeJS.ProcessEnv): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('wineserver', [flag], { env, stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+}
+
 /** A new prefix at `dir`, set to Windows 10. */
 export async function createWinePrefix(dir: string): Promise<Wine> {
   // No prompts to install .NET (Wine Mono) or Gecko, no crash debugger, no desktop menus: nobody is there to answer.
@@ -65,6 +77,15 @@ export async function createWinePrefix(dir: string): Promise<Wine> {
     .replace(/^wine-/, '');
   const made = await runToEnd('wine', ['winecfg', '-v', 'win10'], env, 120_000);
   if (made.code !== 0) throw new Error(`winecfg -v win10 failed (exit ${made.code}): ${made.output}`);
+  // One wineserver for the prefix's whole life (stopWine ends it). Left to itself, each server
+  // exits a few seconds after its last program, and a program started as it exits fails with
+  // "wine client error:0: recvmsg: Connection reset by peer" (seen in CI, between two steps).
+  // -k exits 1 when winecfg's server has already gone.
+  await wineserver('-k', env);
+  for (const step of ['-w', '-p']) {
+    const code = await wineserver(step, env);
+    if (code !== 0) throw new Error(`wineserver ${step} failed (exit ${code})`);
+  }
   return { env, driveC: path.join(dir, 'drive_c'), version };
 }
 
