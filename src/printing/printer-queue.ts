@@ -1,3 +1,4 @@
+import { TurnsByKey } from '../turns-by-key.js';
 import { type PrintResult, type PrinterAddress, type SendOptions, startPrintJob } from './transport.js';
 
 /**
@@ -6,18 +7,15 @@ import { type PrintResult, type PrinterAddress, type SendOptions, startPrintJob 
  * printers print in parallel.
  */
 export class PrinterQueue {
-  private readonly tails = new Map<string, Promise<unknown>>();
+  readonly #turns = new TurnsByKey();
 
   send(target: PrinterAddress, bytes: Buffer, opts?: SendOptions): Promise<PrintResult> {
-    const key = `${target.host}:${target.port}`;
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const job = previous.then(() => startPrintJob(target, bytes, opts));
     // The next job waits for this one's connection to close; its caller only for the result.
-    const tail = job.then((j) => j.closed);
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return job.then((j) => j.result);
+    const job = this.#turns.run(
+      `${target.host}:${target.port}`,
+      () => Promise.resolve(startPrintJob(target, bytes, opts)),
+      (started) => started.closed,
+    );
+    return job.then((started) => started.result);
   }
 }

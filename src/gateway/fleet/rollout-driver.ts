@@ -6,6 +6,7 @@
  * store do not send twice.
  */
 import type { Logger } from 'pino';
+import { TurnsByKey } from '../../turns-by-key.js';
 import { platformOf } from '../../protocol/releases.js';
 import type { UpgradeProgressMessage } from '../../protocol/messages.js';
 import type { AgentHub, UpgradeListener } from '../hub.js';
@@ -14,8 +15,7 @@ import type { GatewayStore } from '../store.js';
 export const releaseDownloadPath = (version: string, platform: string) => `/agent/releases/${encodeURIComponent(version)}/${platform}`;
 
 export class RolloutDriver implements UpgradeListener {
-  /** Each branch's steps still being recorded, the last one first in line for the next. */
-  readonly #recording = new Map<string, Promise<void>>();
+  readonly #turns = new TurnsByKey();
 
   constructor(
     private readonly store: GatewayStore,
@@ -26,19 +26,19 @@ export class RolloutDriver implements UpgradeListener {
   }
 
   connected(licenseKey: string, platform: string | null): void {
-    this.#inTurn(licenseKey, () => this.#offer(licenseKey, platform));
+    void this.#inTurn(licenseKey, () => this.#offer(licenseKey, platform));
   }
 
   progress(licenseKey: string, report: UpgradeProgressMessage): void {
     this.log.info({ licenseKey, rolloutId: report.rolloutId, state: report.state, reason: report.reason }, 'upgrade progress');
-    this.#inTurn(licenseKey, () => this.store.rollouts.progress(report.rolloutId, licenseKey, report.state, report.reason));
+    void this.#inTurn(licenseKey, () => this.store.rollouts.progress(report.rolloutId, licenseKey, report.state, report.reason));
   }
 
   /** A new rollout: offered at once to the branches whose agent is connected here. */
   async started(licenseKeys: string[]): Promise<void> {
     for (const licenseKey of licenseKeys) {
       const agent = this.hub.agentFor(licenseKey);
-      if (agent) await this.#offer(licenseKey, agent.platform);
+      if (agent) await this.#inTurn(licenseKey, () => this.#offer(licenseKey, agent.platform));
     }
   }
 
@@ -63,18 +63,13 @@ export class RolloutDriver implements UpgradeListener {
   }
 
   /**
-   * A branch's steps are recorded in the order its agent reported them: each in a transaction of
-   * its own, two started at once (`downloading` then, a moment later, `installing`) could commit
-   * the other way round and leave the branch shown downloading while it installs. The store
-   * being down delays a rollout; it never breaks the connection that carried it.
+   * A branch's offers and steps are recorded in the order they came: each in a transaction of its
+   * own, two started at once (`downloading` then, a moment later, `installing`) could commit the
+   * other way round and leave the branch shown downloading while it installs. The store being
+   * down delays a rollout; it never breaks the connection that carried it, nor the request that
+   * started it (the agent's next hello offers it again).
    */
-  #inTurn(licenseKey: string, work: () => Promise<void>): void {
-    const recorded = (this.#recording.get(licenseKey) ?? Promise.resolve())
-      .then(work)
-      .catch((error: unknown) => this.log.warn({ err: error, licenseKey }, 'rollout step not recorded'));
-    this.#recording.set(licenseKey, recorded);
-    void recorded.then(() => {
-      if (this.#recording.get(licenseKey) === recorded) this.#recording.delete(licenseKey);
-    });
+  #inTurn(licenseKey: string, work: () => Promise<void>): Promise<void> {
+    return this.#turns.run(licenseKey, () => work().catch((error: unknown) => this.log.warn({ err: error, licenseKey }, 'rollout step not recorded')));
   }
 }
