@@ -3,7 +3,6 @@
  * commits only on the gateway's verdict (src/agent/claim-verdicts.ts). What must hold: nothing a
  * held job wrote lasts unless the gateway won its key.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { sql } from 'kysely';
@@ -58,6 +57,22 @@ async function keyRecordsHeld(): Promise<number> {
     db(),
   );
   return Number(rows[0]!.n);
+}
+
+/** Statements waiting on another transaction's lock on a key's record: a copy behind another copy. */
+async function blockedOnKeyRecord(): Promise<number> {
+  const { rows } = await sql<{
+    n: string;
+  }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%ba_idempotency%'`.execute(
+    db(),
+  );
+  return Number(rows[0]!.n);
+}
+
+/** What the branch kept under a held key once its copies have finished: the winner's result alone. */
+async function keptUnder(key: string): Promise<unknown[]> {
+  const rows = await db().selectFrom('ba_idempotency').select('result').where('scope', '=', 'held').where('idem_key', '=', key).execute();
+  return rows.map((r) => JSON.parse(r.result) as unknown);
 }
 
 const addRefresco = (folio: number) => ({ folio, productos: [{ ...refresco, movimiento: 1 }] });
@@ -133,16 +148,21 @@ describe('a held print, which no rollback undoes', () => {
       const printing = testRunner(stack().agents.get(BRANCH)!.pos, DEMO_PRINTER_RULE);
       const lost = heldPrint(printer.port);
       const losing = printing.run(lost);
-      await sleep(300);
+      await until(async () => (await keyRecordsHeld()) > 0);
       expect(printer.jobs).toHaveLength(0);
       printing.claimDecided(lost.jobId, false);
       expect(await losing).toMatchObject({ ok: false, error: { code: 'idempotency_in_progress' } });
+      expect(await keptUnder(lost.idempotency!.key)).toEqual([]);
       const won = heldPrint(printer.port);
       const winning = printing.run(won);
       printing.claimDecided(won.jobId, true);
-      expect((await winning).ok).toBe(true);
+      const answer = await winning;
+      expect(answer.ok).toBe(true);
       await printer.idle();
       expect(printer.jobs).toHaveLength(1);
+      // What a retry of the key will be answered: the winner's own answer.
+      expect(answer).toMatchObject({ ok: true, data: { results: [{ status: 'printed' }] } });
+      expect(await keptUnder(won.idempotency!.key)).toEqual([answer.ok && answer.data]);
     } finally {
       await printer.close();
     }
@@ -159,14 +179,16 @@ describe('a held print, which no rollback undoes', () => {
       await until(async () => (await keyRecordsHeld()) > 0);
       const winning = printing.run(won);
       printing.claimDecided(won.jobId, true);
-      await sleep(300);
-      // Won, but behind the other copy's record of the key: nothing printed yet.
+      // Won, but waiting on the other copy's record of the key: nothing printed yet.
+      await until(async () => (await blockedOnKeyRecord()) > 0);
       expect(printer.jobs).toHaveLength(0);
       printing.claimDecided(lost.jobId, false);
       expect(await losing).toMatchObject({ ok: false, error: { code: 'idempotency_in_progress' } });
-      expect((await winning).ok).toBe(true);
+      const answer = await winning;
+      expect(answer).toMatchObject({ ok: true, data: { results: [{ status: 'printed' }] } });
       await printer.idle();
       expect(printer.jobs).toHaveLength(1);
+      expect(await keptUnder(key)).toEqual([answer.ok && answer.data]);
     } finally {
       await printer.close();
     }
