@@ -4,18 +4,17 @@
  * operational day, so the night between 00:00 and 06:00 belongs to the day before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationalDay } from '../../src/pos/operational-day.js';
 import { localIso } from '../../src/pos/values.js';
 import { PosFixtures, type WrittenAccount } from '../support/fixtures.js';
+import { branchClock, day } from '../support/order-history.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
-const day = operationalDay(new Date(), 6);
 const at = (minutes: number) => new Date(day.start.getTime() + minutes * 60_000);
 const O: Record<string, WrittenAccount> = {};
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({ agent: { wallClock: branchClock } });
   const f = await PosFixtures.for(stack.pos.get(BRANCH)!.db);
   await f.clearAccounts();
   // The night shift of the day before: opened at 20:00, closed at 05:00 (still before 06:00).

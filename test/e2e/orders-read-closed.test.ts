@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totalsToApi } from '../../src/pos/totals.js';
 import { localIso } from '../../src/pos/values.js';
 import { type WrittenAccount } from '../support/fixtures.js';
-import { expectValidationError, folios, local, of, orderReadTools, q, writeOrderHistory } from '../support/order-history.js';
+import { branchClock, expectValidationError, folios, local, of, orderReadTools, q, writeOrderHistory } from '../support/order-history.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 import { skipOnBabelfish } from '../support/babelfish.js';
 
@@ -15,7 +15,7 @@ let C: Record<string, WrittenAccount>;
 const { get, expectSearchModel } = orderReadTools(() => stack);
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({ agent: { wallClock: branchClock } });
   ({ C } = await writeOrderHistory(stack.pos.get(BRANCH)!.db));
 });
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationalDay } from '../../src/pos/operational-day.js';
 import { localIso } from '../../src/pos/values.js';
 import { type PosFixtures, type WrittenAccount } from '../support/fixtures.js';
-import { day, expectValidationError, folios, of, orderReadTools, today, writeOrderHistory } from '../support/order-history.js';
+import { branchClock, day, expectValidationError, folios, of, orderReadTools, today, writeOrderHistory } from '../support/order-history.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
@@ -16,7 +16,7 @@ let T: Record<string, WrittenAccount>;
 const { get } = orderReadTools(() => stack);
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({ agent: { wallClock: branchClock } });
   ({ f, C, T } = await writeOrderHistory(stack.pos.get(BRANCH)!.db));
 });
 
@@ -64,7 +64,7 @@ describe('GET /ordenes_dia', () => {
   it('applies dayStartHour', async () => {
     const hour = 23;
     const res = await get(`/ordenes_dia/${BRANCH}?dayStartHour=${hour}`);
-    const window = operationalDay(new Date(), hour);
+    const window = operationalDay(new Date(branchClock()), hour);
     expect(res.body).toMatchObject({ ventanaInicio: localIso(window.start), ventanaFin: localIso(window.end) });
     expect(new Date(window.start).getHours()).toBe(hour);
   });

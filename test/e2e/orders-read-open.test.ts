@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totalsToApi } from '../../src/pos/totals.js';
 import { localIso } from '../../src/pos/values.js';
 import { type WrittenAccount } from '../support/fixtures.js';
-import { expectValidationError, folios, of, orderReadTools, today, writeOrderHistory } from '../support/order-history.js';
+import { branchClock, expectValidationError, folios, of, orderReadTools, today, writeOrderHistory } from '../support/order-history.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
@@ -14,7 +14,7 @@ let T: Record<string, WrittenAccount>;
 const { get, expectSearchModel } = orderReadTools(() => stack);
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({ agent: { wallClock: branchClock } });
   ({ T } = await writeOrderHistory(stack.pos.get(BRANCH)!.db));
 });
 

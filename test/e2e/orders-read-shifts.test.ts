@@ -10,7 +10,7 @@ import type { PosContext } from '../../src/pos/context.js';
 import { dialectOf, IN_LIST_LIMIT, TsqlRecorder } from '../../src/pos/sql-dialect.js';
 import { searchClosedOrdersByShifts } from '../../src/pos/operations/orders-read.js';
 import { type PosFixtures, type WrittenAccount } from '../support/fixtures.js';
-import { expectValidationError, folios, of, writeOrderHistory } from '../support/order-history.js';
+import { branchClock, expectValidationError, folios, of, writeOrderHistory } from '../support/order-history.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 
 let stack: TestStack;
@@ -18,7 +18,7 @@ let f: PosFixtures;
 let C: Record<string, WrittenAccount>;
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({ agent: { wallClock: branchClock } });
   ({ f, C } = await writeOrderHistory(stack.pos.get(BRANCH)!.db));
 });
 
@@ -67,7 +67,7 @@ describe('POST /ordenes/buscar', () => {
   // The chunks are cut for the dialect the context names; the statements run here either way.
   it('never puts more than a chunk of shift numbers in one SQL Server statement', async () => {
     const recorder = new TsqlRecorder();
-    const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: 'mssql', schema: f.schema, log: pino({ level: 'silent' }), now: new Date() };
+    const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: 'mssql', schema: f.schema, log: pino({ level: 'silent' }), now: new Date(branchClock()) };
     const ids = Array.from({ length: 10_000 }, (_, i) => i + 1);
     const page = await searchClosedOrdersByShifts.run(ctx, ops.searchClosedOrdersByShifts.input.parse({ idTurnos: ids, page: 2, pageSize: 3 }));
     expect(page.data.map((o) => o.folio)).toEqual(of(C, 'C4', 'C5', 'C7'));
@@ -88,7 +88,13 @@ describe('POST /ordenes/buscar', () => {
       },
       transformResult: (args) => Promise.resolve(args.result),
     };
-    const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: 'postgres', schema: f.schema, log: pino({ level: 'silent' }), now: new Date() };
+    const ctx: PosContext = {
+      db: f.db.withPlugin(recorder),
+      dialect: 'postgres',
+      schema: f.schema,
+      log: pino({ level: 'silent' }),
+      now: new Date(branchClock()),
+    };
     const ids = Array.from({ length: 10_000 }, (_, i) => i + 1);
     const page = await searchClosedOrdersByShifts.run(ctx, ops.searchClosedOrdersByShifts.input.parse({ idTurnos: ids, page: 2, pageSize: 3 }));
     expect(page.data.map((o) => o.folio)).toEqual(of(C, 'C4', 'C5', 'C7'));
@@ -112,7 +118,7 @@ describe('POST /ordenes/buscar', () => {
 
   it("stays within SQL Server's 2,100 parameters with every filter beside a chunk", async () => {
     const recorder = new TsqlRecorder();
-    const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: 'mssql', schema: f.schema, log: pino({ level: 'silent' }), now: new Date() };
+    const ctx: PosContext = { db: f.db.withPlugin(recorder), dialect: 'mssql', schema: f.schema, log: pino({ level: 'silent' }), now: new Date(branchClock()) };
     const input = ops.searchClosedOrdersByShifts.input.parse({
       idTurnos: Array.from({ length: 10_000 }, (_, i) => i + 1),
       search: '5',

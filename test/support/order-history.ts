@@ -3,7 +3,7 @@
  * branch, and the helpers that read them back through the API.
  */
 import { expect } from 'vitest';
-import { operationalDay } from '../../src/pos/operational-day.js';
+import { lastSecondOf, operationalDay } from '../../src/pos/operational-day.js';
 import type { PosDb } from '../../src/pos/schema.js';
 import { PosFixtures, type AccountFixture, type WrittenAccount } from './fixtures.js';
 import { BRANCH, type ApiResponse, type TestStack } from './stack.js';
@@ -11,6 +11,11 @@ import { BRANCH, type ApiResponse, type TestStack } from './stack.js';
 export const local = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => new Date(y, mo - 1, d, h, mi, s);
 export const day = operationalDay(new Date(), 6);
 export const today = (minutes: number) => new Date(day.start.getTime() + minutes * 60_000);
+/**
+ * The branch's clock in these tests: the real one, kept inside the day the fixtures were written
+ * for, so that a run crossing the day's end (06:00) still reads the day they fill.
+ */
+export const branchClock = () => Math.min(Date.now(), lastSecondOf(day).getTime());
 
 export interface OrderHistory {
   f: PosFixtures;
