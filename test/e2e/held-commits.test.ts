@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobRunner } from '../../src/agent/runner.js';
 import type { JobMessage } from '../../src/protocol/messages.js';
@@ -35,39 +35,26 @@ function heldJob(params: Record<string, unknown>, budgetMs = 30_000): JobMessage
   };
 }
 
-/**
- * Transactions on the branch database left open between statements: a held job waiting for its
- * verdict, or for a moment the agent's change detection, which is why it is polled, not read once.
- */
-async function waitingTransactions(): Promise<number> {
-  const { rows } = await sql<{
-    n: string;
-  }>`select count(*) as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction'`.execute(db());
+/** Sessions on the branch database in the state `where` describes. */
+async function sessions(where: RawBuilder<unknown>): Promise<number> {
+  const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and ${where}`.execute(db());
   return Number(rows[0]!.n);
 }
+
+/**
+ * Transactions left open between statements: a held job waiting for its verdict, or for a moment
+ * the agent's change detection, which is why it is polled, not read once.
+ */
+const waitingTransactions = () => sessions(sql`state = 'idle in transaction'`);
 
 /**
  * Transactions whose last statement recorded an idempotency key and that wait: a held job's. The
  * agent's change detection never writes a key, so it is not counted, as it is in waitingTransactions.
  */
-async function keyRecordsHeld(): Promise<number> {
-  const { rows } = await sql<{
-    n: string;
-  }>`select count(*) as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction' and query like '%ba_idempotency%'`.execute(
-    db(),
-  );
-  return Number(rows[0]!.n);
-}
+const keyRecordsHeld = () => sessions(sql`state = 'idle in transaction' and query like '%ba_idempotency%'`);
 
 /** Statements waiting on another transaction's lock on a key's record: a copy behind another copy. */
-async function blockedOnKeyRecord(): Promise<number> {
-  const { rows } = await sql<{
-    n: string;
-  }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%ba_idempotency%'`.execute(
-    db(),
-  );
-  return Number(rows[0]!.n);
-}
+const blockedOnKeyRecord = () => sessions(sql`wait_event_type = 'Lock' and query like '%ba_idempotency%'`);
 
 /** What the branch kept under a held key once its copies have finished: the winner's result alone. */
 async function keptUnder(key: string): Promise<unknown[]> {
