@@ -181,31 +181,37 @@ export class RolloutStore {
     return found ? this.get(userId, id) : undefined;
   }
 
-  /** The branch's unfinished target in a running rollout, if any. */
-  async activeFor(licenseKey: string): Promise<ActiveTarget | undefined> {
-    const row = await this.db
+  /** Each branch's unfinished target in a running rollout, for those that have one: one read for them all. */
+  async activeFor(licenseKeys: readonly string[]): Promise<Map<string, ActiveTarget>> {
+    if (licenseKeys.length === 0) return new Map();
+    const rows = await this.db
       .selectFrom('gw_rollout_targets as t')
       .innerJoin('gw_rollouts as r', 'r.id', 't.rollout_id')
-      .select(['t.rollout_id', 'r.version', 't.state', 'r.window_from', 'r.window_to'])
-      .where('t.license_key', '=', licenseKey)
+      .select(['t.license_key', 't.rollout_id', 'r.version', 't.state', 'r.window_from', 'r.window_to'])
+      .where(sql<boolean>`t.license_key = any(${licenseKeys}::text[])`)
       .where('t.state', 'in', ACTIVE)
       .where('r.state', '=', 'running')
-      .executeTakeFirst();
-    if (!row) return undefined;
-    return {
-      rolloutId: row.rollout_id,
-      version: row.version,
-      state: row.state,
-      window: row.window_from && row.window_to ? { desde: row.window_from, hasta: row.window_to } : null,
-    };
+      .execute();
+    return new Map(
+      rows.map((row) => [
+        row.license_key,
+        {
+          rolloutId: row.rollout_id,
+          version: row.version,
+          state: row.state,
+          window: row.window_from && row.window_to ? { desde: row.window_from, hasta: row.window_to } : null,
+        },
+      ]),
+    );
   }
 
   /**
-   * Records a branch's progress, then ends the rollout when every branch has ended, or pauses it
-   * when more than its share of failures is reached. The rollout row is locked for the count, so
-   * two reports at once cannot both miss the threshold.
+   * Records the branches' progress (one branch's report, or every branch a new rollout cannot
+   * reach), then ends the rollout when every branch has ended, or pauses it when more than its
+   * share of failures is reached. The rollout row is locked for the count, so two reports at once
+   * cannot both miss the threshold.
    */
-  async progress(rolloutId: string, licenseKey: string, state: TargetState, reason: string | null): Promise<void> {
+  async progress(rolloutId: string, licenseKeys: readonly string[], state: TargetState, reason: string | null): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       const rollout = await trx.selectFrom('gw_rollouts').select(['state', 'max_failure_pct']).where('id', '=', rolloutId).forUpdate().executeTakeFirst();
       if (!rollout) return;
@@ -213,7 +219,7 @@ export class RolloutStore {
         .updateTable('gw_rollout_targets')
         .set({ state, reason, updated_at: new Date() })
         .where('rollout_id', '=', rolloutId)
-        .where('license_key', '=', licenseKey)
+        .where(sql<boolean>`license_key = any(${licenseKeys}::text[])`)
         .where('state', 'not in', FINAL_TARGET_STATES)
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0 || rollout.state === 'done') return;
