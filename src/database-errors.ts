@@ -111,6 +111,14 @@ export function isLockTimeout(error: unknown): boolean {
   return anyError(error, (e) => e.code === '55P03' || e.number === 1222);
 }
 
+/**
+ * A value too large for its column (PostgreSQL 22003; SQL Server 8115, arithmetic overflow
+ * converting to numeric, and 220 for the integer types). The statement wrote nothing.
+ */
+export function isNumericOverflow(error: unknown): boolean {
+  return anyError(error, (e) => e.code === '22003' || e.number === 8115 || e.number === 220);
+}
+
 /** A duplicate-key error: PostgreSQL 23505, SQL Server 2627 (constraint) or 2601 (unique index). */
 export function isUniqueViolation(error: unknown): boolean {
   return anyError(error, (e) => e.code === '23505' || e.number === 2627 || e.number === 2601);

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { PosError } from '../protocol/errors.js';
 import type { JobError, JobMessage, ResultMessage } from '../protocol/messages.js';
-import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation } from '../database-errors.js';
+import { isConnectionError, isDeadlock, isLockTimeout, isNumericOverflow, isStatementTimeout, isUniqueViolation } from '../database-errors.js';
 import type { PosDb } from '../pos/schema.js';
 import { DEFAULT_PRINTER_RULE, type PrinterRule } from '../protocol/printer-rule.js';
 import { markOrigins, originRows } from '../pos/events/origins.js';
@@ -219,6 +219,13 @@ export class JobRunner {
     if (isLockTimeout(error)) {
       this.opts.log.warn({ jobId: job.jobId, op: job.op }, 'a terminal held the records this job needs past the lock timeout');
       return { code: 'pos_busy', message: 'A point-of-sale terminal is holding the records this request needs; nothing was written. Retry shortly.' };
+    }
+    if (isNumericOverflow(error)) {
+      this.opts.log.warn({ jobId: job.jobId, op: job.op, err: error }, 'a value did not fit its POS column');
+      return {
+        code: 'value_out_of_range',
+        message: "A number in the request, or one it makes, is beyond what the point-of-sale's columns hold; nothing was written.",
+      };
     }
     if (isConnectionError(error)) {
       this.opts.log.warn({ jobId: job.jobId, op: job.op, err: error }, 'POS database unavailable');

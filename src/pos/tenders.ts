@@ -57,15 +57,29 @@ const pesos = (amount: Decimal, m: PaymentMethod) => amount.times(m.tipodecambio
 const isCash = (m: PaymentMethod) => tenderOf(m.tipo) === 'efectivo';
 
 /**
+ * Pesos are paid in cents: half a cent more or less would round away in the sum that settles
+ * the account, and the cash cut would then add up the payments a cent apart from the sales. A
+ * foreign currency's amount keeps its 4 decimals, settled at its rate as SR rounds it.
+ */
+function refuseFractionsOfCents(p: Offered, index: number, method: PaymentMethod): void {
+  if (!method.tipodecambio.eq(1)) return;
+  const errors = (['importe', 'propina'] as const)
+    .filter((field) => !new Dec(p[field]).eq(cents(new Dec(p[field]))))
+    .map((field) => ({ path: `body.pagos.${index}.${field}`, message: 'at most 2 decimals: pesos are paid in cents' }));
+  if (errors.length > 0) throw new PosError('validation_failed', 'A payment in pesos names a fraction of a cent.', { errors });
+}
+
+/**
  * Settles `total` (pesos, 2 decimals) with the tenders offered. Only cash may exceed what is
  * owed: the excess is the change, taken off the cash tenders (pesos first, then foreign cash,
  * each in its own currency at 4 decimals) so that SR's sum of the payments is the total plus the
  * tips. Short, or paid over with a tender that gives no change: 422, and nothing is written.
  */
 export function settleTenders(total: Decimal, offered: readonly Offered[], methods: ReadonlyMap<string, PaymentMethod>): Settlement {
-  const tenders = offered.map((p) => {
+  const tenders = offered.map((p, i) => {
     const method = methods.get(p.idFormaDePago.trimEnd().toUpperCase());
     if (!method) throw new PosError('payment_method_not_found', `There is no payment method ${p.idFormaDePago}.`, { idFormaDePago: p.idFormaDePago });
+    refuseFractionsOfCents(p, i, method);
     return { method, importe: new Dec(p.importe), propina: new Dec(p.propina), referencia: p.referencia };
   });
   const sum = (list: typeof tenders) => list.reduce((s, t) => s.plus(pesos(t.importe, t.method)), new Dec(0));

@@ -45,6 +45,7 @@ export const ERROR_STATUS = {
   waiter_not_found: 422,
   payment_insufficient: 422,
   overpayment: 422,
+  value_out_of_range: 422,
   motive_not_found: 422,
   idempotency_key_reused: 422,
   webhook_url_refused: 422,

@@ -187,6 +187,30 @@ describe('pay', () => {
     }
   });
 
+  it('refuses a fraction of a cent in pesos, which would round into the total: the cash cut would miss it', async () => {
+    const folio = await openOrder();
+    const before = await snapshot(folio);
+    for (const [pagos, path] of [
+      [[{ idFormaDePago: 'EFE', importe: 177.995 }], 'body.pagos.0.importe'],
+      [[{ idFormaDePago: 'TAR', importe: 178.004 }], 'body.pagos.0.importe'],
+      [
+        [
+          { idFormaDePago: 'USD', importe: 5 },
+          { idFormaDePago: 'TAR', importe: 91.75, propina: 0.001 },
+        ],
+        'body.pagos.1.propina',
+      ],
+    ] as const) {
+      const res = await write(`/temp_ordenes/{lk}/${folio}/pagar`, { pagos });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed', errors: [{ path }] });
+      expect(await snapshot(folio)).toEqual(before);
+    }
+    // Dollars keep their 4 decimals, settled at the rate as SR rounds them.
+    const dollars = await write(`/temp_ordenes/{lk}/${folio}/pagar`, { pagos: [{ idFormaDePago: 'USD', importe: 10.3189 }] });
+    expect(dollars.status, JSON.stringify(dollars.body)).toBe(200);
+  });
+
   it('refuses paying twice (409) and answers a retry with the same key from the first payment', async () => {
     const folio = await openOrder();
     const key = randomUUID();

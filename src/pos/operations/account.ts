@@ -7,7 +7,7 @@ import type { Decimal } from 'decimal.js';
 import { PosError } from '../../protocol/errors.js';
 import type { PosContext } from '../context.js';
 import { openShiftFor } from '../stations.js';
-import { computeTotals, totalsToApi, totalsToHeaderColumns, type ApiTotales, type Clasificacion, type TotalsLine } from '../totals.js';
+import { computeTotals, Dec, totalsToApi, totalsToHeaderColumns, type AccountTotals, type ApiTotales, type Clasificacion, type TotalsLine } from '../totals.js';
 import { dec, flag, int, text } from '../values.js';
 import { handheldDevicesInUse, updateHandheldTotals } from './handheld-accounts.js';
 
@@ -209,9 +209,31 @@ export function classification(value: string | number | null | undefined): Clasi
   return n === 1 || n === 2 ? n : 3;
 }
 
+/**
+ * The largest account kept to the cent, before anything is written: every amount of it is at most
+ * its gross total with taxes, kept below 10^11 pesos (a JSON number holds every cent only up to
+ * about 9×10^13, SR's money columns go to 9×10^14), and its items below 10^9
+ * (`tempcheques.totalarticulos` is numeric(11,2)).
+ */
+export function refuseOutOfRange(totals: AccountTotals): void {
+  const amount = Dec.max(totals.totalSinDescuentoImp.abs(), totals.totalSinDescuento.abs());
+  if (amount.lt(MAX_ACCOUNT_AMOUNT) && totals.totalArticulos.abs().lt(MAX_ACCOUNT_ITEMS)) return;
+  throw new PosError(
+    'value_out_of_range',
+    `An account is kept below ${MAX_ACCOUNT_AMOUNT.toFixed()} pesos and ${MAX_ACCOUNT_ITEMS.toFixed()} items; these lines come to ${amount.toFixed(2)} pesos and ${totals.totalArticulos.toFixed()} items.`,
+    {
+      field: 'productos',
+    },
+  );
+}
+
+const MAX_ACCOUNT_AMOUNT = new Dec('1e11');
+const MAX_ACCOUNT_ITEMS = new Dec('1e9');
+
 /** Recomputes every total from the lines and the general percentage and stores them on the header (and the handheld devices' copy). */
 export async function saveTotals(ctx: PosContext, folio: number, lines: readonly TotalsLine[], generalDiscount: string): Promise<ApiTotales> {
   const totals = computeTotals(lines, generalDiscount);
+  refuseOutOfRange(totals);
   await ctx.db
     .updateTable('tempcheques')
     .set(ctx.schema.fitRow('tempcheques', totalsToHeaderColumns(totals)))

@@ -197,12 +197,24 @@ async function monitorsOf(ctx: PosContext, products: readonly string[]): Promise
   return byProduct;
 }
 
+/** Line numbers are numeric(3) in Soft Restaurant's tables. */
+const MAX_LINES = 999;
+
 /**
  * Writes priced lines after the account's last line (`lastMovimiento`), with one production
  * number and priority for all of them and their kitchen queue rows. Returns the real line
  * numbers, in the order the lines were sent.
  */
 export async function insertLines(ctx: PosContext, account: AccountRef, lines: PricedLine[], lastMovimiento: number, handheld: boolean): Promise<number[]> {
+  if (lastMovimiento + lines.length > MAX_LINES) {
+    throw new PosError(
+      'value_out_of_range',
+      `An account holds at most ${MAX_LINES} lines (tempcheqdet.movimiento is numeric(3)); this one has ${lastMovimiento}.`,
+      {
+        field: 'productos',
+      },
+    );
+  }
   const movimientos = lines.map((_, i) => lastMovimiento + i + 1);
   const marks = compositeMarks(lines);
   const folioproduccion = await nextFolioProduccion(ctx, account.seriefolio);

@@ -15,7 +15,7 @@ import { accountsHoldingTable, DINE_IN } from '../tables.js';
 import { paymentRate } from '../tenders.js';
 import { computeTotals, Dec, totalsToApi, totalsToHeaderColumns } from '../totals.js';
 import { int, text } from '../values.js';
-import { accountLines, lockOpenAccount, requireCompany, requireUser, requireWaiter, saveTotals } from './account.js';
+import { accountLines, lockOpenAccount, refuseOutOfRange, requireCompany, requireUser, requireWaiter, saveTotals } from './account.js';
 import { keepsHandheldCopy, openHandheldAccount } from './handheld-accounts.js';
 import { insertLines, priceLines } from './new-lines.js';
 
@@ -188,6 +188,7 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
   const serie = input.serie ?? station.serie;
   const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];
   const totals = computeTotals(lines, 0);
+  refuseOutOfRange(totals);
   const tipodecambio = paymentRate(payment.tipodecambio).toFixed(4);
   const paid = paymentOf(totals.total.toFixed(2), tipodecambio);
   const orden = await nextOrden(ctx, serie);

@@ -8,7 +8,8 @@ export function decimal(places: number) {
   return z.number().refine((n) => Number.isFinite(n) && Number(n.toFixed(places)) === n, `at most ${places} decimals`);
 }
 
-const rate = decimal(4).min(0).max(100);
+/** A line's tax rate in percent: `tempcheqdet.impuesto1..3` keep 2 decimals (numeric(5,2)). */
+const rate = decimal(2).min(0).max(100);
 const text = (max: number) => z.string().max(max);
 export const usuario = text(15).optional().describe('Soft Restaurant user (usuarios.usuario) recorded as the author; must exist');
 

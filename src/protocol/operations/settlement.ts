@@ -40,8 +40,11 @@ export const printAccount = defineOperation({
 
 const payment = z.object({
   idFormaDePago: z.string().min(1).max(5).describe('the payment method (formasdepago.idformadepago); must exist'),
-  importe: decimal(4).positive().max(999_999_999).describe("the amount tendered, in the method's own currency (dollars for a dollar method)"),
-  propina: decimal(4).min(0).max(999_999_999).default(0).describe("the tip on this tender, in the method's own currency"),
+  importe: decimal(4)
+    .positive()
+    .max(999_999_999)
+    .describe("the amount tendered, in the method's own currency (dollars for a dollar method); pesos in cents, at most 2 decimals"),
+  propina: decimal(4).min(0).max(999_999_999).default(0).describe("the tip on this tender, in the method's own currency; pesos in cents, at most 2 decimals"),
   referencia: z.string().max(50).default('').describe('e.g. the card authorization'),
 });
 
