@@ -43,22 +43,33 @@ export async function sendWebhook(
     'webhook-signature': signature(message.secret, message.id, timestamp, message.body),
   };
   return new Promise((resolve) => {
+    let settled = false;
+    const settle = (status: number | null, error: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(done(status, error));
+    };
     const request = (url.protocol === 'https:' ? https : http).request(
       url,
-      { method: 'POST', headers, lookup: guardedLookup(policy), timeout: timeoutMs, agent: false },
+      { method: 'POST', headers, lookup: guardedLookup(policy), agent: false },
       (response) => {
         const status = response.statusCode ?? null;
         // The answer's body is not kept: read and dropped so the socket closes cleanly.
         response.resume();
-        response.on('end', () => resolve(done(status, status !== null && status >= 200 && status < 300 ? null : `http_${status}`)));
-        response.on('error', () => resolve(done(status, 'unreachable')));
+        response.on('end', () => settle(status, status !== null && status >= 200 && status < 300 ? null : `http_${status}`));
+        response.on('error', () => settle(status, 'unreachable'));
       },
     );
-    request.on('timeout', () => request.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    // The whole attempt, not a silence: a receiver that trickles its answer must not outlast the
+    // delivery's lease, after which another gateway may send the same event.
+    const deadline = setTimeout(() => {
+      settle(null, 'timeout');
+      request.destroy();
+    }, timeoutMs);
     request.on('error', (error: NodeJS.ErrnoException) => {
-      if (error instanceof RefusedAddressError || error.code === 'ERR_REFUSED_ADDRESS') resolve(done(null, 'refused_address'));
-      else if (error.code === 'ETIMEDOUT') resolve(done(null, 'timeout'));
-      else resolve(done(null, 'unreachable'));
+      if (error instanceof RefusedAddressError || error.code === 'ERR_REFUSED_ADDRESS') settle(null, 'refused_address');
+      else settle(null, 'unreachable');
     });
     request.end(message.body);
   });
