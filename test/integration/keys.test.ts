@@ -3,6 +3,7 @@
  * embedded PostgreSQL: the commands use that same server, and what they change takes effect on
  * the running gateway at once (a revoked key stops, a replaced agent token is disconnected).
  */
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,6 +117,22 @@ describe('branch-agent keys beside a running gateway', () => {
     expect(listed.out).not.toContain(agentToken);
     expect(listed.out).not.toMatch(/[0-9a-f]{64}/);
   }, 30_000);
+
+  it('stores the key and the agent token as their SHA-256 only', async () => {
+    const client = new pg.Client({ connectionString: clusterAt((await runningClusterPort(storeDir))!).url('gateway') });
+    await client.connect();
+    try {
+      const { rows: keysStored } = await client.query('select * from gw_api_keys where id = $1', [keyId]);
+      const { rows: branches } = await client.query('select * from gw_branches where license_key = $1', [BRANCH]);
+      expect(keysStored[0].key_hash).toBe(createHash('sha256').update(apiKey).digest('hex'));
+      expect(branches[0].agent_token_hash).toBe(createHash('sha256').update(agentToken).digest('hex'));
+      const stored = JSON.stringify([...keysStored, ...branches]);
+      expect(stored).not.toContain(apiKey);
+      expect(stored).not.toContain(agentToken);
+    } finally {
+      await client.end();
+    }
+  });
 
   it('gives a key the scopes asked for, and refuses one it does not know', async () => {
     const fleet = await keys('add-api-key', '-u', 'acme', '-l', 'ops', '--scope', 'fleet', 'read');
