@@ -96,9 +96,12 @@ describe('accounts: one per table, as SR opens them', () => {
         ).n,
       );
     const before = await count();
-    const again = await write('/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2', mesa: 't2', idMesero: '02' }));
-    expect(again.status).toBe(409);
-    expect(again.body).toMatchObject({ code: 'table_occupied', folio: first.body.folio });
+    // The same table in another letter case, or with spaces around it, as SQL Server compares it.
+    for (const mesa of ['t2', 'T2 ', ' T2', '\tT2']) {
+      const again = await write('/temp_ordenes/{lk}', orderBody({ estacion: 'CAJA2', mesa, idMesero: '02' }));
+      expect(again.status, JSON.stringify(mesa)).toBe(409);
+      expect(again.body).toMatchObject({ code: 'table_occupied', folio: first.body.folio });
+    }
     expect(await count()).toBe(before);
   });
 

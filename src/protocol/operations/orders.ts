@@ -78,6 +78,12 @@ const accountHeader = {
   usuario,
 };
 
+/**
+ * The table, as SR's terminals name it from `mesas`: spaces around it are dropped, so that " T2"
+ * is not a second account on T2's table that only looks like it.
+ */
+const tableName = z.string().trim().max(100).default('').describe("the table (mesas.idmesa); '' for none");
+
 export const createOrder = defineOperation({
   name: 'orders.create',
   write: true,
@@ -85,7 +91,7 @@ export const createOrder = defineOperation({
   input: () =>
     z.object({
       ...accountHeader,
-      mesa: text(100).default(''),
+      mesa: tableName,
       idMesero: text(4).default(''),
       tipoDeServicio: z
         .union([z.literal(1), z.literal(2), z.literal(3)])
@@ -103,7 +109,7 @@ export const createClosedOrder = defineOperation({
   input: () =>
     z.object({
       ...accountHeader,
-      mesa: text(100).default(''),
+      mesa: tableName,
       idFormaDePago: text(5).min(1),
       productos: linesInput.optional().describe("an extension of the seed's body: without lines the sale is created empty, paid with a payment of 0"),
     }),
