@@ -197,6 +197,30 @@ describe('discount per line', () => {
     expect(await lines(folio)).toEqual(before);
   });
 
+  it('refuses a line named twice, in a discount or a cancellation, changing nothing', async () => {
+    const folio = await openOrder([tacos, { ...refresco, movimiento: 2 }]);
+    const before = await lines(folio);
+    const twice = [
+      [`/temp_ordenes/{lk}/${folio}/descuento_productos`, { modo: 'porcentaje', valor: 10 }, { modo: 'porcentaje', valor: 50 }],
+      [`/temp_ordenes/{lk}/${folio}/cancelar_productos`, {}, {}],
+    ] as const;
+    for (const [path, first, second] of twice) {
+      const res = await write(path, {
+        productos: [
+          { movimiento: 1, idProducto: '3001', ...first },
+          { movimiento: 2, idProducto: '1005', ...first },
+          { movimiento: 1, idProducto: '3001', ...second },
+        ],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body).toMatchObject({
+        code: 'validation_failed',
+        errors: [{ path: 'body.productos.2.movimiento', message: 'names the same line as productos.0' }],
+      });
+    }
+    expect(await lines(folio)).toEqual(before);
+  });
+
   it('respects the ceiling of the discount type where the installation has one', async () => {
     const folio = await openOrder([tacos]);
     const res = await write(`/temp_ordenes/{lk}/${folio}/descuento_productos`, {

@@ -134,12 +134,26 @@ export const cancelLines = defineOperation({
       productos: z
         .array(z.object({ movimiento: z.number().int().min(1), idProducto: text(15).min(1) }))
         .min(1)
-        .max(500),
+        .max(500)
+        .superRefine(eachLineOnce),
       razon: text(200).optional().describe('stored as "<razon> Mesa: <mesa>", or the reason alone for a sale without a table; cut to the column width'),
       usuario,
     }),
   output: () => z.object({ folio: z.number().int(), itemsCancelados: z.number().int(), movimientos: z.array(z.number().int()), totales }),
 });
+
+/**
+ * A line named twice in one request is refused: two discounts for it would leave one silently
+ * unapplied, and a client that meant two lines would cancel one.
+ */
+function eachLineOnce(lines: ReadonlyArray<{ movimiento: number }>, ctx: z.RefinementCtx) {
+  const first = new Map<number, number>();
+  lines.forEach((line, i) => {
+    const earlier = first.get(line.movimiento);
+    if (earlier === undefined) first.set(line.movimiento, i);
+    else ctx.addIssue({ code: 'custom', path: [i, 'movimiento'], message: `names the same line as productos.${earlier}` });
+  });
+}
 
 const discountAmount = {
   modo: z.enum(['porcentaje', 'importe']),
@@ -179,6 +193,7 @@ export const lineDiscount = defineOperation({
         .array(z.object({ movimiento: z.number().int().min(1), idProducto: text(15).min(1), ...discountAmount }).superRefine(percentAtMost100))
         .min(1)
         .max(500)
+        .superRefine(eachLineOnce)
         .describe('valor is PER UNIT for importe'),
     }),
   output: () => z.object({ folio: z.number().int(), itemsAfectados: z.number().int(), forzarDescuento, totales }),
