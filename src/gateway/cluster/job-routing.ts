@@ -63,10 +63,15 @@ export class JobRouting {
     this.#served.set(licenseKey, subscription);
   }
 
-  /** The branch's agent left this instance. */
+  /**
+   * The branch's agent left this instance. Drained, not dropped: a job another instance sent
+   * before NATS heard of it is still on its way here, and is answered (offline, from here)
+   * instead of leaving its sender to wait out the timeout.
+   */
   stopServing(licenseKey: string): void {
-    this.#served.get(licenseKey)?.unsubscribe();
+    const subscription = this.#served.get(licenseKey);
     this.#served.delete(licenseKey);
+    subscription?.drain().catch(() => undefined);
   }
 
   /** A rolling restart: jobs already taken are answered, new ones go to no one here. */
