@@ -43,6 +43,12 @@ export async function sendWebhook(
     'webhook-signature': signature(message.secret, message.id, timestamp, message.body),
   };
   return new Promise((resolve) => {
+    // The whole attempt, not a silence: a receiver that trickles its answer must not outlast the
+    // delivery's lease, after which another gateway may send the same event.
+    const deadline = setTimeout(() => {
+      settle(null, 'timeout');
+      request.destroy();
+    }, timeoutMs);
     let settled = false;
     const settle = (status: number | null, error: string | null) => {
       if (settled) return;
@@ -61,12 +67,6 @@ export async function sendWebhook(
         response.on('error', () => settle(status, 'unreachable'));
       },
     );
-    // The whole attempt, not a silence: a receiver that trickles its answer must not outlast the
-    // delivery's lease, after which another gateway may send the same event.
-    const deadline = setTimeout(() => {
-      settle(null, 'timeout');
-      request.destroy();
-    }, timeoutMs);
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (error instanceof RefusedAddressError || error.code === 'ERR_REFUSED_ADDRESS') settle(null, 'refused_address');
       else settle(null, 'unreachable');

@@ -216,6 +216,7 @@ export function classification(value: string | number | null | undefined): Clasi
  * (`tempcheques.totalarticulos` is numeric(11,2)).
  */
 export function refuseOutOfRange(totals: AccountTotals): void {
+  // Both, and their size: the request's rates and prices are never negative, but a catalogue's may be.
   const amount = Dec.max(totals.totalSinDescuentoImp.abs(), totals.totalSinDescuento.abs());
   if (amount.lt(MAX_ACCOUNT_AMOUNT) && totals.totalArticulos.abs().lt(MAX_ACCOUNT_ITEMS)) return;
   throw new PosError(
