@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as tedious from 'tedious';
 import { DummyDriver, Kysely, MssqlAdapter, MssqlIntrospector, type DatabaseConnection } from 'kysely';
-import { isConnectionError, isDeadlock, isLockTimeout, isStatementTimeout, isUniqueViolation } from '../../src/database-errors.js';
+import { isConnectionError, isDeadlock, isLockTimeout, isNumericOverflow, isStatementTimeout, isUniqueViolation } from '../../src/database-errors.js';
 import { tediousConfig } from '../../src/pos/mssql-dialect.js';
 import { withLockTimeout } from '../../src/pos/postgres-dialect.js';
 import { MssqlPosQueryCompiler } from '../../src/pos/sql-dialect.js';
@@ -117,6 +117,16 @@ describe('lock timeouts', () => {
     expect(isLockTimeout(Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }))).toBe(true);
     expect(isLockTimeout(requestError(1205, 13))).toBe(false);
     expect(isLockTimeout(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(false);
+  });
+});
+
+describe('values too large for their column', () => {
+  it('are recognised on both servers, and nothing else is', () => {
+    expect(isNumericOverflow(requestError(8115, 16))).toBe(true);
+    expect(isNumericOverflow(requestError(220, 16))).toBe(true);
+    expect(isNumericOverflow(Object.assign(new Error('numeric field overflow'), { code: '22003' }))).toBe(true);
+    expect(isNumericOverflow(requestError(2627, 14))).toBe(false);
+    expect(isNumericOverflow(Object.assign(new Error('invalid input syntax'), { code: '22P02' }))).toBe(false);
   });
 });
 
