@@ -235,6 +235,11 @@ const MAX_ACCOUNT_ITEMS = new Dec('1e9');
 export async function saveTotals(ctx: PosContext, folio: number, lines: readonly TotalsLine[], generalDiscount: string): Promise<ApiTotales> {
   const totals = computeTotals(lines, generalDiscount);
   refuseOutOfRange(totals);
+  return storeTotals(ctx, folio, totals);
+}
+
+/** Stores totals already computed (and checked by refuseOutOfRange) on the header and the handheld devices' copy. */
+export async function storeTotals(ctx: PosContext, folio: number, totals: AccountTotals): Promise<ApiTotales> {
   await ctx.db
     .updateTable('tempcheques')
     .set(ctx.schema.fitRow('tempcheques', totalsToHeaderColumns(totals)))

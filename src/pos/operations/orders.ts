@@ -15,7 +15,7 @@ import { accountsHoldingTable, DINE_IN } from '../tables.js';
 import { paymentRate } from '../tenders.js';
 import { computeTotals, Dec, totalsToApi, totalsToHeaderColumns } from '../totals.js';
 import { int, text } from '../values.js';
-import { accountLines, lockOpenAccount, refuseOutOfRange, requireCompany, requireUser, requireWaiter, saveTotals } from './account.js';
+import { accountLines, lockOpenAccount, refuseOutOfRange, requireCompany, requireUser, requireWaiter, saveTotals, storeTotals } from './account.js';
 import { keepsHandheldCopy, openHandheldAccount } from './handheld-accounts.js';
 import { insertLines, priceLines } from './new-lines.js';
 
@@ -223,7 +223,7 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
   // Paid at once: SR deletes an account's handheld rows when it is paid (rows 551-552), so a
   // quick sale never gets them.
   if (lines.length > 0) await insertLines(ctx, account, lines, 0, false);
-  const totales = await saveTotals(ctx, folio, lines, '0');
+  const totales = await storeTotals(ctx, folio, totals);
   await ctx.db
     .insertInto('tempchequespagos')
     .values(
