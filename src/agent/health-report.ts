@@ -8,7 +8,7 @@ import { ERROR_STATUS, isErrorCode } from '../protocol/errors.js';
 import type { AgentHealth, HelloMessage, ResultMessage } from '../protocol/messages.js';
 
 /** A ping that takes longer than this counts as unreachable: the heartbeat must not wait on it. */
-const DATABASE_CHECK_MS = 3_000;
+export const DATABASE_CHECK_MS = 3_000;
 
 export interface HealthReporterOptions {
   pingDatabase: () => Promise<void>;
@@ -43,20 +43,12 @@ export class HealthReporter {
 
   /** Pings the POS database and returns the report; never throws. */
   async check(): Promise<AgentHealth> {
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        this.opts.pingDatabase(),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_CHECK_MS} ms`)), DATABASE_CHECK_MS);
-        }),
-      ]);
+      await answersWithin(this.opts.pingDatabase, DATABASE_CHECK_MS);
       this.#posDatabase = 'ok';
     } catch (error) {
       if (this.#posDatabase === 'ok') this.#failed(`POS database unreachable: ${(error as Error).message}`);
       this.#posDatabase = 'unreachable';
-    } finally {
-      clearTimeout(timer);
     }
     return this.snapshot();
   }
@@ -73,5 +65,20 @@ export class HealthReporter {
 
   #failed(message: string): void {
     this.#lastError = { message: message.slice(0, 500), at: new Date(this.#clock()).toISOString() };
+  }
+}
+
+/** Resolves when `ping` does within `ms`; rejects with its error, or when it has not answered by then. */
+export async function answersWithin(ping: () => Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      ping(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }

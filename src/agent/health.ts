@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { VERSION } from '../version.js';
+import { answersWithin, DATABASE_CHECK_MS } from './health-report.js';
 import { http } from './node-http.js';
 
 export interface HealthSource {
@@ -19,21 +20,32 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
+/** How long a database check's answer stands before /readyz pings again. */
 const DB_CHECK_TTL_MS = 5_000;
 
-export async function startHealthServer(source: HealthSource, opts: { host: string; port: number }): Promise<HealthServer> {
+export async function startHealthServer(
+  source: HealthSource,
+  opts: { host: string; port: number; dbCheckTtlMs?: number; dbPingTimeoutMs?: number },
+): Promise<HealthServer> {
   const startedAt = Date.now();
-  let dbCheck: { at: number; ok: boolean; error?: string } = { at: 0, ok: false };
+  const ttlMs = opts.dbCheckTtlMs ?? DB_CHECK_TTL_MS;
+  let dbCheck = { at: -Infinity, ok: false };
+  // One ping at a time: a monitor polling a hung database must not take a pool connection per request.
+  let checking: Promise<boolean> | undefined;
 
-  async function databaseOk(): Promise<{ ok: boolean; error?: string }> {
-    if (Date.now() - dbCheck.at < DB_CHECK_TTL_MS) return dbCheck;
-    try {
-      await Promise.race([source.pingDatabase(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 3_000).unref())]);
-      dbCheck = { at: Date.now(), ok: true };
-    } catch (error) {
-      dbCheck = { at: Date.now(), ok: false, error: (error as Error).message };
-    }
-    return dbCheck;
+  function databaseOk(): Promise<boolean> {
+    if (Date.now() - dbCheck.at < ttlMs) return Promise.resolve(dbCheck.ok);
+    checking ??= answersWithin(() => source.pingDatabase(), opts.dbPingTimeoutMs ?? DATABASE_CHECK_MS)
+      .then(
+        () => true,
+        () => false,
+      )
+      .then((ok) => {
+        dbCheck = { at: Date.now(), ok };
+        checking = undefined;
+        return ok;
+      });
+    return checking;
   }
 
   const server: Server = http.createServer((req, res) => {
@@ -43,13 +55,13 @@ export async function startHealthServer(source: HealthSource, opts: { host: stri
     const base = { version: VERSION, uptimeSec: Math.round((Date.now() - startedAt) / 1000), jobsRunning: source.jobsRunning() };
     if (req.url === '/healthz') return send(200, { status: 'ok', ...base });
     if (req.url === '/readyz') {
-      void databaseOk().then((db) => {
+      void databaseOk().then((database) => {
         const gateway = source.gatewayConnected();
-        const ready = gateway && db.ok;
+        const ready = gateway && database;
         send(ready ? 200 : 503, {
           status: ready ? 'ready' : 'not_ready',
           gateway: gateway ? 'connected' : 'disconnected',
-          database: db.ok ? 'ok' : 'unreachable',
+          database: database ? 'ok' : 'unreachable',
           ...base,
         });
       });
