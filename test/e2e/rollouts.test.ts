@@ -1,6 +1,7 @@
 /**
  * Releases and rollouts through the whole stack (issue 16): publishing, the agent's download
- * with its token, its checks of signature and hash, windows, shares, conflicts and pausing.
+ * with its token, its checks of signature and hash, waiting for the job under way, windows,
+ * shares, conflicts and pausing.
  * The installer's hand-over itself, and these cases again on installed agents, run with real
  * processes in test/integration/install.test.ts and fleet-upgrades.test.ts.
  */
@@ -14,6 +15,9 @@ import { publishRelease } from '../../src/gateway/fleet/release-files.js';
 import { newSecret } from '../../src/gateway/secrets.js';
 import { signRelease, type ReleasePlatform } from '../../src/protocol/releases.js';
 import { VERSION } from '../../src/version.js';
+import { withTerminal } from '../support/databases.js';
+import { orderBody } from '../support/order-body.js';
+import { until } from '../support/until.js';
 import { BRANCH, OTHER_API_KEY, OTHER_USERS_BRANCH, startTestStack, STRICT_BRANCH, type TestStack } from '../support/stack.js';
 
 const trusted = generateKeyPairSync('ed25519');
@@ -166,6 +170,40 @@ describe('an agent told to upgrade', () => {
     expect(branchOf(ended, BRANCH).state).toBe('failed');
     expect(branchOf(ended, BRANCH).reason).toMatch(/^the downloaded tarball's sha256 [0-9a-f]{64} is not the signed [0-9a-f]{64}$/);
     expect(readdirSync(downloads).some((f) => f.includes('9.0.2'))).toBe(false);
+  });
+
+  it('waits for the job under way before it hands over, and the job commits', async () => {
+    const created = await stack.api('POST', `/temp_ordenes/${BRANCH}`, {
+      body: orderBody({ serie: 'A', mesa: '', idMesero: '01', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }),
+      headers: { 'idempotency-key': randomUUID() },
+    });
+    expect(created.status, created.text).toBe(201);
+    const folio = created.body.folio as number;
+    let rollout!: Rollout;
+    let stateWhileHeld = '';
+    // A terminal holds the account's row, so the agent's job adding a line waits on it.
+    const { job } = await withTerminal(stack.posConfigs.get(BRANCH)!, async (trx) => {
+      await trx.updateTable('tempcheques').set({ observaciones: 'en caja' }).where('folio', '=', folio).execute();
+      const job = stack.api('POST', `/temp_ordenes/${BRANCH}/${folio}/productos`, {
+        body: { productos: [{ movimiento: 1, idProducto: '1005', cantidad: 1 }] },
+        headers: { 'idempotency-key': randomUUID() },
+      });
+      await until(() => stack.agents.get(BRANCH)!.runner.running === 1, 5_000);
+      rollout = await start({ version: '9.0.0', licenseKeys: [BRANCH] });
+      await settle(rollout.id, (r) => branchOf(r, BRANCH).state === 'downloading');
+      // Downloaded in a moment; twenty polls later it still waits for the job.
+      await sleep(1_000);
+      stateWhileHeld = branchOf(await settle(rollout.id, () => true), BRANCH).state;
+      // Wrapped: returning the promise itself would keep the terminal's transaction open until the job ends.
+      return { job };
+    });
+    expect(stateWhileHeld).toBe('downloading');
+    const added = await job;
+    expect(added.status, added.text).toBe(200);
+    const ended = await settle(rollout.id, (r) => r.state === 'done');
+    expect(branchOf(ended, BRANCH)).toMatchObject({ state: 'failed', reason: 'the installer was reached' });
+    const lines = await stack.pos.get(BRANCH)!.db.selectFrom('tempcheqdet').select('idproducto').where('foliodet', '=', folio).execute();
+    expect(lines.map((l) => l.idproducto?.trim()).sort()).toEqual(['1005', '3001']);
   });
 
   it('reports done when it already runs the version', async () => {
