@@ -72,24 +72,46 @@ export class WebhookDelivery {
     await this.#loop;
   }
 
+  /**
+   * Keeps up to DELIVERIES_AT_ONCE attempts in flight, leasing more as each ends: a receiver that
+   * takes its whole timeout holds one slot, not the others' next deliveries. Order per webhook
+   * and branch is the store's (it leases only the oldest pending delivery of each pair).
+   */
   async #run(): Promise<void> {
     const { timeoutMs } = this.opts;
     // Longer than any attempt takes: a lease outlives its attempt only when its gateway died.
     const leaseMs = timeoutMs * 3;
+    const inFlight = new Set<Promise<void>>();
     let failing = false;
+    const storeFailed = (error: unknown) => {
+      if (!failing) this.opts.log.error({ err: error }, 'webhook delivery failed to reach the store; retrying');
+      failing = true;
+    };
     while (!this.#stopped) {
-      let leased: LeasedDelivery[] = [];
       this.#woken = false;
-      try {
-        leased = await this.opts.store.events.leaseDue(DELIVERIES_AT_ONCE, leaseMs);
-        await Promise.all(leased.map((d) => this.#deliver(d, timeoutMs)));
-        failing = false;
-      } catch (error) {
-        if (!failing) this.opts.log.error({ err: error }, 'webhook delivery failed to reach the store; retrying');
-        failing = true;
+      const free = DELIVERIES_AT_ONCE - inFlight.size;
+      let leased: LeasedDelivery[] = [];
+      if (free > 0) {
+        try {
+          leased = await this.opts.store.events.leaseDue(free, leaseMs);
+          failing = false;
+        } catch (error) {
+          storeFailed(error);
+        }
       }
-      if (leased.length === 0 || failing) await this.#sleep(this.opts.pollMs ?? 1_000);
+      for (const d of leased) {
+        const attempt: Promise<void> = this.#deliver(d, timeoutMs)
+          .catch(storeFailed)
+          .finally(() => {
+            inFlight.delete(attempt);
+            // A slot is free, and the pair's next delivery may be due.
+            this.wake();
+          });
+        inFlight.add(attempt);
+      }
+      if (free === 0 || leased.length < free || failing) await this.#sleep(this.opts.pollMs ?? 1_000);
     }
+    await Promise.all(inFlight);
   }
 
   async #deliver(d: LeasedDelivery, timeoutMs: number): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * A real HTTP server receiving webhooks on loopback: it keeps every request (headers and raw
- * body) and answers each with the next status of a script (200 once the script is used up).
+ * body) and answers each with the next status of a script (200 once the script is used up),
+ * after the next delay of another (at once once that is used up).
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,8 @@ export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
   /** Statuses to answer with, one per request, before 200s. */
   script: number[] = [];
+  /** How long to wait before answering, one per request, before answering at once. */
+  delaysMs: number[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -34,7 +37,7 @@ export class WebhookReceiver {
         const body = Buffer.concat(chunks).toString('utf8');
         receiver.received.push({ headers: req.headers, body, json: JSON.parse(body), at: Date.now() });
         res.statusCode = receiver.script.shift() ?? 200;
-        res.end();
+        setTimeout(() => res.end(), receiver.delaysMs.shift() ?? 0);
       });
     });
     return receiver;
