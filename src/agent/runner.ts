@@ -16,6 +16,7 @@ import type { OutsideEffect } from '../pos/context.js';
 import type { Implementation } from '../pos/operation.js';
 import type { PosRuntime } from '../pos/runtime.js';
 import { ClaimLost, ClaimVerdicts } from './claim-verdicts.js';
+import { JobSlots } from './job-slots.js';
 
 export interface RunnerOptions {
   pos: PosRuntime;
@@ -40,20 +41,30 @@ class AlreadyRecorded extends Error {}
  */
 const MAX_RETRIES = 3;
 
+/**
+ * Jobs that print at once, apart from the others' `concurrency`: a printer that hangs holds a
+ * print job for its timeouts, and such jobs must not take the slots sales, payments and closes
+ * need. Both kinds' transactions together fit the default pool (8 + 2 of 10 connections).
+ */
+const PRINT_JOBS_AT_ONCE = 2;
+
 export class JobRunner {
-  #running = 0;
-  readonly #waiting: Array<() => void> = [];
+  readonly #slots: JobSlots;
+  readonly #printSlots = new JobSlots(PRINT_JOBS_AT_ONCE);
   readonly #verdicts = new ClaimVerdicts();
 
-  constructor(private readonly opts: RunnerOptions) {}
+  constructor(private readonly opts: RunnerOptions) {
+    this.#slots = new JobSlots(opts.concurrency);
+  }
 
+  /** Jobs running now, of both kinds. */
   get running(): number {
-    return this.#running;
+    return this.#slots.inUse + this.#printSlots.inUse;
   }
 
   /** Resolves when no job is running or waiting (graceful shutdown). */
   async drained(): Promise<void> {
-    while (this.#running > 0 || this.#waiting.length > 0) await sleep(20);
+    while (this.#slots.busy > 0 || this.#printSlots.busy > 0) await sleep(20);
   }
 
   /** The gateway's verdict on a held job's key (claim-verdicts.ts). */
@@ -71,7 +82,8 @@ export class JobRunner {
     // branch server and the gateway may be minutes apart.
     const deadline = performance.now() + job.budgetMs;
     if (job.hold) this.#verdicts.expect(job.jobId);
-    await this.#acquire();
+    const slots = this.opts.operations.get(job.op)?.def.usesPrinter?.(job.params) ? this.#printSlots : this.#slots;
+    await slots.acquire();
     try {
       if (performance.now() > deadline) throw new Deadline();
       const data = await this.#execute(job, deadline);
@@ -80,7 +92,7 @@ export class JobRunner {
       return { type: 'result', jobId: job.jobId, ok: false, error: this.#describe(job, error) };
     } finally {
       this.#verdicts.forget(job.jobId);
-      this.#release();
+      slots.release();
     }
   }
 
@@ -233,19 +245,5 @@ export class JobRunner {
     }
     this.opts.log.error({ jobId: job.jobId, op: job.op, err: error }, 'job failed');
     return { code: 'internal_error', message: 'The agent failed to run the job.' };
-  }
-
-  async #acquire(): Promise<void> {
-    if (this.#running < this.opts.concurrency) {
-      this.#running++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.#waiting.push(resolve));
-  }
-
-  #release(): void {
-    const next = this.#waiting.shift();
-    if (next) next();
-    else this.#running--;
   }
 }

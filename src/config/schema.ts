@@ -77,7 +77,13 @@ export function configSchemas() {
       .describe('several gateways of one cluster, tried in turn: when one goes away the agent moves to the next (after gatewayUrl, if both are given)'),
     token: z.string().min(1).describe('the agent token the gateway issued for this branch').meta(fromEnv('AGENT_TOKEN')),
     database: z.discriminatedUnion('dialect', [postgresDatabase, mssqlDatabase]).describe('the POS database'),
-    concurrency: z.number().int().min(1).max(64).default(8).describe('jobs the agent runs at once'),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(8)
+      .describe('jobs the agent runs at once, besides two that print (kitchen tickets, test pages, customer tickets)'),
     printers: printerRuleConfig(),
     idempotencyRetentionHours: z.number().positive().default(24).describe('how long the agent remembers a job it ran, so a job delivered twice runs once'),
     events: z

@@ -32,6 +32,11 @@ export interface OperationDef<I extends z.ZodType = z.ZodType, O extends z.ZodTy
    */
   readonly outsideEffect?: boolean;
   /**
+   * Whether a job with these (not yet validated) parameters sends bytes to a printer: the agent
+   * runs such jobs in slots of their own, so that a printer that hangs cannot hold the others'.
+   */
+  usesPrinter?(params: unknown): boolean;
+  /**
    * The records a write changes, from its input and its result, marked in its transaction so
    * that events tell its changes from a terminal's (pos/events/origins.ts). Every write declares
    * them, `() => []` when it changes no Soft Restaurant record; without them its changes would be
@@ -48,7 +53,7 @@ export interface OperationDef<I extends z.ZodType = z.ZodType, O extends z.ZodTy
 export type OperationSpec<I extends z.ZodType, O extends z.ZodType> = Pick<OperationDef<I, O>, 'name'> & {
   input: () => I;
   output: () => O;
-} & ({ write: false } | { write: true; marks: NonNullable<OperationDef<I, O>['marks']>; outsideEffect?: boolean });
+} & ({ write: false } | ({ write: true; marks: NonNullable<OperationDef<I, O>['marks']> } & Pick<OperationDef<I, O>, 'outsideEffect' | 'usesPrinter'>));
 
 export function defineOperation<I extends z.ZodType, O extends z.ZodType>(spec: OperationSpec<I, O>): OperationDef<I, O> {
   let input: I | undefined;
@@ -56,7 +61,7 @@ export function defineOperation<I extends z.ZodType, O extends z.ZodType>(spec: 
   return {
     name: spec.name,
     write: spec.write,
-    ...(spec.write ? { outsideEffect: spec.outsideEffect, marks: spec.marks } : {}),
+    ...(spec.write ? { outsideEffect: spec.outsideEffect, usesPrinter: spec.usesPrinter, marks: spec.marks } : {}),
     get input() {
       return (input ??= spec.input());
     },

@@ -106,6 +106,7 @@ export const printOrder = defineOperation({
   name: 'print.order',
   write: true,
   outsideEffect: true,
+  usesPrinter: () => true,
   // Printing changes no Soft Restaurant record: nothing for events to attribute.
   marks: () => [],
   input: () =>
@@ -124,6 +125,7 @@ export const printTest = defineOperation({
   name: 'print.test',
   write: true,
   outsideEffect: true,
+  usesPrinter: () => true,
   marks: () => [],
   input: () => printTestBody.extend({ printers }).superRefine((input, ctx) => everyPrinterResolved([input.printerId], input.printers, ctx)),
   output: () => printOutput,

@@ -24,6 +24,8 @@ export const printAccount = defineOperation({
   name: 'orders.print',
   write: true,
   marks: (input) => [origin('orden', input.folio)],
+  // With a printerId, the customer's ticket goes to that printer after the commit.
+  usesPrinter: (params) => typeof params === 'object' && params !== null && (params as { printerId?: unknown }).printerId !== undefined,
   input: () =>
     printAccountBody.extend({ printers: printers.optional() }).superRefine((input, ctx) => {
       if (input.printerId !== undefined && !input.printers?.[input.printerId]) {

@@ -1,0 +1,46 @@
+/**
+ * A printer that hangs holds only the jobs that print: more print jobs to it than the agent runs
+ * at once, each waiting out the printer's write timeout in turn, and the branch still opens
+ * accounts at once. Before, print jobs took the same slots as every other job, and a burst of
+ * them to a dead printer held all eight: sales, payments and closes waited behind the timeouts.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { timed } from '../support/printer-ports.js';
+import { COFFEE_LINES, order, printingTools } from '../support/printing.js';
+import { orderBody } from '../support/order-body.js';
+import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
+import { until } from '../support/until.js';
+
+let stack: TestStack;
+const { registerAt, print, hungPrinter, cleanup } = printingTools(() => stack);
+
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await cleanup();
+  await stack?.stop();
+});
+
+it('opens an account at once while ten print jobs wait on a printer that hangs', async () => {
+  const hung = await hungPrinter();
+  const printerId = await registerAt(hung.port, { displayName: 'Colgada' });
+  const prints = Array.from({ length: 10 }, () => print('orden', order([{ printerId, productos: COFFEE_LINES }])));
+  const runner = stack.agents.get(BRANCH)!.runner;
+  // The first job is sending to the printer.
+  await until(() => hung.received() > 0, 5_000);
+  expect(runner.running).toBe(2);
+  const { result: created, elapsedMs } = await timed(() =>
+    stack.api('POST', `/temp_ordenes/${BRANCH}`, {
+      body: orderBody({ serie: 'A', mesa: '', idMesero: '01', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }),
+      headers: { 'idempotency-key': randomUUID() },
+    }),
+  );
+  expect(created.status, created.text).toBe(201);
+  expect(elapsedMs).toBeLessThan(2_000);
+  // The printer goes away: the jobs still in line fail fast instead of each waiting out a timeout.
+  await cleanup();
+  const answers = await Promise.all(prints);
+  expect(answers.every((a) => a.status === 502)).toBe(true);
+});
