@@ -180,6 +180,30 @@ describe('what SR reads before it closes a shift (shift-close rows 29, 66)', () 
     expect((await close(idTurno)).status).toBe(200);
   });
 
+  it('closes over an account printed and not yet paid, as SR does: it carries no shift until paid, and is paid into the next', async () => {
+    const opened = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 }, STRICT_BRANCH);
+    expect(opened.status, opened.text).toBe(200);
+    const created = await write(
+      '/temp_ordenes/{lk}',
+      orderBody({ estacion: 'CAJA2', productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] }),
+      STRICT_BRANCH,
+    );
+    const folio = created.body.folio as number;
+    expect((await write(`/temp_ordenes/{lk}/${folio}/imprimir`, {}, STRICT_BRANCH)).status).toBe(200);
+    const account = () => strict().selectFrom('tempcheques').select(['impreso', 'pagado', 'idturno']).where('folio', '=', folio).executeTakeFirstOrThrow();
+    // SR's read (row 66) does not see it: SR creates and prints an account with idturno 0 (order-lifecycle rows 91, 361).
+    expect((await sr(66, opened.body.idTurno)).rows).toHaveLength(0);
+    expect((await close(opened.body.idTurno)).status).toBe(200);
+    expect(await account()).toMatchObject({ impreso: true, pagado: false, idturno: 0 });
+
+    const next = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 }, STRICT_BRANCH);
+    const total = created.body.totales.total as number;
+    const paid = await write(`/temp_ordenes/{lk}/${folio}/pagar`, { pagos: [{ idFormaDePago: 'EFE', importe: total }] }, STRICT_BRANCH);
+    expect(paid.status, paid.text).toBe(200);
+    expect(await account()).toMatchObject({ pagado: true, idturno: next.body.idTurno });
+    expect((await close(next.body.idTurno)).status).toBe(200);
+  });
+
   it('refuses a declaration of a payment method the branch does not have, or one declared twice, and writes nothing', async () => {
     const opened = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 }, STRICT_BRANCH);
     const idTurno = opened.body.idTurno as number;
