@@ -1,7 +1,8 @@
 /**
  * The SQL Server form of every statement change detection runs, compared with a saved
  * expectation like the operations' (operations.test.ts): the first poll's baseline, a poll that
- * finds nothing, a poll that finds changes of every kind, and the outbox's reads and deletes.
+ * finds nothing, a poll that finds changes of every kind, the outbox's reads and deletes, and a
+ * poll after a shift close.
  * `npm run tsql:update` regenerates it.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -62,6 +63,11 @@ it('change detection compiles to the saved T-SQL', async () => {
       events.map((e) => e.id),
     );
   });
+
+  // A quick sale no poll sees, then the close of CAJA1's shift: the poll reads the history keys of the closed shift.
+  await run('orders.createClosed', orderBody({ serie: 'A', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }));
+  await run('shifts.close', { idTurno: 2, estacion: 'TERM1', idEmpresa: '0000000001', serie: 'A' });
+  await record('a poll after a shift close', () => detector.poll());
 
   const actual = blocks.join('\n');
   if (process.env.UPDATE_TSQL === '1') writeFileSync(FILE, actual);

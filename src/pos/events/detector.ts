@@ -11,11 +11,11 @@ import { createHash } from 'node:crypto';
 import type { BranchEvent, EventType } from '../../protocol/events.js';
 import type { PosContext } from '../context.js';
 import type { PosDb } from '../schema.js';
-import { diffAccounts, diffShifts, type AccountChange, type AccountState } from './diff.js';
+import { byAccount, diffAccounts, diffShifts, eventsOfClosedAccount, type AccountChange, type AccountState } from './diff.js';
 import { fingerprintOf, observeAccounts, observeShifts, tableSumsReader, type ObservedAccount, type ObservedShift, type TableSums } from './observe.js';
 import { forgetOrigins, readOrigins, type Origin } from './origins.js';
 import { queueEvents } from './outbox.js';
-import { closedOrders, openOrders, productRecords, shiftRecords, type ProductRecord } from './records.js';
+import { closedAccountKeys, closedOrders, openOrders, productRecords, shiftRecords, type ProductRecord } from './records.js';
 import { applyChanges, loadState, productKey, saveState, type DetectionState, type StateChanges } from './state.js';
 
 /**
@@ -123,8 +123,8 @@ export class ChangeDetector {
     // Read after the tables, never from the sums' earlier snapshot: a write that committed in
     // between shows its changes above, and its marks must be read with them.
     const origins = await readOrigins(db);
-    const accountChanges = diffAccounts(before.accounts, accounts);
     const shiftDiff = diffShifts(before.openShifts, before.lastShiftId, shifts);
+    const accountChanges = [...diffAccounts(before.accounts, accounts), ...(await unseenClosedAccounts(ctx, before, accounts, shiftDiff))].sort(byAccount);
     const markedProducts = [...new Set(origins.filter((o) => o.kind === 'producto').map((o) => o.entity))];
     const productsMoved = sums.products !== before.productsFingerprint;
     const expired = origins.filter((o) => now.getTime() - o.createdAt.getTime() > ORIGIN_WAIT_MS);
@@ -216,6 +216,23 @@ async function shiftEventsOf(
   return { opened, closed };
 }
 
+/**
+ * Accounts a close moved to history that no poll saw: opened, settled and moved between two polls
+ * (a quick sale just before the close). Read only when a shift closed.
+ */
+async function unseenClosedAccounts(
+  ctx: PosContext,
+  before: DetectionState,
+  now: ReadonlyMap<string, ObservedAccount>,
+  shiftDiff: ReturnType<typeof diffShifts>,
+): Promise<AccountChange[]> {
+  const closed = shiftDiff.changes.filter((c) => c.types.includes('turno.cerrado')).map((c) => c.idturno);
+  if (closed.length === 0) return [];
+  return (await closedAccountKeys(ctx, closed))
+    .filter((a) => !before.accounts.has(a.key) && !now.has(a.key))
+    .map((a) => ({ key: a.key, folio: a.folio, opened: a.opened, idturno: a.idturno, types: [] }));
+}
+
 /** The events of the accounts that changed, and the state to keep of them. */
 async function accountEventsOf(
   ctx: PosContext,
@@ -238,11 +255,13 @@ async function accountEventsOf(
   const remove: AccountState[] = [];
   for (const change of changes) {
     const was = before.accounts.get(change.key);
-    // Accounts leave the temporary tables only with a shift close: the close's job made those changes.
-    const jobId = change.now ? attribution.jobOf('orden', change.folio) : (attribution.closeJob(was?.idturno ?? null) ?? attribution.closingJob);
     const data = change.now ? (open.get(change.folio) ?? null) : (moved.get(change.key) ?? null);
     let version = was?.version ?? 0;
-    for (const type of change.types) events.push(attribution.event(type, `${change.key}|${++version}`, jobId, data));
+    const types = change.now ? change.types : eventsOfClosedAccount(was, data);
+    const jobOfAccount = attribution.jobOf('orden', change.folio);
+    // Accounts leave the temporary tables only with a shift close: the close's job made those changes.
+    const closedBy = change.now ? null : (attribution.closeJob(change.idturno ?? was?.idturno ?? null) ?? attribution.closingJob);
+    for (const type of types) events.push(attribution.event(type, `${change.key}|${++version}`, type === 'orden.cerrada' ? closedBy : jobOfAccount, data));
     if (change.now) put.push({ ...change.now, version });
     else if (was) remove.push(was);
   }

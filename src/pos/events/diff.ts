@@ -21,6 +21,8 @@ export interface AccountChange {
   types: EventType[];
   /** Absent when the account left the temporary tables. */
   now?: ObservedAccount;
+  /** The shift whose close moved it, for an account no poll saw before it left. */
+  idturno?: number;
 }
 
 const STATUS_EVENT: Record<AccountStatus, EventType> = {
@@ -48,9 +50,21 @@ export function diffAccounts(before: ReadonlyMap<string, AccountState>, now: Rea
   for (const [key, was] of before) {
     if (!now.has(key)) changes.push({ key, folio: was.folio, opened: was.opened, types: ['orden.cerrada'] });
   }
-  // By code unit: `opened` is ISO text (openedText), and localeCompare would load ICU's collation
-  // data into the agent (3 MB resident) on the first two changes to one folio.
-  return changes.sort((a, b) => a.folio - b.folio || (a.opened < b.opened ? -1 : a.opened > b.opened ? 1 : 0));
+  return changes.sort(byAccount);
+}
+
+// By code unit: `opened` is ISO text (openedText), and localeCompare would load ICU's collation
+// data into the agent (3 MB resident) on the first two changes to one folio.
+export const byAccount = (a: AccountChange, b: AccountChange) => a.folio - b.folio || (a.opened < b.opened ? -1 : a.opened > b.opened ? 1 : 0);
+
+/**
+ * The events of an account a close moved to history, in order: what the last poll did not see of
+ * it (its opening, its payment or cancellation, from its history record), then `orden.cerrada`. A
+ * webhook that counts sales from `orden.pagada` must get it, as it would had a poll come in between.
+ */
+export function eventsOfClosedAccount(was: AccountState | undefined, record: { pagado?: unknown; cancelado?: unknown } | null): EventType[] {
+  const status: AccountStatus | undefined = record?.cancelado === true ? 'cancelada' : record?.pagado === true ? 'pagada' : undefined;
+  return [...(was ? [] : (['orden.abierta'] as const)), ...(status && status !== was?.status ? [STATUS_EVENT[status]] : []), 'orden.cerrada'];
 }
 
 export interface ShiftChange {

@@ -48,6 +48,32 @@ export async function closedOrders(ctx: PosContext, folios: readonly number[]): 
   return out;
 }
 
+/** The keys (temporary folio and opening time) of the accounts these shifts' closes moved to history. */
+export async function closedAccountKeys(ctx: PosContext, idturnos: readonly number[]): Promise<ClosedAccountKey[]> {
+  const out: ClosedAccountKey[] = [];
+  for (const chunk of chunks(idturnos)) {
+    const rows = await ctx.db
+      .selectFrom('cheques')
+      .select(['foliotempcheques', 'fecha', 'idturno'])
+      .where('idturno', 'in', chunk)
+      .orderBy('foliotempcheques')
+      .execute();
+    for (const r of rows) {
+      const folio = Number(r.foliotempcheques);
+      const opened = openedText(r.fecha);
+      out.push({ key: accountKey(folio, opened), folio, opened, idturno: Number(r.idturno) });
+    }
+  }
+  return out;
+}
+
+export interface ClosedAccountKey {
+  key: string;
+  folio: number;
+  opened: string;
+  idturno: number;
+}
+
 export async function shiftRecords(ctx: PosContext, idturnos: readonly number[]): Promise<Map<number, ShiftRecord>> {
   const out = new Map<number, ShiftRecord>();
   for (const chunk of chunks(idturnos)) {
