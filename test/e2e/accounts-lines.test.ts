@@ -166,6 +166,16 @@ describe('cancel lines', () => {
     expect((await header(folio)).total).toBe('144.7000');
   });
 
+  it('names lines as they are now: two cancellations of line 1, each under its own key, cancel two lines', async () => {
+    const folio = await openOrder([tacos, { ...tacos, movimiento: 2 }], { mesa: '' });
+    const cancelFirst = () =>
+      write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'repetido' });
+    expect((await cancelFirst()).status).toBe(200);
+    expect((await lines(folio)).map((x) => [Number(x.movimiento), x.idproducto])).toEqual([[1, '3001']]);
+    expect((await cancelFirst()).status).toBe(200);
+    expect(await lines(folio)).toEqual([]);
+  });
+
   it('stores the reason alone for a sale without a table (seed rule 1)', async () => {
     const folio = await openOrder([tacos, { ...refresco, movimiento: 2 }], { mesa: '' });
     const res = await write(`/temp_ordenes/{lk}/${folio}/cancelar_productos`, {
