@@ -32,7 +32,7 @@ export interface Demo {
 }
 
 export async function startDemo(opts: { host: string; port: number; log: Logger; trustProxy?: readonly string[] }): Promise<Demo> {
-  const cluster = await startEmbeddedPostgres();
+  const cluster = await startEmbeddedPostgres({ ownProcessGroup: true });
   try {
     await cluster.admin('CREATE DATABASE gateway');
     const branches = await Promise.all(

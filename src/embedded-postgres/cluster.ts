@@ -52,6 +52,12 @@ export async function startEmbeddedPostgres(
      * process could stop the server under this one.
      */
     shareRunning?: boolean;
+    /**
+     * For a process that handles SIGINT and SIGTERM itself (leaveStopSignalsToCaller) and stops
+     * the server after what uses it: the server gets a process group of its own (not on
+     * Windows), so a Ctrl-C in the terminal does not stop it under the gateway and agents.
+     */
+    ownProcessGroup?: boolean;
   } = {},
 ): Promise<EmbeddedCluster> {
   const running = opts.dataDir ? await runningClusterPort(path.resolve(opts.dataDir)) : undefined;
@@ -84,7 +90,8 @@ export async function startEmbeddedPostgres(
     }
     if (fresh) await initdb(binaries.initdb, databaseDir, runAs, persistent, onLog);
     const args = ['-D', databaseDir, '-p', String(port), ...speed, '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'];
-    server = await launch(binaries.postgres, args, runAs, onLog, 'database system is ready to accept connections');
+    const detached = opts.ownProcessGroup === true && process.platform !== 'win32';
+    server = await launch(binaries.postgres, args, runAs, onLog, 'database system is ready to accept connections', detached);
   } catch (error) {
     // Throw-away data goes, and so do the directories this start created.
     const made = persistent ? created : databaseDir;
@@ -135,9 +142,9 @@ interface Launched {
  * Runs `file` as `runAs` until it prints `ready` (a server) or else until it ends well. Rejects
  * with the reason PostgreSQL gave (its FATAL or error line with its detail and hint) or the spawn error.
  */
-function launch(file: string, args: string[], runAs: RunAs | undefined, onLog: (line: unknown) => void, ready?: string): Promise<Launched> {
+function launch(file: string, args: string[], runAs: RunAs | undefined, onLog: (line: unknown) => void, ready?: string, detached = false): Promise<Launched> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { ...runAs, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { ...runAs, detached, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
     let output = '';
     let settled = false;

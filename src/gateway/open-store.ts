@@ -23,7 +23,7 @@ export async function openGatewayStore(config: GatewayFileConfig, log: Logger, o
     return { store, close: () => store.close() };
   }
   log.info({ dataDir: config.dataDir }, 'using an embedded PostgreSQL for the gateway store');
-  const cluster = await startEmbeddedPostgres({ dataDir: config.dataDir, shareRunning: opts.shareRunning ?? false });
+  const cluster = await startEmbeddedPostgres({ dataDir: config.dataDir, shareRunning: opts.shareRunning ?? false, ownProcessGroup: true });
   await cluster.admin('CREATE DATABASE gateway').catch((error: unknown) => {
     if (!/already exists/.test(String(error))) throw error;
   });
