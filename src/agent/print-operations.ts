@@ -36,7 +36,7 @@ const printing = () => (printingModule ??= import('../printing/dispatch.js'));
 
 export const printOrder = implement(ops.printOrder, async (ctx, input) => {
   const { printOrderTickets } = await printing();
-  const { results, deliveries } = await printOrderTickets(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE);
+  const { results, deliveries } = await printOrderTickets(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE, ctx.deadline);
   const orderRef = await recordPrintJob(ctx, {
     kind: 'order',
     orderFolio: String(input.orderFolio),
@@ -51,7 +51,7 @@ export const printOrder = implement(ops.printOrder, async (ctx, input) => {
 
 export const printTest = implement(ops.printTest, async (ctx, input) => {
   const { printTestPage } = await printing();
-  const { result, delivery } = await printTestPage(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE);
+  const { result, delivery } = await printTestPage(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE, ctx.deadline);
   const orderRef = await recordPrintJob(ctx, { kind: 'test', isReprint: false, results: [result] });
   logFailures(ctx, `printer did not take the test page (orderRef ${orderRef})`, [delivery]);
   return { orderRef, results: [result] };
@@ -77,7 +77,7 @@ export const printAccount = implement(settlement.printAccount, async (ctx, input
   const orderRef = await recordPrintJob(ctx, { kind: 'account', orderFolio: String(answer.numcheque), isReprint: ticket.isReprint, results: [notSent] });
   ctx.outside!(async (db) => {
     const { printAccountTicket } = await printing();
-    const { result, delivery } = await printAccountTicket(printerId, target, ticket, ctx.printerRule ?? DEFAULT_PRINTER_RULE);
+    const { result, delivery } = await printAccountTicket(printerId, target, ticket, ctx.printerRule ?? DEFAULT_PRINTER_RULE, ctx.deadline);
     // What was printed is answered even if its record cannot be updated now.
     await updatePrintJobResults(db, orderRef, [result]).catch((error: unknown) =>
       ctx.log.warn({ err: error, orderRef }, 'could not record what the printer said'),

@@ -115,6 +115,7 @@ export class JobRunner {
       log: log.child({ jobId: job.jobId, op: job.op }),
       now,
       printerRule: this.opts.printerRule ?? DEFAULT_PRINTER_RULE,
+      deadline,
     };
     if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
 

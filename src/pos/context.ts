@@ -17,6 +17,8 @@ export interface PosContext {
   now: Date;
   /** Where the print operations may send (the agent's `printers` config); DEFAULT_PRINTER_RULE unless set. */
   printerRule?: PrinterRule;
+  /** When the gateway stops waiting for the job (performance.now()); a print not begun by then is not sent. */
+  deadline?: number;
   /**
    * For a write: work to do once its transaction has committed, outside it, as Soft Restaurant
    * does some housekeeping after its own (a failure there is logged; the write stands).

@@ -51,8 +51,9 @@ export async function renderTestJob(target: PrinterTargetParams, ticket: TestTic
   return target.kind === 'label' ? renderTestLabel(ticket, target) : renderTestTicket(ticket, { widthMm: widthOf(target) });
 }
 
-function send(target: PrinterTargetParams, bytes: Buffer, rule: PrinterRule): Promise<PrintResult> {
-  return printerQueue.send({ host: target.printerIp, port: target.printerPort }, bytes, { language: target.kind === 'label' ? 'tspl' : 'escpos', rule });
+function send(target: PrinterTargetParams, bytes: Buffer, rule: PrinterRule, notAfter?: number): Promise<PrintResult> {
+  const opts = { language: target.kind === 'label' ? ('tspl' as const) : ('escpos' as const), rule };
+  return printerQueue.send({ host: target.printerIp, port: target.printerPort }, bytes, opts, notAfter);
 }
 
 /**
@@ -67,6 +68,7 @@ const FAILURE_SENTENCES: Record<PrintError, string> = {
   cover_open: 'The printer cover is open.',
   offline: 'The printer dropped the connection before the job was complete.',
   not_allowed: "The agent does not print to this printer's address or port (its printers setting): check them in the registry.",
+  not_sent: 'Not sent: the printer was still busy with earlier jobs when this job ran out of time.',
 };
 
 function toResult(printerId: string, result: PrintResult): PrintResultRecord {
@@ -94,6 +96,7 @@ export async function printOrderTickets(
   input: OpInput<typeof ops.printOrder>,
   now: Date,
   rule: PrinterRule,
+  notAfter?: number,
 ): Promise<{ results: PrintResultRecord[]; deliveries: Delivery[] }> {
   const results: PrintResultRecord[] = Array.from({ length: input.grupos.length });
   const deliveries: Delivery[] = [];
@@ -114,7 +117,7 @@ export async function printOrderTickets(
         }
         const target = input.printers[group.printerId]!;
         const bytes = await renderKitchenJob(target, kitchenTicketOf(input, group, now), group.copias);
-        const sent = await send(target, bytes, rule);
+        const sent = await send(target, bytes, rule, notAfter);
         deliveries.push({ printerId: group.printerId, result: sent });
         results[i] = toResult(group.printerId, sent);
         if (results[i].status === 'failed') failure = results[i];
@@ -128,10 +131,11 @@ export async function printTestPage(
   input: OpInput<typeof ops.printTest>,
   now: Date,
   rule: PrinterRule,
+  notAfter?: number,
 ): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
   const target = input.printers[input.printerId]!;
   const ticket: TestTicket = { title: input.title, message: input.message, printerName: input.printerName ?? target.displayName, date: now };
-  const sent = await send(target, await renderTestJob(target, ticket), rule);
+  const sent = await send(target, await renderTestJob(target, ticket), rule, notAfter);
   return { result: toResult(input.printerId, sent), delivery: { printerId: input.printerId, result: sent } };
 }
 
@@ -141,7 +145,8 @@ export async function printAccountTicket(
   target: PrinterTargetParams,
   ticket: AccountTicket,
   rule: PrinterRule,
+  notAfter?: number,
 ): Promise<{ result: PrintResultRecord; delivery: Delivery }> {
-  const sent = await send(target, renderAccountTicket(ticket, { widthMm: widthOf(target) }), rule);
+  const sent = await send(target, renderAccountTicket(ticket, { widthMm: widthOf(target) }), rule, notAfter);
   return { result: toResult(printerId, sent), delivery: { printerId, result: sent } };
 }

@@ -12,7 +12,8 @@ import {
   tsplFault,
 } from './printer-status.js';
 
-export type PrintError = 'unreachable' | 'timeout' | 'refused' | 'not_allowed' | PrinterFault;
+/** `not_sent` is the queue's: the job's turn at the printer came after its deadline (printer-queue.ts). */
+export type PrintError = 'unreachable' | 'timeout' | 'refused' | 'not_allowed' | 'not_sent' | PrinterFault;
 
 export type PrintResult = { status: 'printed'; bytes: number } | { status: 'failed'; error: PrintError; detail: string };
 

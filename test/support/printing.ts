@@ -87,11 +87,13 @@ export function printingTools(stack: () => TestStack) {
    * does, and then reads nothing more. The transport (src/printing/transport.ts) takes silence
    * after a printer has answered once as a printer that stopped working: a timeout.
    */
-  async function hungPrinter(): Promise<{ port: number; received: () => number }> {
+  async function hungPrinter(): Promise<{ port: number; received: () => number; connections: () => number }> {
     const sockets = new Set<net.Socket>();
     let received = 0;
+    let connections = 0;
     const server = net.createServer((socket) => {
       sockets.add(socket);
+      connections++;
       socket.on('error', () => undefined);
       socket.once('data', (chunk: Buffer) => {
         received += chunk.length;
@@ -104,7 +106,7 @@ export function printingTools(stack: () => TestStack) {
       for (const socket of sockets) socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     });
-    return { port: (server.address() as net.AddressInfo).port, received: () => received };
+    return { port: (server.address() as net.AddressInfo).port, received: () => received, connections: () => connections };
   }
 
   async function cleanup(): Promise<void> {
