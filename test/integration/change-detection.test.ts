@@ -7,9 +7,9 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { JobRunner } from '../../src/agent/runner.js';
 import { operations } from '../../src/agent/operations.js';
 import { ChangeDetector } from '../../src/pos/events/detector.js';
-import { forgetEvents, pendingEvents } from '../../src/pos/events/outbox.js';
 import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
 import { newPosDatabase } from '../support/databases.js';
+import { polledEvents } from '../support/polled-events.js';
 import { orderBody } from '../support/order-body.js';
 
 const log = pino({ level: 'silent' });
@@ -38,16 +38,7 @@ async function openAccount(mesa: string): Promise<number> {
   return Number((result as { data: { folio: number } }).data.folio);
 }
 
-/** The events a poll queues, by type, taken out of the outbox. */
-async function pollEvents(): Promise<string[]> {
-  await detector.poll();
-  const events = await pendingEvents(pos.db, 100);
-  await forgetEvents(
-    pos.db,
-    events.map((e) => e.id),
-  );
-  return events.map((e) => `${e.type} ${(e.data as { folio?: number }).folio ?? ''}`.trim());
-}
+const pollEvents = () => polledEvents(detector, pos.db);
 
 beforeAll(async () => {
   pos = await openPos(await newPosDatabase(), log);

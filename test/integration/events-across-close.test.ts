@@ -10,9 +10,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { JobRunner } from '../../src/agent/runner.js';
 import { operations } from '../../src/agent/operations.js';
 import { ChangeDetector } from '../../src/pos/events/detector.js';
-import { forgetEvents, pendingEvents } from '../../src/pos/events/outbox.js';
 import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
 import { newPosDatabase } from '../support/databases.js';
+import { polledEvents } from '../support/polled-events.js';
 import { orderBody } from '../support/order-body.js';
 
 const log = pino({ level: 'silent' });
@@ -27,16 +27,7 @@ async function run<T>(op: string, params: Record<string, unknown>): Promise<T> {
   return (result as { data: T }).data;
 }
 
-/** The events a poll queues, as "type folio" (the folio of an account), taken out of the outbox. */
-async function pollEvents(): Promise<string[]> {
-  await detector.poll();
-  const events = await pendingEvents(pos.db, 100);
-  await forgetEvents(
-    pos.db,
-    events.map((e) => e.id),
-  );
-  return events.map((e) => `${e.type} ${(e.data as { folio?: number } | null)?.folio ?? ''}`.trim());
-}
+const pollEvents = () => polledEvents(detector, pos.db);
 
 beforeAll(async () => {
   pos = await openPos(await newPosDatabase(), log);
