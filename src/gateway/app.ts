@@ -35,6 +35,8 @@ export interface GatewayOptions {
   store: GatewayStore;
   log: Logger;
   jobTimeoutMs?: number;
+  /** How long a client may take to send its whole request (headers and body) before 408; 60 s unless given. */
+  requestTimeoutMs?: number;
   rateLimit?: { perSecond: number; burst: number };
   /** Failed authentications allowed per client address, and over all, before 429. */
   failedAuthLimit?: FailedAuthLimit;
@@ -63,8 +65,11 @@ export interface Gateway {
   hub: AgentHub;
 }
 
+const REQUEST_TIMEOUT_MS = 60_000;
+
 export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
   const defaults = gatewayDefaults();
+  const requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app: FastifyInstance = Fastify({
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the lint sees no difference; tsc needs Fastify's logger type, not pino's
     loggerInstance: opts.log as FastifyBaseLogger,
@@ -73,6 +78,10 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     // Trusted from anyone, the header would let a client pick the address its failures count against.
     trustProxy: opts.trustProxy?.length ? [...opts.trustProxy] : false,
     bodyLimit: 4 * 1024 * 1024,
+    // A client trickling its request held a connection for good (Fastify sets no limit): many
+    // of them took every file descriptor. Node checks the limit every connectionsCheckingInterval.
+    requestTimeout,
+    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(5_000, requestTimeout) },
     ajv: { customOptions: { coerceTypes: false } },
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,

@@ -17,7 +17,9 @@ export interface GatewayAlone {
 }
 
 /** `register` runs on the migrated store before the gateway starts (users, branches). */
-export function gatewayAloneSuite(opts: { register?: (store: GatewayStore) => Promise<void>; hub?: GatewayOptions['hub'] } = {}): () => GatewayAlone {
+export function gatewayAloneSuite(
+  opts: { register?: (store: GatewayStore) => Promise<void>; hub?: GatewayOptions['hub']; requestTimeoutMs?: number } = {},
+): () => GatewayAlone {
   let started: GatewayAlone | undefined;
   let store: GatewayStore | undefined;
   let gateway: Gateway | undefined;
@@ -25,7 +27,13 @@ export function gatewayAloneSuite(opts: { register?: (store: GatewayStore) => Pr
     store = new GatewayStore(await newGatewayDatabase());
     await store.migrate();
     await opts.register?.(store);
-    gateway = await buildGateway({ store, log: pino({ level: 'silent' }), webhookKey: randomBytes(32), ...(opts.hub ? { hub: opts.hub } : {}) });
+    gateway = await buildGateway({
+      store,
+      log: pino({ level: 'silent' }),
+      webhookKey: randomBytes(32),
+      ...(opts.hub ? { hub: opts.hub } : {}),
+      ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+    });
     const wsUrl = (await gateway.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
     started = { store, gateway, wsUrl };
   });
