@@ -46,6 +46,9 @@ export interface DeliveryListing {
 
 const ATTEMPTS_SHOWN = 20;
 
+/** Deliveries of one user's webhooks in flight at once, over every gateway of the store. */
+export const PER_USER_IN_FLIGHT = 4;
+
 export class EventStore {
   constructor(private readonly db: Kysely<GatewayDatabase>) {}
 
@@ -115,6 +118,9 @@ export class EventStore {
    */
   async leaseDue(limit: number, leaseMs: number, now = new Date()): Promise<LeasedDelivery[]> {
     const leaseUntil = new Date(now.getTime() + leaseMs);
+    // Each user's oldest due deliveries first, round the users, and none for a user who already
+    // has PER_USER_IN_FLIGHT leased (by any gateway): one user's receivers that take their whole
+    // timeout must not hold back every other user's deliveries.
     const result = await sql<{
       id: string;
       webhook_id: string;
@@ -126,13 +132,21 @@ export class EventStore {
       event_created_at: Date;
     }>`
       with heads as (
-        select distinct on (webhook_id, license_key) id, next_attempt_at, lease_until
-        from gw_deliveries where state = 'pending'
-        order by webhook_id, license_key, event_seq
+        select distinct on (d.webhook_id, d.license_key) d.id, d.next_attempt_at, d.lease_until, w.user_id
+        from gw_deliveries d join gw_webhooks w on w.id = d.webhook_id
+        where d.state = 'pending'
+        order by d.webhook_id, d.license_key, d.event_seq
+      ), in_flight as (
+        select user_id, count(*) as n from heads where lease_until >= ${now} group by user_id
       ), due as (
-        select id from heads
-        where next_attempt_at <= ${now} and (lease_until is null or lease_until < ${now})
-        order by next_attempt_at limit ${limit}
+        select r.id from (
+          select h.id, h.next_attempt_at,
+            row_number() over (partition by h.user_id order by h.next_attempt_at) + coalesce(f.n, 0) as turn
+          from heads h left join in_flight f on f.user_id = h.user_id
+          where h.next_attempt_at <= ${now} and (h.lease_until is null or h.lease_until < ${now})
+        ) r
+        where r.turn <= ${PER_USER_IN_FLIGHT}
+        order by r.turn, r.next_attempt_at limit ${limit}
       ), leased as (
         update gw_deliveries d set lease_until = ${leaseUntil}
         from due where d.id = due.id and d.state = 'pending' and (d.lease_until is null or d.lease_until < ${now})
