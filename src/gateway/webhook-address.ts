@@ -54,6 +54,13 @@ const NEVER = list([
   ['224.0.0.0', 4, 'ipv4'],
   ['240.0.0.0', 4, 'ipv4'],
   ['ff00::', 8, 'ipv6'],
+  // Prefixes that carry an IPv4 address some networks translate to (IPv4-compatible, SIIT,
+  // 6to4, local-use NAT64): no webhook lives there, and judging the address inside each is
+  // more forms to get right than refusing them.
+  ['::', 96, 'ipv6'],
+  ['::ffff:0:0:0', 96, 'ipv6'],
+  ['2002::', 16, 'ipv6'],
+  ['64:ff9b:1::', 48, 'ipv6'],
 ]);
 
 /** The IPv4 address an IPv6 one carries (IPv4-mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96), if any. */
@@ -70,8 +77,9 @@ function embeddedIpv4(address: string): string | undefined {
 export function classifyAddress(address: string): AddressClass | undefined {
   const v4 = isIP(address) === 6 ? embeddedIpv4(address) : undefined;
   const [ip, type] = v4 ? [v4, 'ipv4' as const] : [address, isIP(address) === 4 ? ('ipv4' as const) : ('ipv6' as const)];
-  if (NEVER.check(ip, type)) return 'never';
+  // Loopback first: ::1 is also inside the IPv4-compatible ::/96 of NEVER.
   if (LOOPBACK.check(ip, type)) return 'loopback';
+  if (NEVER.check(ip, type)) return 'never';
   if (PRIVATE.check(ip, type)) return 'private';
   return undefined;
 }

@@ -28,6 +28,11 @@ describe('address classes', () => {
     ['::ffff:169.254.169.254', 'never'],
     ['::ffff:7f00:1', 'loopback'],
     ['64:ff9b::10.0.0.1', 'private'],
+    // Other prefixes that carry one, refused whole.
+    ['::a9fe:a9fe', 'never'],
+    ['::ffff:0:a9fe:a9fe', 'never'],
+    ['2002:a9fe:a9fe::', 'never'],
+    ['64:ff9b:1::a9fe:a9fe', 'never'],
   ])('%s is %s', (address, kind) => {
     expect(classifyAddress(address)).toBe(kind);
   });
