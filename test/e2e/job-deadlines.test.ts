@@ -1,8 +1,8 @@
 /**
  * A job's time limit travels as a budget the agent measures on its own monotonic clock, so a
  * branch server whose wall clock is minutes or an hour off the gateway's neither fails every
- * job nor commits after the client was told 504. A print that reached its printer is recorded
- * even past the limit. A result the gateway cannot read is answered at once.
+ * job nor commits after the client was told 504. A print held past the limit before it reached
+ * its printer is not sent, and recorded so. A result the gateway cannot read is answered at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
@@ -82,8 +82,8 @@ describe("an agent whose clock is off the gateway's", () => {
   });
 });
 
-describe('a print that finishes after the deadline', () => {
-  it('is recorded, and a retry with the same key does not print again', async () => {
+describe('a print held past its deadline before it reaches the printer', () => {
+  it('is not sent, is recorded so, and a retry with the same key answers that without printing', async () => {
     const printer = await startVirtualPrinter({ host: LOOPBACK });
     const cleanups: Array<() => Promise<void>> = [];
     try {
@@ -92,21 +92,21 @@ describe('a print that finishes after the deadline', () => {
       });
       const printerId = registered.body.id as string;
       const key = randomUUID();
-      // The print's record waits at its commit until the client was told 504.
+      // The print's claim of its key (the first thing its transaction writes) waits until the client was told 504.
       const trap = await trapCommits(stack.pos.get(BRANCH)!.db, 'print.test', 'hold');
       cleanups.push(() => trap.remove());
       const late = await stack.api('POST', `/print/${BRANCH}/prueba`, { body: { printerId }, headers: { 'idempotency-key': key } });
       expect(late.status).toBe(504);
       await trap.release();
-      await printer.waitForJob();
-      await sleep(1_000);
-      const records = await stack.pos.get(BRANCH)!.db.selectFrom('ba_print_jobs').selectAll().where('kind', '=', 'test').execute();
-      expect(records.length).toBeGreaterThan(0);
+      await until(async () => (await stack.pos.get(BRANCH)!.db.selectFrom('ba_print_jobs').select('id').where('kind', '=', 'test').execute()).length > 0);
+      await sleep(300);
+      expect(printer.jobs).toHaveLength(0);
 
       const retry = await stack.api('POST', `/print/${BRANCH}/prueba`, { body: { printerId }, headers: { 'idempotency-key': key } });
-      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      expect(retry.status, JSON.stringify(retry.body)).toBe(502);
+      expect(retry.body.results).toMatchObject([{ printerId, status: 'failed', error: 'not_sent' }]);
       await sleep(300);
-      expect(printer.jobs).toHaveLength(1);
+      expect(printer.jobs).toHaveLength(0);
     } finally {
       for (const cleanup of cleanups.splice(0)) await cleanup();
       await printer.close();
