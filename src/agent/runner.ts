@@ -82,11 +82,12 @@ export class JobRunner {
     // branch server and the gateway may be minutes apart.
     const deadline = performance.now() + job.budgetMs;
     if (job.hold) this.#verdicts.expect(job.jobId);
-    const slots = this.opts.operations.get(job.op)?.def.usesPrinter?.(job.params) ? this.#printSlots : this.#slots;
+    const impl = this.opts.operations.get(job.op);
+    const slots = impl?.def.usesPrinter?.(job.params) ? this.#printSlots : this.#slots;
     await slots.acquire();
     try {
       if (performance.now() > deadline) throw new Deadline();
-      const data = await this.#execute(job, deadline);
+      const data = await this.#execute(job, impl, deadline);
       return { type: 'result', jobId: job.jobId, ok: true, data };
     } catch (error) {
       return { type: 'result', jobId: job.jobId, ok: false, error: this.#describe(job, error) };
@@ -96,8 +97,7 @@ export class JobRunner {
     }
   }
 
-  async #execute(job: JobMessage, deadline: number): Promise<unknown> {
-    const impl = this.opts.operations.get(job.op);
+  async #execute(job: JobMessage, impl: Implementation | undefined, deadline: number): Promise<unknown> {
     if (!impl) throw new PosError('not_found', `This agent does not know the operation ${job.op}.`);
     const parsed = impl.def.input.safeParse(job.params);
     if (!parsed.success) {
