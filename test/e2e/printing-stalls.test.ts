@@ -43,6 +43,9 @@ it('opens an account at once while ten print jobs wait on a printer that hangs',
   );
   expect(created.status, created.text).toBe(201);
   expect(elapsedMs).toBeLessThan(2_000);
+  const db = stack.pos.get(BRANCH)!.db;
+  const row = await db.selectFrom('tempcheques').select(['folio', 'total']).where('folio', '=', created.body.folio).executeTakeFirst();
+  expect(Number(row?.total)).toBe(89);
   // The printer goes away: the jobs still in line fail fast instead of each waiting out a timeout.
   await cleanup();
   const answers = await Promise.all(prints);
