@@ -140,6 +140,13 @@ export function configSchemas() {
       .optional()
       .describe('PostgreSQL URL of the store; an embedded PostgreSQL in dataDir when absent')
       .meta(fromEnv('GATEWAY_DATABASE_URL')),
+    publicUrl: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        'the address clients reach the gateway at (e.g. https://api.example.com), the base of every problem’s `type`; the request’s own host and scheme when absent',
+      )
+      .meta(fromEnv('PUBLIC_URL')),
     dataDir: z.string().default('./gateway-data').describe('the embedded PostgreSQL’s data and the webhook key file'),
     jobTimeoutMs: z.number().int().positive().default(30_000).describe('how long the gateway waits for an agent to answer a job before 504 agent_timeout'),
     printers: printerRuleConfig(),

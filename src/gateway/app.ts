@@ -25,8 +25,8 @@ import { JobLog } from './job-log.js';
 import { schedulePurges } from './purges.js';
 import { gatewayDefaults } from '../config/schema.js';
 import type { FailedAuthLimit } from './failed-auth-throttle.js';
-import { answerClientError, answerFrameworkError } from './framework-errors.js';
-import { ApiError, sendProblem, toApiError } from './problems.js';
+import { answerFrameworkError, clientErrorAnswerer } from './framework-errors.js';
+import { ApiError, problemTypeBase, sendProblem, toApiError } from './problems.js';
 import type { GatewayStore } from './store.js';
 import { refuseUnstorableText } from './unstorable-text.js';
 
@@ -44,6 +44,8 @@ export interface GatewayOptions {
   printers?: PrinterRule;
   /** The proxies (addresses/CIDRs) whose X-Forwarded-For names the client address; none unless given. */
   trustProxy?: readonly string[];
+  /** The address clients reach the gateway at, the base of problems' `type`; the request's host unless given. */
+  publicUrl?: string;
   idempotencyRetentionHours?: number;
   /** Job log entries older than this are purged. */
   jobLogRetentionDays?: number;
@@ -70,6 +72,7 @@ const REQUEST_TIMEOUT_MS = 60_000;
 export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
   const defaults = gatewayDefaults();
   const requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const typeBase = problemTypeBase(opts.publicUrl);
   const app: FastifyInstance = Fastify({
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the lint sees no difference; tsc needs Fastify's logger type, not pino's
     loggerInstance: opts.log as FastifyBaseLogger,
@@ -83,12 +86,13 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
     requestTimeout,
     http: { headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(5_000, requestTimeout) },
     ajv: { customOptions: { coerceTypes: false } },
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: clientErrorAnswerer(typeBase),
     frameworkErrors: answerFrameworkError,
     // A cluster instance keeps listening while it hands over its agents: what it refuses then
     // is told in a problem (below), so the client knows another instance will answer.
     return503OnClosing: !opts.cluster,
   });
+  app.decorate('problemTypeBase', typeBase);
   acceptOnlyUtf8Json(app);
   const jobTimeoutMs = opts.jobTimeoutMs ?? defaults.jobTimeoutMs;
   const { allowHttp, allowLoopback, allowPrivate, timeoutMs: webhookTimeoutMs, ...retry } = opts.webhooks ?? {};

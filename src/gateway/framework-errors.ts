@@ -20,14 +20,18 @@ function clientProblem(error: NodeJS.ErrnoException): ApiError {
 
 /**
  * Node's clientError: there is no request to answer through, so the problem is written to the
- * socket, which is then closed. The Host header was not read: its `type` is on the address the
- * client connected to, absolute like every other.
+ * socket, which is then closed. The Host header was not read: without a configured public
+ * address, its `type` is on the address the client connected to, absolute like every other.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+export function clientErrorAnswerer(typeBase: string | undefined): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+  return (error, socket) => answerClientError(typeBase, error, socket);
+}
+
+function answerClientError(typeBase: string | undefined, error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     const problem = clientProblem(error);
-    const body = JSON.stringify(problemDocument(localBase(socket), problem.status, problem.code, problem.message));
+    const body = JSON.stringify(problemDocument(typeBase ?? localBase(socket), problem.status, problem.code, problem.message));
     socket.write(
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );

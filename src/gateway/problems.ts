@@ -40,8 +40,27 @@ export function problemDocument(typeBase: string, status: number, code: ErrorCod
   };
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The configured public address (`publicUrl`) problems' `type` is on, without a trailing slash. */
+    problemTypeBase: string | undefined;
+  }
+}
+
+/** `publicUrl` as the base of problem types: its origin and path, without a trailing slash. */
+export function problemTypeBase(publicUrl: string | undefined): string | undefined {
+  if (publicUrl === undefined) return undefined;
+  const url = new URL(publicUrl);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * Without a configured public address the `type` is on the address the request named, which a
+ * client chooses (its Host header): a gateway behind a proxy should set `publicUrl`.
+ */
 export function problemBody(request: FastifyRequest, status: number, code: ErrorCode, detail: string, extra: Record<string, unknown> = {}) {
-  return problemDocument(`${request.protocol}://${request.host}`, status, code, detail, extra, request.is404 ? undefined : request.url.split('?')[0]);
+  const base = request.server.problemTypeBase ?? `${request.protocol}://${request.host}`;
+  return problemDocument(base, status, code, detail, extra, request.is404 ? undefined : request.url.split('?')[0]);
 }
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {

@@ -23,6 +23,7 @@ export async function runGateway(config: GatewayFileConfig, log: Logger): Promis
       rateLimit: config.rateLimit,
       failedAuthLimit: config.failedAuthLimit,
       trustProxy: config.trustProxy,
+      publicUrl: config.publicUrl,
       idempotencyRetentionHours: config.idempotencyRetentionHours,
       jobLogRetentionDays: config.jobLogRetentionDays,
       purgeIntervalMs: config.purgeIntervalMinutes * 60_000,

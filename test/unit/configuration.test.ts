@@ -38,7 +38,19 @@ describe('the configuration', () => {
   it('takes every environment variable an option names, and only where the file has the section', () => {
     const withEnv = options.filter((o) => o.env);
     expect(withEnv.map((o) => o.env).sort()).toEqual(
-      ['AGENT_TOKEN', 'GATEWAY_DATABASE_URL', 'GATEWAY_URL', 'HOST', 'LOG_LEVEL', 'NATS_URL', 'PORT', 'POS_DB_PASSWORD', 'TRUST_PROXY', 'WEBHOOK_KEY'].sort(),
+      [
+        'AGENT_TOKEN',
+        'GATEWAY_DATABASE_URL',
+        'GATEWAY_URL',
+        'HOST',
+        'LOG_LEVEL',
+        'NATS_URL',
+        'PORT',
+        'POS_DB_PASSWORD',
+        'PUBLIC_URL',
+        'TRUST_PROXY',
+        'WEBHOOK_KEY',
+      ].sort(),
     );
     const file = {
       agent: {
@@ -60,6 +72,7 @@ describe('the configuration', () => {
       WEBHOOK_KEY: 'a2V5',
       NATS_URL: 'nats://env:4222',
       TRUST_PROXY: '10.0.0.5, 10.1.0.0/16',
+      PUBLIC_URL: 'https://api.example.com/pos',
     };
     const config = parseConfig(file, values);
     for (const o of withEnv) {
