@@ -16,6 +16,7 @@ import type { OutsideEffect } from '../pos/context.js';
 import type { Implementation } from '../pos/operation.js';
 import type { PosRuntime } from '../pos/runtime.js';
 import { ClaimLost, ClaimVerdicts } from './claim-verdicts.js';
+import { EffectsInFlight } from './effects-in-flight.js';
 import { JobSlots } from './job-slots.js';
 
 export interface RunnerOptions {
@@ -33,6 +34,10 @@ export interface RunnerOptions {
 class Deadline extends Error {}
 /** The job's key was recorded by an earlier copy of it: this copy's transaction is rolled back. */
 class AlreadyRecorded extends Error {}
+/** The earlier copy that recorded the key is still printing past this copy's deadline. */
+class EffectRunning extends Error {}
+
+const keyOf = (idem: { scope: string; key: string }) => `${idem.scope}\u0000${idem.key}`;
 
 /**
  * How often a write runs again after its transaction was rolled back whole: as the victim of a
@@ -52,6 +57,7 @@ export class JobRunner {
   readonly #slots: JobSlots;
   readonly #printSlots = new JobSlots(PRINT_JOBS_AT_ONCE);
   readonly #verdicts = new ClaimVerdicts();
+  readonly #effects = new EffectsInFlight();
 
   constructor(private readonly opts: RunnerOptions) {
     this.#slots = new JobSlots(opts.concurrency);
@@ -121,19 +127,12 @@ export class JobRunner {
 
     let afterCommit: Array<(db: PosDb) => Promise<void>> = [];
     let outside: OutsideEffect | undefined;
+    let endEffect: (() => void) | undefined;
     const idem = job.idempotency;
     const attempt = () =>
       pos.db.transaction().execute(async (trx) => {
         afterCommit = [];
         outside = undefined;
-        // A print cannot be rolled back: its key is taken before it runs, so that a second copy
-        // waits for the first and replays it instead of printing again.
-        const claimFirst = idem !== undefined && impl.def.outsideEffect === true;
-        if (claimFirst && !(await recordOnce(trx, idem, job.op, null, base.now, this.opts.idempotencyRetentionMs, []))) throw new AlreadyRecorded();
-        // What a print sends cannot be rolled back: a held print sends nothing until its key is
-        // won. Its transaction and its key's record, which a lost claim rolls back, are written
-        // meanwhile, while the verdict is on its way.
-        if (impl.def.outsideEffect) await this.#claimWon(job, deadline);
         const result = await impl.run(
           {
             ...base,
@@ -146,16 +145,16 @@ export class JobRunner {
           parsed.data,
         );
         const origins = originRows(job.jobId, impl.def.marks?.(parsed.data, result) ?? [], base.now);
-        // Any other write's key is recorded last, with its marks, in one statement: all that a new
-        // job (the common case) costs beyond its own statements.
-        if (!idem || claimFirst) await markOrigins(trx, origins);
-        if (claimFirst) await recordResult(trx, idem, result);
-        else if (idem && !(await recordOnce(trx, idem, job.op, result, base.now, this.opts.idempotencyRetentionMs, origins))) throw new AlreadyRecorded();
+        // The key is recorded last, with its marks, in one statement: all that a new job (the
+        // common case) costs beyond its own statements.
+        if (!idem) await markOrigins(trx, origins);
+        else if (!(await recordOnce(trx, idem, job.op, result, base.now, this.opts.idempotencyRetentionMs, origins))) throw new AlreadyRecorded();
         // A held job commits only once the gateway has claimed its key (claim-verdicts.ts).
         await this.#claimWon(job, deadline);
-        // Committing after the gateway gave up would apply a write the client was told failed;
-        // but what was printed is printed, and its record is what keeps a retry from printing again.
-        if (performance.now() > deadline && !impl.def.outsideEffect) throw new Deadline();
+        // Committing after the gateway gave up would apply a write the client was told failed.
+        if (performance.now() > deadline) throw new Deadline();
+        // From the commit until the effect ends, a retry of the key waits rather than answer the record.
+        if (outside && idem) endEffect = this.#effects.begin(keyOf(idem));
         return result;
       });
     let result: unknown;
@@ -164,10 +163,14 @@ export class JobRunner {
         result = await attempt();
         break;
       } catch (error) {
+        endEffect?.();
+        endEffect = undefined;
         if (error instanceof ClaimLost) throw error;
         // A copy of a job that already ran, stopped by its record or refused by what the first
-        // copy wrote (an account it paid, a row it inserted): the first copy's answer is this one's.
+        // copy wrote (an account it paid, a row it inserted): the first copy's answer is this one's,
+        // once the first copy's print (if any) has ended.
         if (idem) {
+          if (!(await this.#effects.settled(keyOf(idem), deadline))) throw new EffectRunning();
           const recorded = await recordedResult(pos.db, idem).catch((lookup: unknown) => {
             if (lookup instanceof PosError) throw lookup;
             return undefined;
@@ -177,8 +180,7 @@ export class JobRunner {
         // Stopped by a record that expired before it could be read: the key is free again.
         const purged = error instanceof AlreadyRecorded;
         const duplicate = idem !== undefined && isUniqueViolation(error);
-        // Running a print again would print again: only a replay of its record is safe.
-        const deadlock = isDeadlock(error) && !impl.def.outsideEffect;
+        const deadlock = isDeadlock(error);
         if (!(purged || duplicate || deadlock) || retries >= MAX_RETRIES) throw error;
         if (performance.now() > deadline) throw new Deadline();
         if (deadlock) {
@@ -187,7 +189,11 @@ export class JobRunner {
         }
       }
     }
-    if (outside) result = await this.#completeOutside(job, base.log, outside, result);
+    try {
+      if (outside) result = await this.#completeOutside(job, base.log, outside, result);
+    } finally {
+      endEffect?.();
+    }
     for (const task of afterCommit) {
       await task(pos.db).catch((error: unknown) => base.log.warn({ err: error }, 'housekeeping after the write failed; the write itself is committed'));
     }
@@ -211,7 +217,7 @@ export class JobRunner {
     }
     const completed = { ...(result as Record<string, unknown>), ...done };
     if (job.idempotency) {
-      // A record left as the write wrote it makes a retry answer "not sent" instead of doing it again.
+      // A record left as the write wrote it makes a retry answer "interrupted" instead of doing it again.
       await recordResult(this.opts.pos.db, job.idempotency, completed).catch((error: unknown) =>
         log.warn({ err: error }, 'could not record what the outside effect did; a retry answers what the write recorded'),
       );
@@ -223,6 +229,8 @@ export class JobRunner {
     if (error instanceof PosError) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
     if (error instanceof ClaimLost)
       return { code: 'idempotency_in_progress', message: "The gateway did not claim this request's Idempotency-Key; nothing was written." };
+    if (error instanceof EffectRunning)
+      return { code: 'idempotency_in_progress', message: 'The first request with this Idempotency-Key is still printing; retry shortly.' };
     if (error instanceof Deadline || isStatementTimeout(error))
       return { code: 'agent_timeout', message: 'The job passed its deadline before it could finish; nothing was written.' };
     if (isDeadlock(error)) {

@@ -69,6 +69,11 @@ export function toPage<T>(data: T[], totalResults: number, page: number, pageSiz
 
 /** Money and rates go out as JSON numbers made from decimal strings, never from float math. */
 export const money = z.number();
+
+/** Decimal inputs: JSON numbers with a bounded number of decimals (money is never float math). */
+export function decimal(places: number) {
+  return z.number().refine((n) => Number.isFinite(n) && Number(n.toFixed(places)) === n, `at most ${places} decimals`);
+}
 /** Branch-local time with the branch's UTC offset, e.g. 2026-11-21T14:05:00-06:00. */
 export const localDateTime = z.string();
 

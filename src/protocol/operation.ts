@@ -26,12 +26,6 @@ export interface OperationDef<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   /** Writes run in one transaction with an exactly-once idempotency record. */
   readonly write: boolean;
   /**
-   * The write does something outside the database that a rollback cannot undo (it prints):
-   * once done, its record is committed even past the job's deadline, so that a retry answers
-   * from it instead of doing it again.
-   */
-  readonly outsideEffect?: boolean;
-  /**
    * Whether a job with these (not yet validated) parameters sends bytes to a printer: the agent
    * runs such jobs in slots of their own, so that a printer that hangs cannot hold the others'.
    */
@@ -53,7 +47,7 @@ export interface OperationDef<I extends z.ZodType = z.ZodType, O extends z.ZodTy
 export type OperationSpec<I extends z.ZodType, O extends z.ZodType> = Pick<OperationDef<I, O>, 'name'> & {
   input: () => I;
   output: () => O;
-} & ({ write: false } | ({ write: true; marks: NonNullable<OperationDef<I, O>['marks']> } & Pick<OperationDef<I, O>, 'outsideEffect' | 'usesPrinter'>));
+} & ({ write: false } | ({ write: true; marks: NonNullable<OperationDef<I, O>['marks']> } & Pick<OperationDef<I, O>, 'usesPrinter'>));
 
 export function defineOperation<I extends z.ZodType, O extends z.ZodType>(spec: OperationSpec<I, O>): OperationDef<I, O> {
   let input: I | undefined;
@@ -61,7 +55,7 @@ export function defineOperation<I extends z.ZodType, O extends z.ZodType>(spec: 
   return {
     name: spec.name,
     write: spec.write,
-    ...(spec.write ? { outsideEffect: spec.outsideEffect, usesPrinter: spec.usesPrinter, marks: spec.marks } : {}),
+    ...(spec.write ? { usesPrinter: spec.usesPrinter, marks: spec.marks } : {}),
     get input() {
       return (input ??= spec.input());
     },

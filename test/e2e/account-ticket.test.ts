@@ -118,7 +118,7 @@ describe('POST /temp_ordenes/{licenseKey}/{folio}/imprimir with printerId', () =
     expect((await trap.recorded())[0]).toEqual(
       expect.objectContaining({
         folio,
-        ticket: { orderRef: res.body.ticket.orderRef, results: [expect.objectContaining({ printerId, error: 'not_sent' })] },
+        ticket: { orderRef: res.body.ticket.orderRef, results: [expect.objectContaining({ printerId, error: 'interrupted' })] },
       }),
     );
     const { jobId: _jobId, ...answered } = res.body;

@@ -82,31 +82,36 @@ describe("an agent whose clock is off the gateway's", () => {
   });
 });
 
-describe('a print held past its deadline before it reaches the printer', () => {
-  it('is not sent, is recorded so, and a retry with the same key answers that without printing', async () => {
+describe('a print held past its deadline before its commit', () => {
+  it('is rolled back like any write: nothing recorded or printed, and a retry with the same key prints it once', async () => {
     const printer = await startVirtualPrinter({ host: LOOPBACK });
     const cleanups: Array<() => Promise<void>> = [];
+    const db = stack.pos.get(BRANCH)!.db;
+    const testJobs = async () => (await db.selectFrom('ba_print_jobs').select('id').where('kind', '=', 'test').execute()).length;
     try {
       const registered = await stack.api('POST', '/print/printers', {
         body: { licenseKey: BRANCH, printerIp: LOOPBACK, printerPort: printer.port, displayName: 'Cocina', kind: 'thermal', widthMm: 80 },
       });
       const printerId = registered.body.id as string;
       const key = randomUUID();
-      // The print's claim of its key (the first thing its transaction writes) waits until the client was told 504.
-      const trap = await trapCommits(stack.pos.get(BRANCH)!.db, 'print.test', 'hold');
+      const before = await testJobs();
+      // The print's record of its key (the last thing its transaction writes) waits until the client was told 504.
+      const trap = await trapCommits(db, 'print.test', 'hold');
       cleanups.push(() => trap.remove());
       const late = await stack.api('POST', `/print/${BRANCH}/prueba`, { body: { printerId }, headers: { 'idempotency-key': key } });
       expect(late.status).toBe(504);
       await trap.release();
-      await until(async () => (await stack.pos.get(BRANCH)!.db.selectFrom('ba_print_jobs').select('id').where('kind', '=', 'test').execute()).length > 0);
+      await until(() => stack.agents.get(BRANCH)!.runner.running === 0);
       await sleep(300);
+      expect(await testJobs()).toBe(before);
       expect(printer.jobs).toHaveLength(0);
 
       const retry = await stack.api('POST', `/print/${BRANCH}/prueba`, { body: { printerId }, headers: { 'idempotency-key': key } });
-      expect(retry.status, JSON.stringify(retry.body)).toBe(502);
-      expect(retry.body.results).toMatchObject([{ printerId, status: 'failed', error: 'not_sent' }]);
-      await sleep(300);
-      expect(printer.jobs).toHaveLength(0);
+      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      expect(retry.body.results).toMatchObject([{ printerId, status: 'printed' }]);
+      await printer.waitForJob();
+      expect(await testJobs()).toBe(before + 1);
+      expect(printer.jobs).toHaveLength(1);
     } finally {
       for (const cleanup of cleanups.splice(0)) await cleanup();
       await printer.close();

@@ -198,6 +198,23 @@ describe('POST /print/{licenseKey}/orden', () => {
     const ticket = await print('orden', order([{ printerId: thermalId, copias: 10, productos: [line] }]));
     expect(ticket.status, ticket.text).toBe(200);
   });
+
+  it('refuses a price with more than 4 decimals before anything prints, and keeps one with 4 as sent', async () => {
+    // 1e-50 is 0.000…01 written out: 52 characters, past what the job's record holds. It was
+    // refused by the database after the ticket had printed, and every retry printed it again.
+    const printer = await virtualPrinter();
+    const printerId = await registerAt(printer.port);
+    for (const price of [1e-50, 0.12345]) {
+      const res = await print('orden', order([{ printerId, productos: COFFEE_LINES }], { price }));
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.errors).toEqual([expect.objectContaining({ path: 'body.price' })]);
+    }
+    await settle();
+    expect(printer.jobs).toHaveLength(0);
+    const res = await print('orden', order([{ printerId, productos: COFFEE_LINES }], { price: 12_345.6789 }));
+    expect(res.status, res.text).toBe(200);
+    expect(await printJob(res.body.orderRef)).toMatchObject({ price: '12345.6789' });
+  });
 });
 
 describe('demo printers', () => {

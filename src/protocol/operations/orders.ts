@@ -1,12 +1,7 @@
 /** Writes on an account: create (open or closed), add lines, cancel lines, discounts. */
 import { z } from 'zod';
-import { integer } from '../common.js';
+import { decimal, integer } from '../common.js';
 import { defineOperation, origin } from '../operation.js';
-
-/** Decimal inputs: JSON numbers with a bounded number of decimals (money is never float math). */
-export function decimal(places: number) {
-  return z.number().refine((n) => Number.isFinite(n) && Number(n.toFixed(places)) === n, `at most ${places} decimals`);
-}
 
 /** A line's tax rate in percent: `tempcheqdet.impuesto1..3` keep 2 decimals (numeric(5,2)). */
 const rate = decimal(2).min(0).max(100);

@@ -5,6 +5,7 @@
  * and prints. A failed printer is a result, not an error: the gateway turns it into a 502.
  */
 import { z } from 'zod';
+import { decimal } from '../common.js';
 import { defineOperation } from '../operation.js';
 import { printerId, printerTarget } from '../printers.js';
 
@@ -29,9 +30,9 @@ export const printOrderBody = z.object({
   orderFolio: z.union([z.string().trim().min(1).max(40), z.number().int().nonnegative()]).describe('folio printed on the ticket'),
   isReprint: z.boolean().default(false).describe('prints REIMPRESION under the header'),
   price: z
-    .union([z.string().max(40), z.number().min(0).max(999_999_999)])
+    .union([z.string().max(40), decimal(4).min(0).max(999_999_999)])
     .optional()
-    .describe('the order total: stored with the print job for future receipts, not printed on the kitchen ticket'),
+    .describe('the order total, text or a number with at most 4 decimals: stored with the print job for future receipts, not printed on the kitchen ticket'),
   paymentMethod: text(60).optional().describe('stored with the print job for future receipts, not printed on the kitchen ticket'),
   businessName: z.string().trim().min(1, 'must not be empty').max(80),
   businessSubtitle: text(80).optional(),
@@ -50,7 +51,8 @@ export const printTestBody = z.object({
 /** The targets the gateway resolved, by printer id. */
 export const printers = z.record(z.string(), printerTarget).describe('set by the gateway from its printer registry');
 
-export const PRINT_ERRORS = ['unreachable', 'timeout', 'refused', 'paper_out', 'cover_open', 'offline', 'not_allowed', 'not_sent'] as const;
+/** `interrupted`: the agent stopped between recording the job and the printer's answer (print-operations.ts). */
+export const PRINT_ERRORS = ['unreachable', 'timeout', 'refused', 'paper_out', 'cover_open', 'offline', 'not_allowed', 'not_sent', 'interrupted'] as const;
 
 export const printResult = z.object({
   printerId: z.string(),
@@ -105,7 +107,6 @@ function everyPrinterResolved(ids: string[], targets: Record<string, unknown>, c
 export const printOrder = defineOperation({
   name: 'print.order',
   write: true,
-  outsideEffect: true,
   usesPrinter: () => true,
   // Printing changes no Soft Restaurant record: nothing for events to attribute.
   marks: () => [],
@@ -124,7 +125,6 @@ export const printOrder = defineOperation({
 export const printTest = defineOperation({
   name: 'print.test',
   write: true,
-  outsideEffect: true,
   usesPrinter: () => true,
   marks: () => [],
   input: () => printTestBody.extend({ printers }).superRefine((input, ctx) => everyPrinterResolved([input.printerId], input.printers, ctx)),

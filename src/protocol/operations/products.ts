@@ -1,13 +1,8 @@
 /** Catalogue writes: replacing a product's data and its price for one company. */
 import { z } from 'zod';
-import { money } from '../common.js';
+import { decimal, money } from '../common.js';
 import { defineOperation, origin } from '../operation.js';
 import { productRecord } from './catalogs.js';
-
-/** A JSON number with at most `places` decimals (money is never float math). */
-function decimal(places: number) {
-  return z.number().refine((n) => Number.isFinite(n) && Number(n.toFixed(places)) === n, `at most ${places} decimals`);
-}
 
 // productosdetalle.impuesto1..3 are numeric(5,2): a third decimal would be rounded away silently.
 const rate = decimal(2).min(0).max(100).describe('rate in percent, at most 2 decimals');

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { defineOperation, origin } from '../operation.js';
 import { printerId } from '../printers.js';
-import { decimal, folioParam, totales, usuario } from './orders.js';
+import { decimal } from '../common.js';
+import { folioParam, totales, usuario } from './orders.js';
 import { printers, printOutput } from './printing.js';
 
 const settled = {
