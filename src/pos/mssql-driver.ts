@@ -43,8 +43,10 @@ export class PosMssqlAdapter extends MssqlAdapter {
 
 /**
  * A tedious connection adapted to the POS:
- * - each session starts with `SET LOCK_TIMEOUT` (SQL Server's own default is to wait for ever),
- *   sent with tedious's own session options, so it costs no round trip;
+ * - each session starts with `SET LOCK_TIMEOUT` (SQL Server's own default is to wait for ever)
+ *   and `SET DEADLOCK_PRIORITY LOW`, sent with tedious's own session options, so it costs no
+ *   round trip. In a deadlock with a Soft Restaurant terminal the agent is the victim: the
+ *   runner runs a deadlocked write again, the terminal has no such retry and shows an error;
  * - it skips a rollback the server has already done. SQL Server ends the transaction itself when
  *   it picks it as a deadlock victim (or on a severity 20+ error) and says so in an ENVCHANGE
  *   token, which clears `inTransaction`; Kysely still rolls back on the way out, and that second
@@ -60,7 +62,7 @@ export class PosTediousConnection extends tedious.Connection {
 
   /** The batch tedious sends after login and again on every reset: its SET options, and ours. */
   override getInitialSql(): string {
-    return `${super.getInitialSql()}\nset lock_timeout ${Math.trunc(this.lockTimeoutMs)}`;
+    return `${super.getInitialSql()}\nset lock_timeout ${Math.trunc(this.lockTimeoutMs)}\nset deadlock_priority low`;
   }
 
   override rollbackTransaction(...[callback, name]: Parameters<tedious.Connection['rollbackTransaction']>): void {

@@ -146,9 +146,9 @@ const connection = () =>
   );
 
 describe('opening a session', () => {
-  it('sets the lock timeout with the session options tedious sends at login and on every reset', () => {
+  it('sets the lock timeout and a low deadlock priority with the session options tedious sends at login and on every reset', () => {
     const batch = connection().getInitialSql().split('\n');
-    expect(batch.at(-1)).toBe('set lock_timeout 5000');
+    expect(batch.slice(-2)).toEqual(['set lock_timeout 5000', 'set deadlock_priority low']);
     expect(batch).toContain('set ansi_nulls on');
   });
 });
