@@ -7,7 +7,7 @@ select "forzardescuento" from "parametros3";
 select "folio" from "tempcheques" where "idturno" = @1 and "impreso" = @2 and "pagado" = @3 and "cancelado" = @4 order by "folio";
 select "d"."foliodet", "d"."idproducto" from "tempcheqdet" as "d" inner join "tempcheques" as "h" on "h"."folio" = "d"."foliodet" where "h"."idturno" = @1 and not exists (select "p"."idproducto" from "productos" as "p" where "p"."idproducto" = "d"."idproducto") order by "d"."foliodet";
 select count(*) as "n" from "tempcheques" where (("pagado" = @1 and "cancelado" = @2) or ("pagado" = @3 and "cierre" is null));
-select count(*) as locked from "cheques" with (tablockx);
+select max(folio) as locked from "cheques" with (tablockx);
 select max("folio") as "folio" from "cheques";
 dbcc checkident ('cheques', reseed, 3) with no_infomsgs;
 update "tempcheques" set "idturno" = @1 where ("idturno" = @2 or "idturno" is null) and ("pagado" = @3 or "cancelado" = @4) and ("estacion" = @5 or "estacion" in (select "idestacion" from "estaciones" where "cajacomandero" = @6 and ("usarturnoestacion" = @7 or "usarturnoestacion" is null))) and "idempresa" = @8;
@@ -45,6 +45,6 @@ delete from "inventariopendiente" where (("idturno" = @1 and "idinsumo" = @2 and
 insert into "bitacorasistema" ("fecha", "tipoalerta", "enviado", "usuariosolicita", "usuario", "evento", "valores", "estacion", "idempresa") values (@1, @2, @3, @4, @5, @6, @7, @8, @9);
 select "h"."idturno", "f"."tipo", sum(("p"."importe" + "p"."propina") * "p"."tipodecambio") as "importe" from "tempchequespagos" as "p" inner join "tempcheques" as "h" on "h"."folio" = "p"."folio" inner join "formasdepago" as "f" on "f"."idformadepago" = "p"."idformadepago" where "h"."idturno" in (@1) and "h"."pagado" = @2 and ("h"."cancelado" = @3 or "h"."cancelado" is null) and not exists (select "c"."folio" from "cheques" as "c" where "c"."foliotempcheques" = "h"."folio" and "c"."idturno" = "h"."idturno") group by "h"."idturno", "f"."tipo" union all select "h"."idturno", "f"."tipo", sum(("p"."importe" + "p"."propina") * "p"."tipodecambio") as "importe" from "chequespagos" as "p" inner join "cheques" as "h" on "h"."folio" = "p"."folio" inner join "formasdepago" as "f" on "f"."idformadepago" = "p"."idformadepago" where "h"."idturno" in (@4) and "h"."pagado" = @5 and ("h"."cancelado" = @6 or "h"."cancelado" is null) group by "h"."idturno", "f"."tipo";
 insert into ba_event_origins (kind, entity, job_id, created_at) values (@1, @2, @3, @4); insert into ba_idempotency (scope, idem_key, fingerprint, op, result, created_at, expires_at) select @5, @6, @7, @8, @9, @10, @11 where not exists (select 1 from ba_idempotency with (updlock, holdlock) where scope = @12 and idem_key = @13); select @@rowcount as inserted;
-select count(*) as locked from "tempcheques" with (tablockx);
+select max(folio) as locked from "tempcheques" with (tablockx);
 select count(*) as "n" from "tempcheques";
 dbcc checkident ('tempcheques', reseed, 0) with no_infomsgs;
