@@ -54,7 +54,11 @@ async function recordOperation(op: string): Promise<string> {
   for (const [i, scenario] of SCENARIOS.filter((s) => s.op === op).entries()) {
     const extra = await scenario.setup?.(pos.db, (setupOp, input) => runJob(runnerOn(pos.db), setupOp, input));
     const recorder = new TsqlRecorder();
-    await runJob(runnerOn(pos.db.withPlugin(recorder)), op, { ...scenario.input, ...extra });
+    try {
+      await runJob(runnerOn(pos.db.withPlugin(recorder)), op, { ...scenario.input, ...extra });
+    } finally {
+      await scenario.teardown?.(pos.db);
+    }
     blocks.push(`-- scenario ${i + 1}: ${JSON.stringify(scenario.input)}\n${recorder.statements.map((s) => `${s};`).join('\n')}\n`);
   }
   return blocks.join('\n');

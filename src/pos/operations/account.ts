@@ -240,14 +240,10 @@ export async function saveTotals(ctx: PosContext, folio: number, lines: readonly
 
 /** Stores totals already computed (and checked by refuseOutOfRange) on the header and the handheld devices' copy. */
 export async function storeTotals(ctx: PosContext, folio: number, totals: AccountTotals): Promise<ApiTotales> {
-  await ctx.db
-    .updateTable('tempcheques')
-    .set(ctx.schema.fitRow('tempcheques', totalsToHeaderColumns(totals)))
-    .where('folio', '=', folio)
-    .execute();
-  const totales = totalsToApi(totals);
-  if (await handheldDevicesInUse(ctx)) await updateHandheldTotals(ctx, folio, totales);
-  return totales;
+  const columns = totalsToHeaderColumns(totals);
+  await ctx.db.updateTable('tempcheques').set(ctx.schema.fitRow('tempcheques', columns)).where('folio', '=', folio).execute();
+  if (await handheldDevicesInUse(ctx)) await updateHandheldTotals(ctx, folio, columns);
+  return totalsToApi(totals);
 }
 
 /** The user a request names in `field` (default `usuario`), as the branch spells it; 422 user_not_found otherwise. */

@@ -8,7 +8,7 @@
 import type { Decimal } from 'decimal.js';
 import { insertRows } from '../bulk-insert.js';
 import { readOnce, type PosContext } from '../context.js';
-import type { ApiTotales } from '../totals.js';
+import type { HeaderTotals } from '../totals.js';
 
 /** Whether this branch registered handheld devices (and has the tables for them). */
 export function handheldDevicesInUse(ctx: PosContext): Promise<boolean> {
@@ -122,13 +122,10 @@ export async function addHandheldLines(
   );
 }
 
-/** The devices' copy of the totals (order-lifecycle row 272). */
-export async function updateHandheldTotals(ctx: PosContext, folio: number, totales: ApiTotales): Promise<void> {
-  await ctx.db
-    .updateTable('cuentas')
-    .set({ total: totales.total, subtotal: totales.subtotal, totalimpuesto1: totales.totalImpuesto1, descuentoimporte: totales.descuentoImporte })
-    .where('foliocuenta', '=', folio)
-    .execute();
+/** The devices' copy of the totals (order-lifecycle row 272), as decimal text like the header's. */
+export async function updateHandheldTotals(ctx: PosContext, folio: number, header: HeaderTotals): Promise<void> {
+  const { total, subtotal, totalimpuesto1, descuentoimporte } = header;
+  await ctx.db.updateTable('cuentas').set({ total, subtotal, totalimpuesto1, descuentoimporte }).where('foliocuenta', '=', folio).execute();
 }
 
 /** Cancelled lines leave the devices' copy, and the rest take their new numbers. */

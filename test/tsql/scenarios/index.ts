@@ -24,6 +24,8 @@ export interface Scenario {
    * returns is merged into `input` (e.g. the folio of an account it created).
    */
   setup?: (db: PosDb, run: RunOp) => Promise<Record<string, unknown> | void>;
+  /** Undoes what `setup` changed that would change the statements of the scenarios after it. */
+  teardown?: (db: PosDb) => Promise<void>;
 }
 
 export const SCENARIOS: Scenario[] = [

@@ -1,4 +1,5 @@
 import type { RunOp, Scenario } from './index.js';
+import type { PosDb } from '../../../src/pos/schema.js';
 import { orderBody } from '../../support/order-body.js';
 
 const header = orderBody({ serie: 'A', noPersonas: 2, mesa: '', idMesero: '01' });
@@ -10,6 +11,31 @@ async function account(run: RunOp): Promise<{ folio: number }> {
   const created = await run('orders.create', { ...header, productos: [base, modifier, drink] });
   return { folio: created.folio };
 }
+
+/** A handheld device registered: accounts at a table get SR's copy for devices (cuentas, detallescuentas). */
+const withDevice = {
+  setup: async (db: PosDb) => {
+    const at = new Date(0);
+    await db
+      .insertInto('registro_dispositivos')
+      .values({
+        id_dispositivo: 'tablet-1',
+        numerocontrol: '',
+        contraseniacontrol: '',
+        fecha: at,
+        nombre_dispositivo: 'Tableta',
+        sistema_registro: 0,
+        vigencia: '',
+        ultima_actualizacion: at,
+        usar_mercadopago: false,
+        app_version: '',
+      })
+      .execute();
+  },
+  teardown: async (db: PosDb) => {
+    await db.deleteFrom('registro_dispositivos').execute();
+  },
+};
 
 export const orderScenarios: Scenario[] = [
   { op: 'orders.create', input: { ...header, mesa: '3', turnDependent: true, productos: [base, modifier, drink] } },
@@ -25,6 +51,16 @@ export const orderScenarios: Scenario[] = [
       ],
     },
     setup: (_db, run) => account(run),
+  },
+  { op: 'orders.create', input: { ...header, mesa: '8', productos: [base, { ...drink, movimiento: 2 }] }, ...withDevice },
+  {
+    op: 'orders.addLines',
+    input: { productos: [{ ...base, idProducto: '3002' }] },
+    setup: async (db, run) => {
+      await withDevice.setup(db);
+      return { folio: (await run('orders.create', { ...header, mesa: '9', productos: [base, { ...drink, movimiento: 2 }] })).folio };
+    },
+    teardown: withDevice.teardown,
   },
   {
     op: 'orders.cancelLines',
