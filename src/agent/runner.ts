@@ -123,7 +123,16 @@ export class JobRunner {
       printerRule: this.opts.printerRule ?? DEFAULT_PRINTER_RULE,
       deadline,
     };
-    if (!impl.def.write) return impl.run({ ...base, db: pos.db }, parsed.data);
+    if (!impl.def.write) {
+      try {
+        return await impl.run({ ...base, db: pos.db }, parsed.data);
+      } catch (error) {
+        if (!isConnectionError(error) || performance.now() > deadline) throw error;
+        // A pooled connection the server closed since its last use (a restart) fails on its
+        // first statement, and the pool drops it: the read runs once more on another.
+        return impl.run({ ...base, db: pos.db }, parsed.data);
+      }
+    }
 
     let afterCommit: Array<(db: PosDb) => Promise<void>> = [];
     let outside: OutsideEffect | undefined;
@@ -181,7 +190,10 @@ export class JobRunner {
         const purged = error instanceof AlreadyRecorded;
         const duplicate = idem !== undefined && isUniqueViolation(error);
         const deadlock = isDeadlock(error);
-        if (!(purged || duplicate || deadlock) || retries >= MAX_RETRIES) throw error;
+        // As a read's, once: the key's record, in the same transaction, tells whether a commit
+        // the lost connection could not confirm happened (the retry answers it) or not (it runs).
+        const connectionLost = idem !== undefined && retries === 0 && isConnectionError(error);
+        if (!(purged || duplicate || deadlock || connectionLost) || retries >= MAX_RETRIES) throw error;
         if (performance.now() > deadline) throw new Deadline();
         if (deadlock) {
           base.log.warn({ retry: retries + 1 }, 'deadlock with another POS transaction; everything was rolled back, running again');
