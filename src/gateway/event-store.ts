@@ -7,6 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { BranchEvent } from '../protocol/events.js';
 import type { GatewayDatabase } from './store-schema.js';
+import { storeNowPlus, storeTimeOf } from './store-time.js';
 
 export interface StoredEvent {
   cursor: string;
@@ -21,6 +22,7 @@ export interface LeasedDelivery {
   eventId: string;
   payload: string;
   attemptCount: number;
+  /** On this instance's clock (the store's, less the event's age), for retries it schedules. */
   eventCreatedAt: Date;
 }
 
@@ -114,10 +116,11 @@ export class EventStore {
   /**
    * Leases up to `limit` due deliveries for `leaseMs`: the oldest pending one of each webhook
    * and branch, when its next attempt is due and no live lease holds it. The UPDATE checks the
-   * lease again on the row it locks, so of two gateways leasing at once only one gets it.
+   * lease again on the row it locks, so of two gateways leasing at once only one gets it. Due and
+   * live are judged by the store's clock, which every gateway's leases are written on.
    */
-  async leaseDue(limit: number, leaseMs: number, now = new Date()): Promise<LeasedDelivery[]> {
-    const leaseUntil = new Date(now.getTime() + leaseMs);
+  async leaseDue(limit: number, leaseMs: number): Promise<LeasedDelivery[]> {
+    const now = sql<Date>`now()`;
     // Each user's oldest due deliveries first, round the users, and none for a user who already
     // has PER_USER_IN_FLIGHT leased (by any gateway): one user's receivers that take their whole
     // timeout must not hold back every other user's deliveries.
@@ -129,7 +132,7 @@ export class EventStore {
       event_id: string;
       payload: string;
       attempt_count: number;
-      event_created_at: Date;
+      event_age_ms: number;
     }>`
       with heads as (
         select distinct on (d.webhook_id, d.license_key) d.id, d.next_attempt_at, d.lease_until, w.user_id
@@ -148,13 +151,15 @@ export class EventStore {
         where r.turn <= ${PER_USER_IN_FLIGHT}
         order by r.turn, r.next_attempt_at limit ${limit}
       ), leased as (
-        update gw_deliveries d set lease_until = ${leaseUntil}
+        update gw_deliveries d set lease_until = ${storeNowPlus(leaseMs)}
         from due where d.id = due.id and d.state = 'pending' and (d.lease_until is null or d.lease_until < ${now})
         returning d.id, d.webhook_id, d.event_seq, d.attempt_count
       )
-      select l.id, l.webhook_id, w.url, w.secret_sealed, e.event_id, e.payload, l.attempt_count, e.created_at as event_created_at
+      select l.id, l.webhook_id, w.url, w.secret_sealed, e.event_id, e.payload, l.attempt_count,
+        extract(epoch from ${now} - e.created_at) * 1000 as event_age_ms
       from leased l join gw_webhooks w on w.id = l.webhook_id join gw_events e on e.seq = l.event_seq
       order by l.event_seq`.execute(this.db);
+    const here = Date.now();
     return result.rows.map((r) => ({
       id: String(r.id),
       webhookId: r.webhook_id,
@@ -163,19 +168,20 @@ export class EventStore {
       eventId: r.event_id,
       payload: r.payload,
       attemptCount: Number(r.attempt_count),
-      eventCreatedAt: r.event_created_at,
+      eventCreatedAt: new Date(here - Number(r.event_age_ms)),
     }));
   }
 
   /**
    * Records an attempt and what follows it: delivered, another attempt at `retryAt`, or given
-   * up (`retryAt` null). One transaction: the attempt and the delivery's state agree.
+   * up (`retryAt` null). One transaction: the attempt and the delivery's state agree. The times
+   * are this instance's, stored on the store's clock, which leaseDue compares them with.
    */
   async recordAttempt(deliveryId: string, attempt: AttemptOutcome, outcome: { delivered: true } | { delivered: false; retryAt: Date | null }): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('gw_delivery_attempts')
-        .values({ delivery_id: deliveryId, at: attempt.at, status: attempt.status, error: attempt.error, duration_ms: attempt.durationMs })
+        .values({ delivery_id: deliveryId, at: storeTimeOf(attempt.at), status: attempt.status, error: attempt.error, duration_ms: attempt.durationMs })
         .execute();
       const state = outcome.delivered ? 'delivered' : outcome.retryAt ? 'pending' : 'failed';
       await trx
@@ -184,7 +190,7 @@ export class EventStore {
           state,
           attempt_count: eb('attempt_count', '+', 1),
           lease_until: null,
-          ...(outcome.delivered ? { delivered_at: attempt.at } : outcome.retryAt ? { next_attempt_at: outcome.retryAt } : {}),
+          ...(outcome.delivered ? { delivered_at: storeTimeOf(attempt.at) } : outcome.retryAt ? { next_attempt_at: storeTimeOf(outcome.retryAt) } : {}),
         }))
         .where('id', '=', deliveryId)
         .execute();
@@ -204,7 +210,7 @@ export class EventStore {
         .executeTakeFirstOrThrow();
       const delivery = await trx
         .insertInto('gw_deliveries')
-        .values({ webhook_id: webhookId, event_seq: event.seq, license_key: '', state: 'pending', lease_until: new Date(Date.now() + leaseMs) })
+        .values({ webhook_id: webhookId, event_seq: event.seq, license_key: '', state: 'pending', lease_until: storeNowPlus(leaseMs) })
         .returning('id')
         .executeTakeFirstOrThrow();
       return String(delivery.id);
@@ -251,9 +257,9 @@ export class EventStore {
     }));
   }
 
-  /** Deletes events stored before `before`, with their deliveries; how many. */
-  async purgeEvents(before: Date): Promise<number> {
-    const r = await this.db.deleteFrom('gw_events').where('created_at', '<', before).executeTakeFirst();
+  /** Deletes events stored more than `olderThanMs` ago (by the store's clock), with their deliveries; how many. */
+  async purgeEvents(olderThanMs: number): Promise<number> {
+    const r = await this.db.deleteFrom('gw_events').where('created_at', '<', storeNowPlus(-olderThanMs)).executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 }

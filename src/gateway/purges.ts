@@ -2,7 +2,7 @@
  * Retention of the gateway's growing tables, on a schedule: idempotency records past their
  * expiry (set when claimed: idempotencyRetentionHours, 24 h by default) and job log entries
  * and ended agent connections older than jobLogRetentionDays (30), events (with their deliveries) older than
- * eventRetentionDays (7). A purge that fails is logged and tried at the next turn.
+ * eventRetentionDays (7), all by the store's clock, which those times are written on. A purge that fails is logged and tried at the next turn.
  */
 import type { Logger } from 'pino';
 import type { GatewayStore } from './store.js';
@@ -22,11 +22,10 @@ export function schedulePurges(store: GatewayStore, log: Logger, schedule: Purge
   let running: Promise<void> | undefined;
   const purge = async () => {
     try {
-      const idempotency = await store.purgeIdempotencyKeys(new Date());
-      const before = new Date(Date.now() - schedule.jobLogRetentionMs);
-      const jobLog = await store.purgeJobLog(before);
-      const connections = await store.purgeAgentConnections(before);
-      const events = await store.events.purgeEvents(new Date(Date.now() - schedule.eventRetentionMs));
+      const idempotency = await store.purgeIdempotencyKeys();
+      const jobLog = await store.purgeJobLog(schedule.jobLogRetentionMs);
+      const connections = await store.purgeAgentConnections(schedule.jobLogRetentionMs);
+      const events = await store.events.purgeEvents(schedule.eventRetentionMs);
       if (idempotency + jobLog + connections + events > 0) log.info({ idempotency, jobLog, connections, events }, 'purged records past their retention');
     } catch (error) {
       log.error({ err: error }, 'could not purge records past their retention; trying again at the next turn');

@@ -22,6 +22,7 @@ import { WebhookStore } from './webhook-store.js';
 import { sha256 } from './secrets.js';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from './scopes.js';
 import type { GatewayDatabase } from './store-schema.js';
+import { storeNowPlus, storeTimeOf } from './store-time.js';
 import { toStorableText } from './unstorable-text.js';
 
 export type { GatewayDatabase } from './store-schema.js';
@@ -34,10 +35,14 @@ export interface IdempotencyRecord {
   job_id: string | null;
 }
 
-/** What an agent sent (its worker id, an error code) with the characters no text column keeps replaced. */
-function storableJobLogRow(row: GatewayDatabase['gw_job_log']): GatewayDatabase['gw_job_log'] {
+/**
+ * What an agent sent (its worker id, an error code) with the characters no text column keeps
+ * replaced, and the start on the store's clock: the fleet view and the purge of any instance
+ * compare it with theirs.
+ */
+function storableJobLogRow(row: GatewayDatabase['gw_job_log']) {
   const text = (value: string | null) => (value === null ? null : toStorableText(value));
-  return { ...row, worker_id: text(row.worker_id), error_code: text(row.error_code) };
+  return { ...row, worker_id: text(row.worker_id), error_code: text(row.error_code), started_at: storeTimeOf(row.started_at) };
 }
 
 /** Rows a purge deletes per statement, so no purge holds a long transaction. */
@@ -279,7 +284,8 @@ export class GatewayStore {
   /**
    * Claims (user, key) for a new request, or returns the record that holds it. A running record
    * older than `staleAfterMs` belongs to a request whose gateway died: it is taken over, as is an
-   * expired one. Of concurrent claims of one key exactly one succeeds.
+   * expired one. Of concurrent claims of one key exactly one succeeds. Ages are by the store's
+   * clock: the claim being judged may have been made by another instance.
    */
   async claimIdempotencyKey(
     userId: number,
@@ -289,15 +295,14 @@ export class GatewayStore {
     staleAfterMs: number,
   ): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }> {
     for (;;) {
-      const now = Date.now();
       const row = {
         fingerprint,
         state: 'running' as const,
         status_code: null,
         body: null,
         job_id: null,
-        created_at: new Date(now),
-        expires_at: new Date(now + retentionMs),
+        created_at: storeNowPlus(0),
+        expires_at: storeNowPlus(retentionMs),
       };
       // One statement decides: PostgreSQL locks a conflicting row and evaluates the takeover
       // condition on its latest version, so a key another request has just claimed is not
@@ -311,8 +316,8 @@ export class GatewayStore {
             .doUpdateSet(row)
             .where((eb) =>
               eb.or([
-                eb('gw_idempotency.expires_at', '<', new Date(now)),
-                eb.and([eb('gw_idempotency.state', '=', 'running'), eb('gw_idempotency.created_at', '<', new Date(now - staleAfterMs))]),
+                eb('gw_idempotency.expires_at', '<', storeNowPlus(0)),
+                eb.and([eb('gw_idempotency.state', '=', 'running'), eb('gw_idempotency.created_at', '<', storeNowPlus(-staleAfterMs))]),
               ]),
             ),
         )
@@ -344,30 +349,30 @@ export class GatewayStore {
     await this.db.deleteFrom('gw_idempotency').where('user_id', '=', userId).where('idem_key', '=', key).where('state', '=', 'running').execute();
   }
 
-  /** Deletes the idempotency records past their retention; how many. */
-  async purgeIdempotencyKeys(now = new Date()): Promise<number> {
-    return this.#purge('gw_idempotency', 'expires_at', now);
+  /** Deletes the idempotency records past their retention (by the store's clock, as they were written); how many. */
+  async purgeIdempotencyKeys(): Promise<number> {
+    return this.#purge('gw_idempotency', 'expires_at', 0);
   }
 
-  /** Deletes the job log entries of jobs started before `before`; how many. */
-  async purgeJobLog(before: Date): Promise<number> {
-    return this.#purge('gw_job_log', 'started_at', before);
+  /** Deletes the job log entries of jobs started more than `olderThanMs` ago; how many. */
+  async purgeJobLog(olderThanMs: number): Promise<number> {
+    return this.#purge('gw_job_log', 'started_at', olderThanMs);
   }
 
   /** Ended agent connections (the fleet's disconnection counts) kept as long as the job log. */
-  async purgeAgentConnections(before: Date): Promise<number> {
-    return this.#purge('gw_agent_connections', 'disconnected_at', before);
+  async purgeAgentConnections(olderThanMs: number): Promise<number> {
+    return this.#purge('gw_agent_connections', 'disconnected_at', olderThanMs);
   }
 
   async #purge(
     table: 'gw_idempotency' | 'gw_job_log' | 'gw_agent_connections',
     column: 'expires_at' | 'started_at' | 'disconnected_at',
-    before: Date,
+    olderThanMs: number,
   ): Promise<number> {
     let total = 0;
     for (;;) {
       const r =
-        await sql`delete from ${sql.table(table)} where ctid in (select ctid from ${sql.table(table)} where ${sql.ref(column)} < ${before} limit ${PURGE_BATCH})`.execute(
+        await sql`delete from ${sql.table(table)} where ctid in (select ctid from ${sql.table(table)} where ${sql.ref(column)} < ${storeNowPlus(-olderThanMs)} limit ${PURGE_BATCH})`.execute(
           this.db,
         );
       const deleted = Number(r.numAffectedRows ?? 0);

@@ -36,11 +36,26 @@ const health = (jobsRunning: number, lastError: { message: string; at: string } 
   clockOffsetMs: 5,
 });
 
+/**
+ * A row with its times to the second: a change's time is stored on the store's clock, as how long
+ * before the write it came (store-time.ts), so it lands within the write's round trip of it.
+ */
+function bySecond<T extends object>(row: T): T {
+  const round = (v: unknown) => (v instanceof Date ? new Date(Math.round(v.getTime() / 1000) * 1000) : v);
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, round(v)])) as T;
+}
 async function statusOf(licenseKey: string) {
-  return store.db.selectFrom('gw_agent_status').selectAll().where('license_key', '=', licenseKey).executeTakeFirst();
+  const row = await store.db.selectFrom('gw_agent_status').selectAll().where('license_key', '=', licenseKey).executeTakeFirst();
+  return row && bySecond(row);
 }
 async function connectionsOf(licenseKey: string) {
-  return store.db.selectFrom('gw_agent_connections').select(['worker_id', 'disconnected_at']).where('license_key', '=', licenseKey).orderBy('id').execute();
+  const rows = await store.db
+    .selectFrom('gw_agent_connections')
+    .select(['worker_id', 'disconnected_at'])
+    .where('license_key', '=', licenseKey)
+    .orderBy('id')
+    .execute();
+  return rows.map(bySecond);
 }
 
 it('writes a connect, beats, a disconnect and a reconnect of one branch in one flush as if one by one', async () => {

@@ -48,7 +48,7 @@ export async function joinCluster(opts: ClusterOptions, hub: AgentHub, store: Ga
     dispatchElsewhere: (job) => routing.dispatch(job),
   });
   const purge = setInterval(() => {
-    store.rateLimits.purge(Date.now() - RATE_WINDOW_KEEP_MS).catch((error: unknown) => log.warn({ err: error }, 'old rate-limit windows not purged'));
+    store.rateLimits.purge(RATE_WINDOW_KEEP_MS).catch((error: unknown) => log.warn({ err: error }, 'old rate-limit windows not purged'));
   }, RATE_WINDOW_KEEP_MS / 2);
   purge.unref();
   void (async () => {

@@ -217,7 +217,8 @@ export class RolloutStore {
       if (!rollout) return;
       const updated = await trx
         .updateTable('gw_rollout_targets')
-        .set({ state, reason, updated_at: new Date() })
+        // The store's clock: a branch's steps are recorded by whichever instance holds its agent.
+        .set({ state, reason, updated_at: sql<Date>`now()` })
         .where('rollout_id', '=', rolloutId)
         .where(sql<boolean>`license_key = any(${licenseKeys}::text[])`)
         .where('state', 'not in', FINAL_TARGET_STATES)

@@ -8,6 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import { MAX_LISTED_CONNECTIONS, type BranchDetail, type BranchStatus, type FleetListQuery } from '../../protocol/fleet.js';
 import { toPage, type Page } from '../../protocol/common.js';
 import type { GatewayDatabase } from '../store-schema.js';
+import { storeNow, storeTimesOf } from '../store-time.js';
 import type { HealthReport, StatusChange, StatusWriter } from '../hub/agent-status.js';
 import { activityOf, operationsOf } from './job-statistics.js';
 
@@ -60,7 +61,7 @@ export class FleetStatusStore implements StatusWriter {
    */
   async #connected(changes: ReadonlyArray<Connected>): Promise<void> {
     const agents = changes.map((c) => c.agent);
-    const at = changes.map((c) => c.at);
+    const at = storeTimesOf(changes.map((c) => c.at));
     const health = changes.map((c) => (c.report ? healthValues(c.report) : { ...NO_HEALTH, jobsRunning: 0 }));
     const keys = agents.map((a) => a.licenseKey);
     const workers = agents.map((a) => a.workerId);
@@ -72,7 +73,7 @@ export class FleetStatusStore implements StatusWriter {
           v.at, v.at, v.pos_state, v.jobs_running, v.clock_offset_ms, v.last_error, v.last_error_at
         FROM unnest(${keys}::text[], ${workers}::text[], ${agents.map((a) => a.agentVersion)}::text[],
           ${agents.map((a) => a.nodeVersion)}::text[], ${agents.map((a) => a.os)}::text[], ${agents.map((a) => a.posVersion)}::text[],
-          ${agents.map((a) => a.agentStartedAt)}::timestamptz[], ${at}::timestamptz[], ${health.map((h) => h.posState)}::text[],
+          ${agents.map((a) => a.agentStartedAt)}::timestamptz[], ${at}, ${health.map((h) => h.posState)}::text[],
           ${health.map((h) => h.jobsRunning)}::int[], ${health.map((h) => h.clockOffsetMs)}::int[], ${health.map((h) => h.lastError)}::text[],
           ${health.map((h) => h.lastErrorAt)}::timestamptz[])
           AS v(license_key, worker_id, agent_version, node_version, os, pos_version, agent_started_at, at, pos_state, jobs_running,
@@ -87,12 +88,12 @@ export class FleetStatusStore implements StatusWriter {
           last_error_at = coalesce(excluded.last_error_at, gw_agent_status.last_error_at)`.execute(trx);
       await sql`
         UPDATE gw_agent_connections c SET disconnected_at = v.at
-        FROM unnest(${keys}::text[], ${at}::timestamptz[]) AS v(license_key, at)
+        FROM unnest(${keys}::text[], ${at}) AS v(license_key, at)
         WHERE c.license_key = v.license_key AND c.disconnected_at IS NULL`.execute(trx);
       await sql`
         INSERT INTO gw_agent_connections (license_key, worker_id, connected_at)
         SELECT v.license_key, v.worker_id, v.at
-        FROM unnest(${keys}::text[], ${workers}::text[], ${at}::timestamptz[]) AS v(license_key, worker_id, at)
+        FROM unnest(${keys}::text[], ${workers}::text[], ${at}) AS v(license_key, worker_id, at)
         JOIN gw_branches b ON b.license_key = v.license_key`.execute(trx);
     });
   }
@@ -102,7 +103,7 @@ export class FleetStatusStore implements StatusWriter {
     await sql`
       UPDATE gw_agent_status s SET pos_state = v.pos_state, jobs_running = v.jobs_running, clock_offset_ms = v.clock_offset_ms,
         last_seen = v.at, last_error = coalesce(v.last_error, s.last_error), last_error_at = coalesce(v.last_error_at, s.last_error_at)
-      FROM unnest(${changes.map((c) => c.licenseKey)}::text[], ${changes.map((c) => c.workerId)}::text[], ${changes.map((c) => c.at)}::timestamptz[],
+      FROM unnest(${changes.map((c) => c.licenseKey)}::text[], ${changes.map((c) => c.workerId)}::text[], ${storeTimesOf(changes.map((c) => c.at))},
         ${health.map((h) => h.posState)}::text[], ${health.map((h) => h.jobsRunning)}::int[], ${health.map((h) => h.clockOffsetMs)}::int[],
         ${health.map((h) => h.lastError)}::text[], ${health.map((h) => h.lastErrorAt)}::timestamptz[])
         AS v(license_key, worker_id, at, pos_state, jobs_running, clock_offset_ms, last_error, last_error_at)
@@ -113,15 +114,15 @@ export class FleetStatusStore implements StatusWriter {
   async #disconnected(changes: ReadonlyArray<Disconnected>): Promise<void> {
     const keys = changes.map((c) => c.licenseKey);
     const workers = changes.map((c) => c.workerId);
-    const at = changes.map((c) => c.at);
+    const at = storeTimesOf(changes.map((c) => c.at));
     await this.db.transaction().execute(async (trx) => {
       await sql`
         UPDATE gw_agent_status s SET online = false, last_seen = v.at, jobs_running = 0
-        FROM unnest(${keys}::text[], ${workers}::text[], ${at}::timestamptz[]) AS v(license_key, worker_id, at)
+        FROM unnest(${keys}::text[], ${workers}::text[], ${at}) AS v(license_key, worker_id, at)
         WHERE s.license_key = v.license_key AND s.worker_id = v.worker_id`.execute(trx);
       await sql`
         UPDATE gw_agent_connections c SET disconnected_at = v.at
-        FROM unnest(${keys}::text[], ${workers}::text[], ${at}::timestamptz[]) AS v(license_key, worker_id, at)
+        FROM unnest(${keys}::text[], ${workers}::text[], ${at}) AS v(license_key, worker_id, at)
         WHERE c.license_key = v.license_key AND c.worker_id = v.worker_id AND c.disconnected_at IS NULL`.execute(trx);
     });
   }
@@ -152,8 +153,13 @@ export class FleetStatusStore implements StatusWriter {
       ]);
   }
 
-  /** The user's branches, the offline ones first (they are what the list is read for), then by license key. */
-  async list(userId: number, query: FleetListQuery, now = new Date()): Promise<Page<BranchStatus>> {
+  /**
+   * The user's branches, the offline ones first (they are what the list is read for), then by
+   * license key. Online and the last 24 hours are by the store's clock, which every instance
+   * writes its agents' times on.
+   */
+  async list(userId: number, query: FleetListQuery): Promise<Page<BranchStatus>> {
+    const now = await storeNow(this.db);
     const fresh = new Date(now.getTime() - this.staleAfterMs);
     let q = this.#statusQuery(userId, now);
     if (query.online !== undefined) {
@@ -192,7 +198,8 @@ export class FleetStatusStore implements StatusWriter {
   }
 
   /** One of the user's branches with its last 24 hours, or undefined when it is not the user's. */
-  async detail(userId: number, licenseKey: string, now = new Date()): Promise<BranchDetail | undefined> {
+  async detail(userId: number, licenseKey: string): Promise<BranchDetail | undefined> {
+    const now = await storeNow(this.db);
     const row = await this.#statusQuery(userId, now).where('b.license_key', '=', licenseKey).executeTakeFirst();
     if (!row) return undefined;
     const since = dayBefore(now);
