@@ -212,7 +212,7 @@ export class AgentHub {
     const at = new Date();
     for (const agent of this.#agents.values()) {
       agent.ws.close(CLOSE.shuttingDown, 'gateway stopping');
-      this.#status.record({ kind: 'disconnected', licenseKey: agent.licenseKey, workerId: agent.workerId, at });
+      this.#status.record({ kind: 'disconnected', licenseKey: agent.licenseKey, workerId: agent.workerId, connectionId: agent.connectionId, at });
     }
     for (const ws of this.#wss.clients) ws.terminate();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
@@ -376,13 +376,13 @@ export class AgentHub {
 
   /** The agent's socket closed: its jobs fail, and the fleet view hears it left. */
   #left(agent: ConnectedAgent): void {
-    const { licenseKey, workerId } = agent;
+    const { licenseKey, workerId, connectionId } = agent;
     if (this.#agents.get(licenseKey) === agent) {
       this.#agents.delete(licenseKey);
       this.#cluster?.agentLeft(licenseKey);
       this.opts.log.info({ licenseKey, workerId }, 'agent disconnected');
     }
-    if (!this.#closing) this.#status.record({ kind: 'disconnected', licenseKey, workerId, at: new Date() });
+    if (!this.#closing) this.#status.record({ kind: 'disconnected', licenseKey, workerId, connectionId, at: new Date() });
     this.#pending.failAll(agent, new AgentOfflineError("The branch's agent disconnected while running the job."));
   }
 }

@@ -90,6 +90,8 @@ export interface GatewayDatabase {
     pos_state: string | null;
     agent_started_at: Date | null;
     connected_since: Date;
+    /** Null for a row an instance older than connection ids wrote. */
+    connection_id: string | null;
     last_seen: Date;
     jobs_running: number;
     clock_offset_ms: number | null;
@@ -101,6 +103,7 @@ export interface GatewayDatabase {
     license_key: string;
     worker_id: string;
     connected_at: Date;
+    connection_id: string | null;
     disconnected_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   };
   gw_releases: {

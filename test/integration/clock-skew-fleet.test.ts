@@ -33,12 +33,13 @@ afterAll(async () => {
   await Promise.all([one?.close(), other?.close()]);
 });
 
+const CONNECTION = '00000000-0000-4000-8000-000000000001';
 const agent = { licenseKey: BRANCH, workerId: 'w1', agentVersion: '1.0.0', nodeVersion: null, os: null, posVersion: null, agentStartedAt: null };
 const listed = async (store: GatewayStore) => (await store.fleet.list(user, fleetListQuery.parse({}))).data[0]!;
 
 it("shows an agent online, and its jobs and disconnections of the last day, whichever instance's clock wrote or reads them", async () => {
   // The instance holding the agent runs 2 min behind, longer than the 90 s that mark it offline.
-  await onSkewedClock(-MINUTES_2, () => one.fleet.write([{ kind: 'connected', agent, report: null, at: new Date() }]));
+  await onSkewedClock(-MINUTES_2, () => one.fleet.write([{ kind: 'connected', agent, connectionId: CONNECTION, report: null, at: new Date() }]));
   expect((await listed(other)).online).toBe(true);
   expect((await onSkewedClock(MINUTES_2, () => other.fleet.detail(user, BRANCH)))?.online).toBe(true);
 
@@ -48,7 +49,7 @@ it("shows an agent online, and its jobs and disconnections of the last day, whic
     await one.insertJobLog([
       { job_id: 'skewed-job', license_key: BRANCH, op: 'products.list', worker_id: 'w1', outcome: 'ok', error_code: null, started_at: started, duration_ms: 4 },
     ]);
-    await one.fleet.write([{ kind: 'disconnected', licenseKey: BRANCH, workerId: 'w1', at: new Date() }]);
+    await one.fleet.write([{ kind: 'disconnected', licenseKey: BRANCH, workerId: 'w1', connectionId: CONNECTION, at: new Date() }]);
   });
   const detail = await other.fleet.detail(user, BRANCH);
   expect(detail?.online).toBe(false);

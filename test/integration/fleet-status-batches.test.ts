@@ -1,7 +1,8 @@
 /**
  * The hub's fleet status writes, batched (hub/status-batcher.ts, FleetStatusStore.write): what
- * one flush writes is what writing each change in order would have written, and a change the
- * store refuses loses only itself.
+ * one flush writes is what writing each change in order would have written, a change the store
+ * refuses loses only itself, and the late end of an agent's older connection leaves its newer
+ * one online.
  */
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -31,6 +32,8 @@ const identity = (licenseKey: string, workerId: string) => ({
   posVersion: null,
   agentStartedAt: null,
 });
+/** Connection ids, one per hello. */
+const ID = Array.from({ length: 8 }, (_, i) => `00000000-0000-4000-8000-00000000000${i}`);
 const health = (jobsRunning: number, lastError: { message: string; at: string } | null = null) => ({
   health: { sentAt: new Date().toISOString(), posDatabase: 'ok' as const, jobsRunning, lastError },
   clockOffsetMs: 5,
@@ -64,12 +67,12 @@ it('writes a connect, beats, a disconnect and a reconnect of one branch in one f
   const batcher = new StatusBatcher(store.fleet, pino({ level: 'silent' }));
   const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, s));
   const changes: StatusChange[] = [
-    { kind: 'connected', agent: identity('BATCH00000000001', 'w1'), report: null, at: t(0) },
-    { kind: 'connected', agent: identity('BATCH00000000002', 'w1'), report: health(0), at: t(0) },
+    { kind: 'connected', agent: identity('BATCH00000000001', 'w1'), connectionId: ID[0]!, report: null, at: t(0) },
+    { kind: 'connected', agent: identity('BATCH00000000002', 'w1'), connectionId: ID[1]!, report: health(0), at: t(0) },
     { kind: 'heartbeat', licenseKey: 'BATCH00000000001', workerId: 'w1', report: health(2, { message: 'boom', at: t(1).toISOString() }), at: t(1) },
     { kind: 'heartbeat', licenseKey: 'BATCH00000000001', workerId: 'w1', report: health(1), at: t(2) },
-    { kind: 'disconnected', licenseKey: 'BATCH00000000001', workerId: 'w1', at: t(3) },
-    { kind: 'connected', agent: identity('BATCH00000000001', 'w2'), report: null, at: t(4) },
+    { kind: 'disconnected', licenseKey: 'BATCH00000000001', workerId: 'w1', connectionId: ID[0]!, at: t(3) },
+    { kind: 'connected', agent: identity('BATCH00000000001', 'w2'), connectionId: ID[2]!, report: null, at: t(4) },
     // A late beat of the connection that left changes nothing of the new one's row.
     { kind: 'heartbeat', licenseKey: 'BATCH00000000001', workerId: 'w1', report: health(7), at: t(5) },
     { kind: 'heartbeat', licenseKey: 'BATCH00000000002', workerId: 'w1', report: health(3), at: t(5) },
@@ -92,10 +95,32 @@ it('writes the rest of a run when one of its branches is gone', async () => {
   await store.upsertBranch(user, 'BATCH00000000003', 'agt_batch_3', 'three');
   const batcher = new StatusBatcher(store.fleet, pino({ level: 'silent' }));
   const at = new Date();
-  batcher.record({ kind: 'connected', agent: identity('BATCH00000000003', 'w1'), report: null, at });
-  batcher.record({ kind: 'connected', agent: identity('BATCHGONE0000000', 'w1'), report: null, at });
+  batcher.record({ kind: 'connected', agent: identity('BATCH00000000003', 'w1'), connectionId: ID[3]!, report: null, at });
+  batcher.record({ kind: 'connected', agent: identity('BATCHGONE0000000', 'w1'), connectionId: ID[4]!, report: null, at });
   await batcher.flush();
   expect(await statusOf('BATCH00000000003')).toMatchObject({ online: true, worker_id: 'w1' });
   expect(await statusOf('BATCHGONE0000000')).toBeUndefined();
   expect(await connectionsOf('BATCH00000000003')).toHaveLength(1);
+});
+
+it("keeps an agent online when its older connection's end is written after its newer connection", async () => {
+  await store.upsertBranch(user, 'BATCH00000000004', 'agt_batch_4', 'four');
+  const batcher = new StatusBatcher(store.fleet, pino({ level: 'silent' }));
+  const t = (s: number) => new Date(Date.UTC(2026, 0, 2, 12, 0, s));
+  // One agent (one worker id): its link to one instance died half-open, it said hello to
+  // another, and the first instance wrote that the old connection ended only after that.
+  batcher.record({ kind: 'connected', agent: identity('BATCH00000000004', 'w1'), connectionId: ID[5]!, report: null, at: t(0) });
+  batcher.record({ kind: 'connected', agent: identity('BATCH00000000004', 'w1'), connectionId: ID[6]!, report: null, at: t(5) });
+  batcher.record({ kind: 'disconnected', licenseKey: 'BATCH00000000004', workerId: 'w1', connectionId: ID[5]!, at: t(6) });
+  await batcher.flush();
+  expect(await statusOf('BATCH00000000004')).toMatchObject({ online: true, connected_since: t(5), last_seen: t(5) });
+  expect(await connectionsOf('BATCH00000000004')).toEqual([
+    { worker_id: 'w1', disconnected_at: t(5) },
+    { worker_id: 'w1', disconnected_at: null },
+  ]);
+  // The newer connection's own end is written.
+  batcher.record({ kind: 'disconnected', licenseKey: 'BATCH00000000004', workerId: 'w1', connectionId: ID[6]!, at: t(9) });
+  await batcher.flush();
+  expect(await statusOf('BATCH00000000004')).toMatchObject({ online: false, last_seen: t(9) });
+  expect((await connectionsOf('BATCH00000000004')).at(-1)).toEqual({ worker_id: 'w1', disconnected_at: t(9) });
 });

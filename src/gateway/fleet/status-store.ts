@@ -65,24 +65,25 @@ export class FleetStatusStore implements StatusWriter {
     const health = changes.map((c) => (c.report ? healthValues(c.report) : { ...NO_HEALTH, jobsRunning: 0 }));
     const keys = agents.map((a) => a.licenseKey);
     const workers = agents.map((a) => a.workerId);
+    const ids = changes.map((c) => c.connectionId);
     await this.db.transaction().execute(async (trx) => {
       await sql`
         INSERT INTO gw_agent_status (license_key, online, worker_id, agent_version, node_version, os, pos_version, agent_started_at,
-          connected_since, last_seen, pos_state, jobs_running, clock_offset_ms, last_error, last_error_at)
+          connected_since, connection_id, last_seen, pos_state, jobs_running, clock_offset_ms, last_error, last_error_at)
         SELECT v.license_key, true, v.worker_id, v.agent_version, v.node_version, v.os, v.pos_version, v.agent_started_at,
-          v.at, v.at, v.pos_state, v.jobs_running, v.clock_offset_ms, v.last_error, v.last_error_at
-        FROM unnest(${keys}::text[], ${workers}::text[], ${agents.map((a) => a.agentVersion)}::text[],
+          v.at, v.connection_id, v.at, v.pos_state, v.jobs_running, v.clock_offset_ms, v.last_error, v.last_error_at
+        FROM unnest(${keys}::text[], ${workers}::text[], ${ids}::uuid[], ${agents.map((a) => a.agentVersion)}::text[],
           ${agents.map((a) => a.nodeVersion)}::text[], ${agents.map((a) => a.os)}::text[], ${agents.map((a) => a.posVersion)}::text[],
           ${agents.map((a) => a.agentStartedAt)}::timestamptz[], ${at}, ${health.map((h) => h.posState)}::text[],
           ${health.map((h) => h.jobsRunning)}::int[], ${health.map((h) => h.clockOffsetMs)}::int[], ${health.map((h) => h.lastError)}::text[],
           ${health.map((h) => h.lastErrorAt)}::timestamptz[])
-          AS v(license_key, worker_id, agent_version, node_version, os, pos_version, agent_started_at, at, pos_state, jobs_running,
-            clock_offset_ms, last_error, last_error_at)
+          AS v(license_key, worker_id, connection_id, agent_version, node_version, os, pos_version, agent_started_at, at, pos_state,
+            jobs_running, clock_offset_ms, last_error, last_error_at)
         JOIN gw_branches b ON b.license_key = v.license_key
         ON CONFLICT (license_key) DO UPDATE SET
           online = true, worker_id = excluded.worker_id, agent_version = excluded.agent_version, node_version = excluded.node_version,
           os = excluded.os, pos_version = excluded.pos_version, agent_started_at = excluded.agent_started_at,
-          connected_since = excluded.connected_since, last_seen = excluded.last_seen, pos_state = excluded.pos_state,
+          connected_since = excluded.connected_since, connection_id = excluded.connection_id, last_seen = excluded.last_seen, pos_state = excluded.pos_state,
           jobs_running = excluded.jobs_running, clock_offset_ms = excluded.clock_offset_ms,
           last_error = coalesce(excluded.last_error, gw_agent_status.last_error),
           last_error_at = coalesce(excluded.last_error_at, gw_agent_status.last_error_at)`.execute(trx);
@@ -91,9 +92,9 @@ export class FleetStatusStore implements StatusWriter {
         FROM unnest(${keys}::text[], ${at}) AS v(license_key, at)
         WHERE c.license_key = v.license_key AND c.disconnected_at IS NULL`.execute(trx);
       await sql`
-        INSERT INTO gw_agent_connections (license_key, worker_id, connected_at)
-        SELECT v.license_key, v.worker_id, v.at
-        FROM unnest(${keys}::text[], ${workers}::text[], ${at}) AS v(license_key, worker_id, at)
+        INSERT INTO gw_agent_connections (license_key, worker_id, connection_id, connected_at)
+        SELECT v.license_key, v.worker_id, v.connection_id, v.at
+        FROM unnest(${keys}::text[], ${workers}::text[], ${ids}::uuid[], ${at}) AS v(license_key, worker_id, connection_id, at)
         JOIN gw_branches b ON b.license_key = v.license_key`.execute(trx);
     });
   }
@@ -110,20 +111,29 @@ export class FleetStatusStore implements StatusWriter {
       WHERE s.license_key = v.license_key AND s.worker_id = v.worker_id`.execute(this.db);
   }
 
-  /** Connections that ended; a newer connection of the branch (another worker) is left as it is. */
+  /**
+   * Connections that ended, each matched by its id: the same agent's newer connection (on another
+   * instance, or here after a half-open link) may have been written first, and the older one's
+   * end must not mark it offline or ended. A row written before connection ids is matched by its
+   * worker, as it was then.
+   */
   async #disconnected(changes: ReadonlyArray<Disconnected>): Promise<void> {
     const keys = changes.map((c) => c.licenseKey);
     const workers = changes.map((c) => c.workerId);
+    const ids = changes.map((c) => c.connectionId);
     const at = storeTimesOf(changes.map((c) => c.at));
+    const ended = sql`unnest(${keys}::text[], ${workers}::text[], ${ids}::uuid[], ${at}) AS v(license_key, worker_id, connection_id, at)`;
     await this.db.transaction().execute(async (trx) => {
       await sql`
         UPDATE gw_agent_status s SET online = false, last_seen = v.at, jobs_running = 0
-        FROM unnest(${keys}::text[], ${workers}::text[], ${at}) AS v(license_key, worker_id, at)
-        WHERE s.license_key = v.license_key AND s.worker_id = v.worker_id`.execute(trx);
+        FROM ${ended}
+        WHERE s.license_key = v.license_key
+          AND (s.connection_id = v.connection_id OR (s.connection_id IS NULL AND s.worker_id = v.worker_id))`.execute(trx);
       await sql`
         UPDATE gw_agent_connections c SET disconnected_at = v.at
-        FROM unnest(${keys}::text[], ${workers}::text[], ${at}) AS v(license_key, worker_id, at)
-        WHERE c.license_key = v.license_key AND c.worker_id = v.worker_id AND c.disconnected_at IS NULL`.execute(trx);
+        FROM ${ended}
+        WHERE c.license_key = v.license_key AND c.disconnected_at IS NULL
+          AND (c.connection_id = v.connection_id OR (c.connection_id IS NULL AND c.worker_id = v.worker_id))`.execute(trx);
     });
   }
 

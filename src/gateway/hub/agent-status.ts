@@ -20,10 +20,14 @@ export interface HealthReport {
   clockOffsetMs: number | null;
 }
 
+/**
+ * `connectionId` names one connection from its hello to its end: one agent's connections share its
+ * worker id, and the one that left may be older than the one the branch's row describes.
+ */
 export type StatusChange =
-  | { kind: 'connected'; agent: AgentIdentity; report: HealthReport | null; at: Date }
+  | { kind: 'connected'; agent: AgentIdentity; connectionId: string; report: HealthReport | null; at: Date }
   | { kind: 'heartbeat'; licenseKey: string; workerId: string; report: HealthReport; at: Date }
-  | { kind: 'disconnected'; licenseKey: string; workerId: string; at: Date };
+  | { kind: 'disconnected'; licenseKey: string; workerId: string; connectionId: string; at: Date };
 
 /** Writes changes of one kind, each of a different branch, in one go. */
 export interface StatusWriter {

@@ -19,6 +19,8 @@ export interface ConnectedAgent {
   agentVersion: string;
   posVersion: string | null;
   connectedAt: Date;
+  /** Names this connection in the fleet's records (hub/agent-status.ts). */
+  connectionId: string;
   /**
    * When the agent said hello, on its own clock (its hello's health.sentAt; the gateway's time
    * for agents that do not report it): instances whose clocks disagree still agree on which of

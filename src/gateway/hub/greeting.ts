@@ -1,4 +1,5 @@
 /** The hello stage: what an agent's first message must say, and what the hub records of it. */
+import { randomUUID } from 'node:crypto';
 import { CLOSE, HELD_COMMIT, helloMessage } from '../../protocol/messages.js';
 import { clockOffsetMs, type StatusChange } from './agent-status.js';
 import type { ConnectedAgent, Greeting } from './connected-agent.js';
@@ -22,6 +23,7 @@ export function takeHello(greeting: Greeting, message: unknown, pingIntervalMs: 
     agentVersion: h.agentVersion,
     posVersion: h.posVersion,
     connectedAt,
+    connectionId: randomUUID(),
     helloSentAt: h.health ? new Date(h.health.sentAt) : connectedAt,
     lastSeen: now,
     nextPingAt: now + pingIntervalMs,
@@ -33,6 +35,7 @@ export function takeHello(greeting: Greeting, message: unknown, pingIntervalMs: 
   };
   const change: StatusChange = {
     kind: 'connected',
+    connectionId: agent.connectionId,
     agent: {
       licenseKey: greeting.licenseKey,
       workerId: h.workerId,
