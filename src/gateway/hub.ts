@@ -12,17 +12,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { BranchEvent } from '../protocol/events.js';
-import {
-  CLOSE,
-  HEARTBEAT,
-  agentMessage,
-  frameJson,
-  resultMessage,
-  type AgentMessage,
-  type JobMessage,
-  type UpgradeMessage,
-  type UpgradeProgressMessage,
-} from '../protocol/messages.js';
+import { CLOSE, HEARTBEAT, agentMessage, frameJson, resultMessage, type AgentMessage, type JobMessage, type UpgradeMessage } from '../protocol/messages.js';
 import { admit } from './hub/admission.js';
 import { clockOffsetMs } from './hub/agent-status.js';
 import { sendToAgent, type ConnectedAgent, type Greeting } from './hub/connected-agent.js';
@@ -31,28 +21,14 @@ import { takeHello } from './hub/greeting.js';
 import { PendingJobs } from './hub/pending-jobs.js';
 import { successfulResult } from './hub/result-frame.js';
 import { StatusBatcher } from './hub/status-batcher.js';
+import type { HubCluster, UpgradeListener } from './hub/listeners.js';
 import type { GatewayStore } from './store.js';
 
 import { AgentOfflineError, AgentTimeoutError, ClaimLostError, agentBudget, type DispatchOutcome, type JobRequest } from './hub/jobs.js';
 
 export { AgentOfflineError, AgentTimeoutError, ClaimLostError, agentBudget, type DispatchOutcome, type JobRequest };
 
-export interface UpgradeListener {
-  connected(licenseKey: string, platform: string | null): void;
-  progress(licenseKey: string, report: UpgradeProgressMessage): void;
-}
-
-/**
- * What a cluster (./cluster/) adds to a hub: it hears which agents connect here and leave, and
- * carries jobs for branches whose agent is connected to another instance.
- */
-export interface HubCluster {
-  /** `helloSentAt`: on the agent's clock (ConnectedAgent). */
-  agentConnected(licenseKey: string, helloSentAt: Date): void;
-  agentLeft(licenseKey: string): void;
-  /** Rejects with AgentOfflineError when no instance holds the branch, AgentTimeoutError past `timeoutMs`. */
-  dispatchElsewhere(job: JobRequest): Promise<DispatchOutcome>;
-}
+export type { HubCluster, UpgradeListener };
 
 export interface HubOptions {
   store: GatewayStore;
@@ -67,10 +43,14 @@ export interface HubOptions {
 
 /** How often the connections are looked over: pings due, dead peers, hellos overdue. */
 const SWEEP_MS = 1_000;
+/** A replaced connection whose agent does not answer the close within this is cut. */
+const REPLACED_CLOSE_GRACE_MS = 1_000;
 
 export class AgentHub {
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
   readonly #agents = new Map<string, ConnectedAgent>();
+  /** Connections that left already: a replaced one leaves before its socket closes. */
+  readonly #gone = new WeakSet<ConnectedAgent>();
   /** Sockets past the token check that have not said hello yet: `revalidate` covers them too. */
   readonly #greeting = new Set<Greeting>();
   /** Bumped by every `revalidate`: a token check that straddles one is run again. */
@@ -121,14 +101,14 @@ export class AgentHub {
 
   /**
    * Another instance accepted this branch's agent, which said hello at `helloSentAt` by its own
-   * clock: an older connection here is closed (its jobs fail as with any dropped socket, and are
-   * retried with their keys).
+   * clock: an older connection here is replaced (its jobs fail as with any dropped socket, and
+   * are retried with their keys).
    */
   supersede(licenseKey: string, helloSentAt: Date): void {
     const agent = this.#agents.get(licenseKey);
     if (!agent || agent.helloSentAt >= helloSentAt) return;
     this.opts.log.info({ licenseKey, workerId: agent.workerId }, 'agent connected to another gateway; closing its old connection');
-    agent.ws.close(CLOSE.replaced, 'replaced by a connection to another gateway');
+    this.#replace(agent, 'replaced by a connection to another gateway');
   }
 
   /**
@@ -289,7 +269,7 @@ export class AgentHub {
     this.#greeting.delete(greeting);
     const previous = this.#agents.get(licenseKey);
     this.#agents.set(licenseKey, agent);
-    if (previous) previous.ws.close(CLOSE.replaced, 'replaced by a newer connection');
+    if (previous) this.#replace(previous, 'replaced by a newer connection');
     this.#cluster?.agentConnected(licenseKey, agent.helloSentAt);
     sendToAgent(ws, { type: 'welcome' });
     this.#status.record(outcome.change);
@@ -374,8 +354,22 @@ export class AgentHub {
     if (agent.ws.readyState === agent.ws.OPEN) sendToAgent(agent.ws, { type: 'eventsAck', ids: events.map((e) => e.id) });
   }
 
-  /** The agent's socket closed: its jobs fail, and the fleet view hears it left. */
+  /**
+   * A connection its agent replaced leaves now, not when its close handshake ends: on a link cut
+   * half-open (the agent's side gone, this side silent) ws waits 30 s for that, and meanwhile
+   * this instance would keep the branch's jobs and send them to a socket nobody reads.
+   */
+  #replace(agent: ConnectedAgent, reason: string): void {
+    this.#left(agent);
+    agent.ws.close(CLOSE.replaced, reason);
+    const cut = setTimeout(() => agent.ws.terminate(), REPLACED_CLOSE_GRACE_MS).unref();
+    agent.ws.once('close', () => clearTimeout(cut));
+  }
+
+  /** The agent's connection ended (or was replaced): its jobs fail, and the fleet view hears it left. */
   #left(agent: ConnectedAgent): void {
+    if (this.#gone.has(agent)) return;
+    this.#gone.add(agent);
     const { licenseKey, workerId, connectionId } = agent;
     if (this.#agents.get(licenseKey) === agent) {
       this.#agents.delete(licenseKey);

@@ -2,6 +2,7 @@
  * A TCP proxy between an agent and the gateway, so a test can cut the link as the network does:
  * `sever` destroys both sockets at once and whatever was in flight is lost. `hold` keeps what
  * the agent sends from reaching the gateway until the link is cut: an answer lost on the way.
+ * `cutAgentSide` leaves the link half-open, as a NAT box that forgot it does.
  */
 import net from 'node:net';
 import { LOOPBACK } from './printer-ports.js';
@@ -15,6 +16,11 @@ export interface LinkProxy {
   hold(): void;
   /** Cuts every connection through the proxy; the agent reconnects through it by itself. */
   sever(): void;
+  /**
+   * Closes the agent's side of every connection and refuses new ones, while the gateway's side
+   * stays open and hears nothing more. Resolves once the gateway has closed its side.
+   */
+  cutAgentSide(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -23,8 +29,10 @@ export async function startLinkProxy(): Promise<LinkProxy> {
   const target = new Promise<URL>((resolve) => (setTarget = resolve));
   const pairs = new Set<{ agent: net.Socket; gateway: net.Socket }>();
   let held = false;
+  let halfOpen = false;
 
   const server = net.createServer((agent) => {
+    if (halfOpen) return void agent.destroy();
     // Nothing is read from the agent until the gateway's side is connected.
     agent.pause();
     const gateway = new net.Socket();
@@ -35,12 +43,18 @@ export async function startLinkProxy(): Promise<LinkProxy> {
       agent.destroy();
       gateway.destroy();
     };
-    agent.on('error', cut).on('close', cut);
+    // Half-open, the agent's side going away is not passed on: the gateway's side stays silent.
+    const agentGone = () => {
+      if (!halfOpen) cut();
+    };
+    agent.on('error', agentGone).on('close', agentGone);
     gateway.on('error', cut).on('close', cut);
     agent.on('data', (chunk) => {
-      if (!held) gateway.write(chunk);
+      if (!held && !halfOpen) gateway.write(chunk);
     });
-    gateway.on('data', (chunk) => agent.write(chunk));
+    gateway.on('data', (chunk) => {
+      if (!halfOpen) agent.write(chunk);
+    });
     void target.then((url) => {
       if (pairs.has(pair)) gateway.connect(Number(url.port), url.hostname, () => agent.resume());
     });
@@ -63,6 +77,14 @@ export async function startLinkProxy(): Promise<LinkProxy> {
       held = true;
     },
     sever,
+    async cutAgentSide() {
+      halfOpen = true;
+      const gatewaySides = [...pairs].map(({ agent, gateway }) => {
+        agent.destroy();
+        return new Promise((resolve) => (gateway.destroyed ? resolve(undefined) : gateway.once('close', resolve)));
+      });
+      await Promise.all(gatewaySides);
+    },
     async close() {
       sever();
       await new Promise<void>((resolve) => server.close(() => resolve()));

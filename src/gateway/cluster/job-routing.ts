@@ -1,22 +1,13 @@
 /**
- * Jobs between the instances of a cluster, over NATS request/reply with one subject per branch:
- * the instance holding a branch's agent subscribes to that branch's subject; any other instance
- * sends the job there and answers its client with the reply. Nobody subscribed means no agent is
- * connected anywhere: answered at once, as an offline agent is by a single gateway.
+ * Jobs between the instances of a cluster, over NATS with one subject per branch: the instance
+ * holding a branch's agent subscribes to that branch's subject; any other instance sends the job
+ * there (routed-call.ts) and answers its client with the reply. Nobody subscribed means no agent
+ * is connected anywhere: answered at once, as an offline agent is by a single gateway.
  */
-import { ErrorCode, type NatsConnection, type Subscription } from 'nats';
+import type { Msg, NatsConnection, Subscription } from 'nats';
 import type { Logger } from 'pino';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub, type DispatchOutcome, type JobRequest } from '../hub.js';
-
-export const jobSubject = (licenseKey: string) => `branch-agent.jobs.${licenseKey}`;
-
-/** The branch is the subject's. */
-type RoutedJob = Omit<JobRequest, 'licenseKey'>;
-
-type RoutedReply = { outcome: DispatchOutcome } | { failure: 'offline' | 'timeout'; message: string };
-
-/** Beyond the job's own timeout, which the serving instance enforces and answers. */
-const ROUTING_MARGIN_MS = 2_000;
+import { RoutedCall, jobSubject, probeSubject, type ProbeReply, type RoutedJob, type RoutedProbe, type RoutedReply } from './routed-call.js';
 
 /**
  * How long the news of an agent's new connection may take to reach this instance after the new
@@ -25,14 +16,11 @@ const ROUTING_MARGIN_MS = 2_000;
  */
 const MOVE_MARGIN_MS = 100;
 
-interface Waiting {
-  startedAt: number;
-  reject: (error: Error) => void;
-}
-
 export class JobRouting {
-  readonly #served = new Map<string, Subscription>();
-  readonly #waiting = new Map<string, Set<Waiting>>();
+  readonly #served = new Map<string, Subscription[]>();
+  readonly #calls = new Map<string, Set<RoutedCall>>();
+  /** The routed jobs this instance runs (by route id), for the probes of their senders. */
+  readonly #running = new Set<string>();
   #serving = true;
 
   constructor(
@@ -44,23 +32,17 @@ export class JobRouting {
   /** This instance now holds the branch's agent: it takes the branch's jobs. */
   serve(licenseKey: string): void {
     if (!this.#serving || this.#served.has(licenseKey)) return;
-    const subscription = this.nc.subscribe(jobSubject(licenseKey), {
+    const jobs = this.nc.subscribe(jobSubject(licenseKey), {
       callback: (error, msg) => {
-        if (error) return;
-        const job = msg.json<RoutedJob>();
-        void this.hub.dispatchHere({ ...job, licenseKey }).then(
-          (outcome) => msg.respond(JSON.stringify({ outcome } satisfies RoutedReply)),
-          (failure: unknown) => {
-            const reply: RoutedReply =
-              failure instanceof AgentTimeoutError
-                ? { failure: 'timeout', message: failure.message }
-                : { failure: 'offline', message: failure instanceof Error ? failure.message : String(failure) };
-            msg.respond(JSON.stringify(reply));
-          },
-        );
+        if (!error) this.#run(licenseKey, msg);
       },
     });
-    this.#served.set(licenseKey, subscription);
+    const probes = this.nc.subscribe(probeSubject(licenseKey), {
+      callback: (error, msg) => {
+        if (!error) this.#answerProbe(licenseKey, msg);
+      },
+    });
+    this.#served.set(licenseKey, [jobs, probes]);
   }
 
   /**
@@ -69,9 +51,9 @@ export class JobRouting {
    * instead of leaving its sender to wait out the timeout.
    */
   stopServing(licenseKey: string): void {
-    const subscription = this.#served.get(licenseKey);
+    const subscriptions = this.#served.get(licenseKey) ?? [];
     this.#served.delete(licenseKey);
-    subscription?.drain().catch(() => undefined);
+    for (const subscription of subscriptions) subscription.drain().catch(() => undefined);
   }
 
   /** A rolling restart: jobs already taken are answered, new ones go to no one here. */
@@ -89,43 +71,52 @@ export class JobRouting {
    */
   agentMoved(licenseKey: string): void {
     const before = Date.now() - MOVE_MARGIN_MS;
-    for (const waiting of this.#waiting.get(licenseKey) ?? []) {
-      if (waiting.startedAt < before) waiting.reject(new AgentOfflineError("The branch's agent moved to another gateway while running the job."));
+    for (const call of this.#calls.get(licenseKey) ?? []) {
+      if (call.startedAt < before) call.fail(new AgentOfflineError("The branch's agent moved to another gateway while running the job."));
     }
   }
 
   async dispatch({ licenseKey, op, params, idempotency, timeoutMs }: JobRequest): Promise<DispatchOutcome> {
-    const job: RoutedJob = { op, params, ...(idempotency ? { idempotency } : {}), timeoutMs };
-    let waiting: Waiting | undefined;
-    const moved = new Promise<never>((_resolve, reject) => {
-      waiting = { startedAt: Date.now(), reject };
-    });
-    const set = this.#waiting.get(licenseKey) ?? new Set();
-    this.#waiting.set(licenseKey, set);
-    set.add(waiting!);
+    const call = new RoutedCall(this.nc, licenseKey, { op, params, ...(idempotency ? { idempotency } : {}), timeoutMs }, this.log);
+    const calls = this.#calls.get(licenseKey) ?? new Set();
+    this.#calls.set(licenseKey, calls);
+    calls.add(call);
     try {
-      const msg = await Promise.race([this.nc.request(jobSubject(licenseKey), JSON.stringify(job), { timeout: timeoutMs + ROUTING_MARGIN_MS }), moved]);
-      const reply = msg.json<RoutedReply>();
-      if ('outcome' in reply) return reply.outcome;
-      throw reply.failure === 'timeout' ? new AgentTimeoutError(reply.message) : new AgentOfflineError(reply.message);
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code === ErrorCode.NoResponders) throw new AgentOfflineError('No agent is connected for this branch.');
-      if (code === ErrorCode.Timeout) {
-        this.log.warn({ licenseKey, op }, 'the gateway holding the agent did not answer a routed job');
-        throw new AgentTimeoutError(`The branch's agent did not answer within ${timeoutMs} ms.`);
-      }
-      // The NATS link itself is down: the branch cannot be reached from here, as if offline.
-      if (typeof code === 'string') {
-        this.log.warn({ licenseKey, code }, 'cannot route a job to the other gateways');
-        throw new AgentOfflineError("The branch's agent cannot be reached from this gateway right now.");
-      }
-      throw error;
+      return await call.answer;
     } finally {
-      set.delete(waiting!);
-      if (set.size === 0) this.#waiting.delete(licenseKey);
-      // The race's loser is never awaited again: keep its rejection from surfacing.
-      moved.catch(() => undefined);
+      calls.delete(call);
+      if (calls.size === 0) this.#calls.delete(licenseKey);
     }
+  }
+
+  /** A job for the branch: run on its agent here, or answered offline when the agent is gone. */
+  #run(licenseKey: string, msg: Msg): void {
+    const { routeId, ...job } = msg.json<RoutedJob>();
+    if (routeId) this.#running.add(routeId);
+    void this.hub.dispatchHere({ ...job, licenseKey }).then(
+      (outcome) => this.#reply(msg, routeId, { outcome }),
+      (failure: unknown) =>
+        this.#reply(
+          msg,
+          routeId,
+          failure instanceof AgentTimeoutError
+            ? { failure: 'timeout', message: failure.message }
+            : { failure: 'offline', message: failure instanceof Error ? failure.message : String(failure) },
+        ),
+    );
+  }
+
+  #reply(msg: Msg, routeId: string | undefined, reply: RoutedReply): void {
+    if (routeId) this.#running.delete(routeId);
+    msg.respond(JSON.stringify(reply));
+  }
+
+  /**
+   * Said by the holder of the agent, and by any instance still running the job; an instance that
+   * is neither (its agent just left) says nothing, so that it cannot answer for the holder.
+   */
+  #answerProbe(licenseKey: string, msg: Msg): void {
+    const running = this.#running.has(msg.json<RoutedProbe>().routeId);
+    if (running || this.hub.agentFor(licenseKey)) msg.respond(JSON.stringify({ running } satisfies ProbeReply));
   }
 }
