@@ -53,7 +53,9 @@ export async function joinCluster(opts: ClusterOptions, hub: AgentHub, store: Ga
   purge.unref();
   void (async () => {
     for await (const status of nc.status()) {
-      if (status.type === Events.Disconnect || status.type === Events.Reconnect) log.warn({ status: status.type }, 'NATS link changed');
+      if (status.type !== Events.Disconnect && status.type !== Events.Reconnect) continue;
+      log.warn({ status: status.type }, 'NATS link changed');
+      routing.linkChanged(status.type === Events.Reconnect);
     }
   })();
   return {

@@ -7,7 +7,7 @@
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import type { Logger } from 'pino';
 import { AgentOfflineError, AgentTimeoutError, type AgentHub, type DispatchOutcome, type JobRequest } from '../hub.js';
-import { RoutedCall, jobSubject, probeSubject, type ProbeReply, type RoutedJob, type RoutedProbe, type RoutedReply } from './routed-call.js';
+import { RoutedCall, UNREACHABLE, jobSubject, probeSubject, type ProbeReply, type RoutedJob, type RoutedProbe, type RoutedReply } from './routed-call.js';
 
 /**
  * How long the news of an agent's new connection may take to reach this instance after the new
@@ -22,6 +22,7 @@ export class JobRouting {
   /** The routed jobs this instance runs (by route id), for the probes of their senders. */
   readonly #running = new Set<string>();
   #serving = true;
+  #linkUp = true;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -76,7 +77,17 @@ export class JobRouting {
     }
   }
 
+  /**
+   * The NATS link went down or came back. While it is down a job for another instance's agent
+   * cannot be sent: answered at once, as an offline agent is, rather than 504 after the job's
+   * timeout and margin (32 s by default).
+   */
+  linkChanged(up: boolean): void {
+    this.#linkUp = up;
+  }
+
   async dispatch({ licenseKey, op, params, idempotency, timeoutMs }: JobRequest): Promise<DispatchOutcome> {
+    if (!this.#linkUp) throw new AgentOfflineError(UNREACHABLE);
     const call = new RoutedCall(this.nc, licenseKey, { op, params, ...(idempotency ? { idempotency } : {}), timeoutMs }, this.log);
     const calls = this.#calls.get(licenseKey) ?? new Set();
     this.#calls.set(licenseKey, calls);

@@ -34,7 +34,7 @@ export interface ProbeReply {
 const ROUTING_MARGIN_MS = 2_000;
 
 const NO_AGENT = 'No agent is connected for this branch.';
-const UNREACHABLE = "The branch's agent cannot be reached from this gateway right now.";
+export const UNREACHABLE = "The branch's agent cannot be reached from this gateway right now.";
 
 const noResponders = (msg: Msg) => msg.data.length === 0 && msg.headers?.code === 503;
 
