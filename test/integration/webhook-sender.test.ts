@@ -44,3 +44,28 @@ it('fails an attempt that gets no answer at the time limit, and delivers one ans
   const answered = await receiver((res) => res.end('ok'));
   expect(await sendWebhook(answered, message, policy, 300)).toMatchObject({ status: 200, error: null });
 });
+
+it('does not follow a redirect: a 3xx is a failed attempt, and its target gets nothing', async () => {
+  let reached = 0;
+  const target = createServer((_req, res) => {
+    reached++;
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = await receiver((res) => {
+      res.writeHead(302, { location: `http://127.0.0.1:${(target.address() as AddressInfo).port}/elsewhere` });
+      res.end();
+    });
+    expect(await sendWebhook(url, message, policy, 1_000)).toMatchObject({ status: 302, error: 'http_302' });
+    expect(reached).toBe(0);
+  } finally {
+    await new Promise((resolve) => target.close(resolve));
+  }
+});
+
+it('checks the address a name resolves to when it connects: a name for loopback is refused', async () => {
+  const url = await receiver((res) => res.end('ok'));
+  const byName = url.replace('127.0.0.1', 'localhost');
+  expect(await sendWebhook(byName, message, { ...policy, allowLoopback: false }, 1_000)).toMatchObject({ status: null, error: 'refused_address' });
+});
