@@ -3,6 +3,7 @@
  * folio series and their restaurant area. A station the branch does not know is taken as its own
  * cash station with no series and no area.
  */
+import { sql } from 'kysely';
 import { PosError } from '../protocol/errors.js';
 import { readOnce, type PosContext } from './context.js';
 import { int, text } from './values.js';
@@ -93,11 +94,16 @@ export async function openShiftFor(
   return row ? Number(row.idturno) : undefined;
 }
 
-/** The terminals that sell on `cashStation`'s shift (their `cajacomandero` names it), as a subquery of station ids. */
+/**
+ * The terminals that sell on `cashStation`'s shift (their `cajacomandero` names it), as a subquery
+ * of station ids. Compared without the blanks around it, as stationOf reads it for their sales:
+ * compared as written, a padded one's sales went to the shift while it was open, but its sales
+ * made without a shift were never taken by a close (PostgreSQL keeps trailing blanks significant).
+ */
 export function terminalsOf(ctx: Pick<PosContext, 'db'>, cashStation: string) {
   return ctx.db
     .selectFrom('estaciones')
     .select('idestacion')
-    .where('cajacomandero', '=', cashStation)
+    .where(sql<string>`ltrim(rtrim(${sql.ref('cajacomandero')}))`, '=', cashStation)
     .where((w) => w.or([w('usarturnoestacion', '=', 0), w('usarturnoestacion', 'is', null)]));
 }
