@@ -87,6 +87,34 @@ async function sales(ctx: PosContext, idTurno: number) {
 
 const tenderAmounts = (t: TenderAmounts) => Object.fromEntries(TENDERS.map((k) => [k, amount(t[k].toFixed())])) as Record<(typeof TENDERS)[number], number>;
 
+/** Times a cut is read again because the open shift took a payment while it was read. */
+const ATTEMPTS = 3;
+
+/**
+ * What a payment, cancellation or quick sale into the open shift changes: the number of its
+ * temporary accounts and of their payments. The cut takes several statements, and one that met a
+ * payment's commit between two of them disagreed with itself (a probe: 38.50 by tender, 77.00 by
+ * method); read before and after, and the cut again when it moved.
+ */
+async function shiftActivity(ctx: PosContext, idTurno: number): Promise<string> {
+  const row = await ctx.db
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('tempcheques')
+        .select((c) => c.fn.countAll().as('n'))
+        .where('idturno', '=', idTurno)
+        .as('accounts'),
+      eb
+        .selectFrom('tempchequespagos as p')
+        .innerJoin('tempcheques as h', 'h.folio', 'p.folio')
+        .select((c) => c.fn.countAll().as('n'))
+        .where('h.idturno', '=', idTurno)
+        .as('payments'),
+    ])
+    .executeTakeFirstOrThrow();
+  return `${String(row.accounts)}/${String(row.payments)}`;
+}
+
 export const cashCut = implementAccountRead(ops.cashCut, async (ctx, input) => {
   const shift = await ctx.db
     .selectFrom('turnos')
@@ -96,12 +124,22 @@ export const cashCut = implementAccountRead(ops.cashCut, async (ctx, input) => {
     .executeTakeFirst();
   if (!shift) throw new PosError('shift_not_found', `There is no shift ${input.idTurno}.`, { idTurno: input.idTurno });
   const idturnointerno = Number(shift.idturnointerno);
-  const [takings, methods, declarations, ventas] = [
-    (await shiftTakings(ctx, [input.idTurno])).get(input.idTurno)!,
-    await shiftTakingsByMethod(ctx, input.idTurno),
-    await shiftDeclarations(ctx, [{ ...shift, idturnointerno }]),
-    await sales(ctx, input.idTurno),
-  ];
+  const read = async () => ({
+    takings: (await shiftTakings(ctx, [input.idTurno])).get(input.idTurno)!,
+    methods: await shiftTakingsByMethod(ctx, input.idTurno),
+    declarations: await shiftDeclarations(ctx, [{ ...shift, idturnointerno }]),
+    ventas: await sales(ctx, input.idTurno),
+  });
+  // A closed shift takes no more payments; one closing meanwhile is implementAccountRead's.
+  const open = shift.cierre === null;
+  let cut: Awaited<ReturnType<typeof read>>;
+  for (let attempt = 1; ; attempt++) {
+    const before = open ? await shiftActivity(ctx, input.idTurno) : '';
+    cut = await read();
+    if (!open || (await shiftActivity(ctx, input.idTurno)) === before) break;
+    if (attempt === ATTEMPTS) throw new PosError('pos_busy', `The shift took payments while its cut was read, ${ATTEMPTS} times in a row; retry shortly.`);
+  }
+  const { takings, methods, declarations, ventas } = cut;
   const declared = declarations.get(idturnointerno);
   return {
     idTurno: int(shift.idturno) ?? input.idTurno,

@@ -37,4 +37,14 @@ export const settlementScenarios: Scenario[] = [
   { op: 'orders.reopen', input: { usuario: 'CAJERO' }, setup: (_db, run) => printed(run) },
   { op: 'orders.cancel', input: { razon: 'El cliente se fue', idMotivoCancela: '01', usuario: 'CAJERO' }, setup: (_db, run) => account(run) },
   { op: 'shifts.cashCut', input: { idTurno: 2 } },
+  {
+    // An open shift's cut counts its accounts and payments before and after it reads them.
+    op: 'shifts.cashCut',
+    input: {},
+    setup: async (db, run) => {
+      const open = await db.selectFrom('turnos').select('idturno').where('cierre', 'is', null).orderBy('idturno').executeTakeFirst();
+      if (open) return { idTurno: Number(open.idturno) };
+      return { idTurno: (await run('shifts.open', { estacion: 'CAJA2', idEmpresa: '0000000001', cajero: 'CAJERO', fondo: 0 })).idTurno };
+    },
+  },
 ];

@@ -1,0 +1,71 @@
+/**
+ * A cash cut of an open shift read while a sale is paid into it agrees with itself: its sums take
+ * several statements, and one that met the payment's commit between two of them gave 38.50 by
+ * tender and 77.00 by payment method (a probe). The shift's accounts and payments are counted
+ * before and after the cut, which is read again when they moved. The cut here runs through a job
+ * runner whose statements a plugin can stop after the first that reads the shift's payments,
+ * while the sale commits.
+ */
+import { randomUUID } from 'node:crypto';
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { orderBody } from '../support/order-body.js';
+import { testRunner } from '../support/job-runner.js';
+import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
+import { until } from '../support/until.js';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** Holds the result of the first statement that reads `table` until `release`. */
+class PauseAfterFirstRead implements KyselyPlugin {
+  readonly #queries = new Set<string>();
+  #used = false;
+  reached = false;
+  release!: () => void;
+  readonly #gate = new Promise<void>((resolve) => (this.release = resolve));
+
+  constructor(private readonly table: string) {}
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    if (!this.#used && JSON.stringify(args.node).includes(`"${this.table}"`)) this.#queries.add(args.queryId.queryId);
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    if (!this.#used && this.#queries.has(args.queryId.queryId)) {
+      this.#used = true;
+      this.reached = true;
+      await this.#gate;
+    }
+    return args.result;
+  }
+}
+
+it('agrees with itself and with a quiet read when a sale is paid into the shift while it is read', async () => {
+  const db = stack.pos.get(BRANCH)!.db;
+  const idTurno = Number(
+    (await db.selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA1').where('cierre', 'is', null).executeTakeFirstOrThrow()).idturno,
+  );
+  const pos = stack.agents.get(BRANCH)!.pos;
+  const pause = new PauseAfterFirstRead('tempchequespagos');
+  const runner = testRunner({ ...pos, db: pos.db.withPlugin(pause) });
+  const reading = runner.run({ type: 'job', jobId: randomUUID(), op: 'shifts.cashCut', params: { idTurno }, budgetMs: 20_000 });
+  await until(() => pause.reached);
+  const sale = await stack.api('POST', `/ordenes/${BRANCH}`, {
+    body: orderBody({ estacion: 'CAJA1', serie: 'A', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }),
+    headers: { 'idempotency-key': randomUUID() },
+  });
+  expect(sale.status, sale.text).toBe(201);
+  expect(sale.body.idTurno).toBe(idTurno);
+  pause.release();
+  const raced = await reading;
+  expect(raced.ok, JSON.stringify(raced)).toBe(true);
+  const { jobId: _jobId, ...quiet } = (await stack.api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body;
+  expect((raced as { data: unknown }).data).toEqual(quiet);
+});
