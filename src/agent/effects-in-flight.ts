@@ -8,6 +8,11 @@
 export class EffectsInFlight {
   readonly #running = new Map<string, Promise<void>>();
 
+  /** Keys whose effect, or its recording, is still under way. */
+  get size(): number {
+    return this.#running.size;
+  }
+
   /** Marks the key's effect as running; the function returned ends it. */
   begin(key: string): () => void {
     let end!: () => void;

@@ -64,7 +64,7 @@ async function printAfterCommit(
   ctx.outside!(async (db) => {
     const sent = await send();
     // What was printed is answered even if its record cannot be updated now.
-    await updatePrintJobResults(db, orderRef, sent.results).catch((error: unknown) =>
+    const recorded = updatePrintJobResults(db, orderRef, sent.results).catch((error: unknown) =>
       ctx.log.warn({ err: error, orderRef }, 'could not record what the printers said'),
     );
     const failed = sent.deliveries.filter((d) => d.result.status === 'failed');
@@ -73,7 +73,7 @@ async function printAfterCommit(
         { orderRef, kind: job.kind, orderFolio: job.orderFolio, failed: failed.map((d) => ({ printerId: d.printerId, ...d.result })) },
         'printers did not take a print job',
       );
-    return answer({ orderRef, results: sent.results });
+    return { answer: answer({ orderRef, results: sent.results }), recorded };
   });
   return { orderRef, results };
 }

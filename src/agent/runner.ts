@@ -68,9 +68,9 @@ export class JobRunner {
     return this.#slots.inUse + this.#printSlots.inUse;
   }
 
-  /** Resolves when no job is running or waiting (graceful shutdown). */
+  /** Resolves when no job is running or waiting, nor a print's record being written (graceful shutdown). */
   async drained(): Promise<void> {
-    while (this.#slots.busy > 0 || this.#printSlots.busy > 0) await sleep(20);
+    while (this.#slots.busy > 0 || this.#printSlots.busy > 0 || this.#effects.size > 0) await sleep(20);
   }
 
   /** The gateway's verdict on a held job's key (claim-verdicts.ts). */
@@ -162,8 +162,9 @@ export class JobRunner {
         await this.#claimWon(job, deadline);
         // Committing after the gateway gave up would apply a write the client was told failed.
         if (performance.now() > deadline) throw new Deadline();
-        // From the commit until the effect ends, a retry of the key waits rather than answer the record.
-        if (outside && idem) endEffect = this.#effects.begin(keyOf(idem));
+        // From the commit until the effect and its records end, a retry of the key waits rather
+        // than answer the record (a job without a key is tracked too, for drained()).
+        if (outside) endEffect = this.#effects.begin(idem ? keyOf(idem) : `job\u0000${job.jobId}`);
         return result;
       });
     let result: unknown;
@@ -201,9 +202,13 @@ export class JobRunner {
         }
       }
     }
-    try {
-      if (outside) result = await this.#completeOutside(job, base.log, outside, result);
-    } finally {
+    if (outside) {
+      const completed = await this.#completeOutside(job, base.log, outside, result);
+      result = completed.result;
+      // The answer does not wait for the records; a retry of the key does (effects-in-flight.ts).
+      const end = endEffect;
+      void completed.recorded.finally(() => end?.());
+    } else {
       endEffect?.();
     }
     for (const task of afterCommit) {
@@ -217,24 +222,27 @@ export class JobRunner {
     if (job.hold) await this.#verdicts.won(job.jobId, deadline, () => new Deadline());
   }
 
-  /** Runs a write's outside effect after its commit and records the completed result for replay. */
-  async #completeOutside(job: JobMessage, log: Logger, effect: OutsideEffect, result: unknown): Promise<unknown> {
-    let done: Record<string, unknown>;
+  /**
+   * Runs a write's outside effect after its commit: the completed result, and the recording of it
+   * for replay (with the effect's own records), which ends after the result is answered.
+   */
+  async #completeOutside(job: JobMessage, log: Logger, effect: OutsideEffect, result: unknown): Promise<{ result: unknown; recorded: Promise<unknown> }> {
+    let done: Awaited<ReturnType<OutsideEffect>>;
     try {
       done = await effect(this.opts.pos.db);
     } catch (error) {
       // The write is committed: its answer stands, as its record says, and the failure is logged.
       log.error({ err: error }, 'the outside effect of a committed write failed');
-      return result;
+      return { result, recorded: Promise.resolve() };
     }
-    const completed = { ...(result as Record<string, unknown>), ...done };
-    if (job.idempotency) {
-      // A record left as the write wrote it makes a retry answer "interrupted" instead of doing it again.
-      await recordResult(this.opts.pos.db, job.idempotency, completed).catch((error: unknown) =>
-        log.warn({ err: error }, 'could not record what the outside effect did; a retry answers what the write recorded'),
-      );
-    }
-    return completed;
+    const completed = { ...(result as Record<string, unknown>), ...done.answer };
+    // A record left as the write wrote it makes a retry answer "interrupted" instead of doing it again.
+    const recording = job.idempotency
+      ? recordResult(this.opts.pos.db, job.idempotency, completed).catch((error: unknown) =>
+          log.warn({ err: error }, 'could not record what the outside effect did; a retry answers what the write recorded'),
+        )
+      : undefined;
+    return { result: completed, recorded: Promise.all([done.recorded, recording]) };
   }
 
   #describe(job: JobMessage, error: unknown): JobError {

@@ -26,14 +26,18 @@ export interface PosContext {
   afterCommit?: (task: (db: PosDb) => Promise<void>) => void;
   /**
    * For a write: an effect outside the database (a print) to run once its transaction has
-   * committed, so that the effect failing cannot undo the write. What the effect returns replaces
+   * committed, so that the effect failing cannot undo the write. What the effect answers replaces
    * those fields of the result, in the answer and in the idempotency record, so a retry answers
    * what happened without doing it again. Until then the record keeps what the write returned.
    */
   outside?: (effect: OutsideEffect) => void;
 }
 
-export type OutsideEffect = (db: PosDb) => Promise<Record<string, unknown>>;
+/**
+ * `answer`: the fields it replaces. `recorded`: its own records of what it did, which the client's
+ * answer does not wait for (a retry of the key does, with the key's own record).
+ */
+export type OutsideEffect = (db: PosDb) => Promise<{ answer: Record<string, unknown>; recorded: Promise<void> }>;
 
 const readsOfJob = new WeakMap<object, Map<string, Promise<unknown>>>();
 

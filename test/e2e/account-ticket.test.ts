@@ -72,7 +72,12 @@ async function openOrder(mesa: string, productos: unknown[] = [tacos, refresco])
 }
 
 const header = (folio: number) => db.selectFrom('tempcheques').selectAll().where('folio', '=', folio).executeTakeFirstOrThrow();
-const printJob = (orderRef: string) => db.selectFrom('ba_print_jobs').selectAll().where('id', '=', orderRef).executeTakeFirstOrThrow();
+/** What the printers said is recorded after the answer: read once the agent has written it. */
+const settled = () => stack.agents.get(BRANCH)!.runner.drained();
+const printJob = async (orderRef: string) => {
+  await settled();
+  return db.selectFrom('ba_print_jobs').selectAll().where('id', '=', orderRef).executeTakeFirstOrThrow();
+};
 const printJobCount = async () =>
   Number(
     (
@@ -100,8 +105,10 @@ describe('POST /temp_ordenes/{licenseKey}/{folio}/imprimir with printerId', () =
     const printerId = await registerAt(printer.port);
     const folio = await openOrder('T41');
     const key = randomUUID();
-    const agentRecord = async () =>
-      JSON.parse((await db.selectFrom('ba_idempotency').select('result').where('idem_key', '=', key).executeTakeFirstOrThrow()).result);
+    const agentRecord = async () => {
+      await settled();
+      return JSON.parse((await db.selectFrom('ba_idempotency').select('result').where('idem_key', '=', key).executeTakeFirstOrThrow()).result);
+    };
     // The account's transaction waits at its commit until the test has looked at the printer.
     const trap = await trapCommits(db, 'orders.print', 'hold');
     cleanups.push(() => trap.remove());

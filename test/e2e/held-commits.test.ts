@@ -144,6 +144,8 @@ describe('a held print, which no rollback undoes', () => {
       const winning = printing.run(won);
       printing.claimDecided(won.jobId, true);
       const answer = await winning;
+      // What the printer said is recorded just after the answer.
+      await printing.drained();
       expect(answer.ok).toBe(true);
       await printer.idle();
       expect(printer.jobs).toHaveLength(1);
@@ -172,6 +174,8 @@ describe('a held print, which no rollback undoes', () => {
       printing.claimDecided(lost.jobId, false);
       expect(await losing).toMatchObject({ ok: false, error: { code: 'idempotency_in_progress' } });
       const answer = await winning;
+      // What the printer said is recorded just after the answer.
+      await printing.drained();
       expect(answer).toMatchObject({ ok: true, data: { results: [{ status: 'printed' }] } });
       await printer.idle();
       expect(printer.jobs).toHaveLength(1);

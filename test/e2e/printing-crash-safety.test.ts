@@ -42,6 +42,8 @@ it('commits the print job and its key, saying interrupted, before the first byte
   const res = await answer;
   expect(res.status, res.text).toBe(502);
   expect(res.body.results).toMatchObject([{ printerId, error: 'timeout' }]);
+  // What the printer said is recorded just after the answer.
+  await stack.agents.get(BRANCH)!.runner.drained();
   expect((await agentRecord(key))?.results).toMatchObject([{ error: 'timeout' }]);
   expect(JSON.parse((await printJob(res.body.orderRef)).results)).toMatchObject([{ error: 'timeout' }]);
 });

@@ -77,8 +77,9 @@ export function printingTools(stack: () => TestStack) {
     return stack().api('POST', `/print/${opts.licenseKey ?? BRANCH}/${kind}`, { body, headers, key: opts.key });
   }
 
-  /** The agent's record of a print job, by its orderRef. */
-  function printJob(orderRef: string) {
+  /** The agent's record of a print job, once what the printers said is in it (written after the answer). */
+  async function printJob(orderRef: string) {
+    await stack().agents.get(BRANCH)!.runner.drained();
     return stack().pos.get(BRANCH)!.db.selectFrom('ba_print_jobs').selectAll().where('id', '=', orderRef).executeTakeFirstOrThrow();
   }
 

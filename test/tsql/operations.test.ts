@@ -45,6 +45,8 @@ async function runJob(runner: JobRunner, op: string, params: Record<string, unkn
   const n = ++jobs;
   const idempotency = operations.get(op)!.def.write ? { scope: 'tsql', key: `${op}-${n}`, fingerprint: 'f' } : undefined;
   const result = await runner.run({ type: 'job', jobId: `tsql-${n}`, op, params, budgetMs: 60_000, ...(idempotency ? { idempotency } : {}) });
+  // A print's records are written after its answer: they are its statements all the same.
+  await runner.drained();
   expect(result.ok, JSON.stringify(result)).toBe(true);
   return result.ok ? result.data : undefined;
 }
