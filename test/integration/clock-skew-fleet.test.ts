@@ -12,8 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sharedRateLimitStore } from '../../src/gateway/cluster/shared-rate-limit.js';
 import { GatewayStore } from '../../src/gateway/store.js';
 import { fleetListQuery } from '../../src/protocol/fleet.js';
-import { newGatewayDatabase } from '../support/databases.js';
-import { onSkewedClock } from '../support/skewed-clock.js';
+import { onSkewedClock, twoInstancesOnOneStore } from '../support/skewed-clock.js';
 
 const BRANCH = 'SKEW000000000002';
 const MINUTES_2 = 120_000;
@@ -24,9 +23,7 @@ let other: GatewayStore;
 let user: number;
 
 beforeAll(async () => {
-  const url = await newGatewayDatabase();
-  [one, other] = [new GatewayStore(url), new GatewayStore(url)];
-  user = await one.ensureUser('skewed fleet');
+  ({ one, other, user } = await twoInstancesOnOneStore('skewed fleet'));
   await one.upsertBranch(user, BRANCH, `agt_${randomUUID()}`, 'Centro');
 });
 afterAll(async () => {

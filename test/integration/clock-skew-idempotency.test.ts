@@ -9,8 +9,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { schedulePurges } from '../../src/gateway/purges.js';
 import { GatewayStore } from '../../src/gateway/store.js';
-import { newGatewayDatabase } from '../support/databases.js';
-import { onSkewedClock } from '../support/skewed-clock.js';
+import { onSkewedClock, twoInstancesOnOneStore } from '../support/skewed-clock.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -24,9 +23,7 @@ let other: GatewayStore;
 let user: number;
 
 beforeAll(async () => {
-  const url = await newGatewayDatabase();
-  [one, other] = [new GatewayStore(url), new GatewayStore(url)];
-  user = await one.ensureUser('skewed claims');
+  ({ one, other, user } = await twoInstancesOnOneStore('skewed claims'));
 });
 afterAll(async () => {
   await Promise.all([one?.close(), other?.close()]);

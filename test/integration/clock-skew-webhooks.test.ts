@@ -11,15 +11,13 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { GatewayStore } from '../../src/gateway/store.js';
 import { WebhookDelivery } from '../../src/gateway/webhook-delivery.js';
 import { newWebhookSecret, sealSecret } from '../../src/gateway/webhook-secrets.js';
-import { newGatewayDatabase } from '../support/databases.js';
-import { onSkewedClock } from '../support/skewed-clock.js';
+import { onSkewedClock, twoInstancesOnOneStore } from '../support/skewed-clock.js';
 import { until } from '../support/until.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const BRANCH = 'SKEW000000000001';
 const AHEAD = 60_000;
 const key = Buffer.alloc(32, 9);
-let url: string;
 /** Two instances' connections to one store. */
 let one: GatewayStore;
 let other: GatewayStore;
@@ -28,10 +26,8 @@ let user: number;
 let n = 0;
 
 beforeAll(async () => {
-  url = await newGatewayDatabase();
-  [one, other] = [new GatewayStore(url), new GatewayStore(url)];
+  ({ one, other, user } = await twoInstancesOnOneStore('skewed webhooks'));
   receiver = await WebhookReceiver.start();
-  user = await one.ensureUser('skewed webhooks');
   await one.upsertBranch(user, BRANCH, `agt_${randomUUID()}`, 'Centro');
   await one.webhooks.create(user, { url: receiver.url, eventos: ['orden.abierta'], licenseKeys: null, secretSealed: sealSecret(key, newWebhookSecret()) });
 });

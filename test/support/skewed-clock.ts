@@ -1,3 +1,6 @@
+import { GatewayStore } from '../../src/gateway/store.js';
+import { newGatewayDatabase } from './databases.js';
+
 /**
  * Another gateway instance's clock, in this process: while `work` runs, `Date` (new Date(),
  * Date.now()) reads `skewMs` off the real clock, as a host whose clock is wrong would. The tests
@@ -21,4 +24,11 @@ export async function onSkewedClock<T>(skewMs: number, work: () => Promise<T>): 
   } finally {
     globalThis.Date = RealDate;
   }
+}
+
+/** Two gateway instances' connections to one new store, and a user of it named `userName`. */
+export async function twoInstancesOnOneStore(userName: string): Promise<{ one: GatewayStore; other: GatewayStore; user: number }> {
+  const url = await newGatewayDatabase();
+  const [one, other] = [new GatewayStore(url), new GatewayStore(url)];
+  return { one, other, user: await one.ensureUser(userName) };
 }
