@@ -167,7 +167,7 @@ export class AgentHub {
       jobId,
       op,
       params,
-      budgetMs: agentBudget(timeoutMs),
+      budgetMs: agentBudget(timeoutMs, agent.roundTripMs),
       ...(idempotency ? { idempotency } : {}),
       ...(claim ? { hold: true } : {}),
     };

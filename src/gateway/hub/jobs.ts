@@ -32,9 +32,11 @@ export interface DispatchOutcome {
 
 /**
  * The agent's share of the time the gateway waits: a little less, so that a write the agent
- * commits at the end of its budget is answered before the gateway gives up on it (the job's
- * trip to the agent comes out of the difference).
+ * commits at the end of its budget is answered before the gateway gives up on it. The job's trip
+ * to the agent and its answer's trip back come out of it too, as the connection's last ping
+ * measured them: on a link slower than the margin (a satellite or a congested mobile link), a
+ * write could otherwise commit after its client was told 504.
  */
-export function agentBudget(timeoutMs: number): number {
-  return Math.max(1, timeoutMs - Math.min(1_000, Math.floor(timeoutMs / 10)));
+export function agentBudget(timeoutMs: number, roundTripMs = 0): number {
+  return Math.max(1, timeoutMs - Math.min(1_000, Math.floor(timeoutMs / 10)) - Math.max(0, Math.ceil(roundTripMs)));
 }
