@@ -236,6 +236,30 @@ describe('delivery', () => {
     expect(delivery!.attemptCount).toBe(4);
     expect(delivery!.attempts.map((a) => a.status)).toEqual([200, 500, 500, 500]);
   });
+
+  it("holds a branch's later event back from a webhook while an earlier one keeps failing, then sends both in order", async () => {
+    await until(async () => (await stack.store.db.selectFrom('gw_deliveries').select('id').where('state', '=', 'pending').execute()).length === 0);
+    receiver.script = Array<number>(1_000).fill(500);
+    const attemptsOf = (id: string) => receiver.received.filter((r) => r.json.id === id).length;
+    const first = await openOrder();
+    const failing = await eventFor('orden.abierta', (e) => e.data?.folio === first.folio);
+    const second = await openOrder();
+    // The second order's event is in the gateway, its delivery due, while the first keeps failing.
+    const stored = async () =>
+      ((await stack.api('GET', `/eventos/${BRANCH}?last=50`)).body.data as Array<{ id: string; type: string; data?: { folio?: number } }>).find(
+        (e) => e.type === 'orden.abierta' && e.data?.folio === second.folio,
+      );
+    await until(async () => (await stored()) !== undefined);
+    const later = (await stored())!;
+    const tried = attemptsOf(failing.id);
+    await until(() => attemptsOf(failing.id) > tried);
+    expect(attemptsOf(later.id)).toBe(0);
+    receiver.script = [];
+    await until(() => attemptsOf(later.id) === 1);
+    const order = receiver.received.map((r) => r.json.id).filter((id) => id === failing.id || id === later.id);
+    expect(order.at(-1)).toBe(later.id);
+    expect(order.slice(0, -1).every((id) => id === failing.id)).toBe(true);
+  });
 });
 
 describe('the feed', () => {
