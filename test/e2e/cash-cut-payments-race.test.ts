@@ -47,25 +47,46 @@ class PauseAfterFirstRead implements KyselyPlugin {
   }
 }
 
-it('agrees with itself and with a quiet read when a sale is paid into the shift while it is read', async () => {
+const sale = async () => {
+  const res = await stack.api('POST', `/ordenes/${BRANCH}`, {
+    body: orderBody({ estacion: 'CAJA1', serie: 'A', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }),
+    headers: { 'idempotency-key': randomUUID() },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body as { folio: number; idTurno: number };
+};
+
+/** The open shift's cut, stopped after its first read of the payments by tender (the first to join formasdepago) while `meanwhile` runs, and a quiet read after. */
+async function cutAround(meanwhile: () => Promise<void>): Promise<{ raced: unknown; quiet: unknown }> {
   const db = stack.pos.get(BRANCH)!.db;
   const idTurno = Number(
     (await db.selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA1').where('cierre', 'is', null).executeTakeFirstOrThrow()).idturno,
   );
   const pos = stack.agents.get(BRANCH)!.pos;
-  const pause = new PauseAfterFirstRead('tempchequespagos');
+  const pause = new PauseAfterFirstRead('formasdepago');
   const runner = testRunner({ ...pos, db: pos.db.withPlugin(pause) });
   const reading = runner.run({ type: 'job', jobId: randomUUID(), op: 'shifts.cashCut', params: { idTurno }, budgetMs: 20_000 });
   await until(() => pause.reached);
-  const sale = await stack.api('POST', `/ordenes/${BRANCH}`, {
-    body: orderBody({ estacion: 'CAJA1', serie: 'A', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }),
-    headers: { 'idempotency-key': randomUUID() },
-  });
-  expect(sale.status, sale.text).toBe(201);
-  expect(sale.body.idTurno).toBe(idTurno);
+  await meanwhile();
   pause.release();
   const raced = await reading;
   expect(raced.ok, JSON.stringify(raced)).toBe(true);
   const { jobId: _jobId, ...quiet } = (await stack.api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body;
-  expect((raced as { data: unknown }).data).toEqual(quiet);
+  return { raced: (raced as { data: unknown }).data, quiet };
+}
+
+it('agrees with itself and with a quiet read when a sale is paid into the shift while it is read', async () => {
+  const { raced, quiet } = await cutAround(async () => {
+    await sale();
+  });
+  expect(raced).toEqual(quiet);
+});
+
+it('agrees with a quiet read when a terminal cancels a paid account of the shift while it is read', async () => {
+  const paid = await sale();
+  const db = stack.pos.get(BRANCH)!.db;
+  const { raced, quiet } = await cutAround(async () => {
+    await db.updateTable('tempcheques').set({ cancelado: true }).where('folio', '=', paid.folio).execute();
+  });
+  expect(raced).toEqual(quiet);
 });

@@ -92,27 +92,32 @@ const ATTEMPTS = 3;
 
 /**
  * What a payment, cancellation or quick sale into the open shift changes: the number of its
- * temporary accounts and of their payments. The cut takes several statements, and one that met a
- * payment's commit between two of them disagreed with itself (a probe: 38.50 by tender, 77.00 by
- * method); read before and after, and the cut again when it moved.
+ * temporary accounts and of those cancelled, and the number and sum of their payments. The cut
+ * takes several statements, and one that met a payment's commit between two of them disagreed
+ * with itself (a probe: 38.50 by tender, 77.00 by method); read before and after, and the cut
+ * again when it moved.
  */
 async function shiftActivity(ctx: PosContext, idTurno: number): Promise<string> {
+  const accounts = () => ctx.db.selectFrom('tempcheques').where('idturno', '=', idTurno);
+  const payments = () => ctx.db.selectFrom('tempchequespagos as p').innerJoin('tempcheques as h', 'h.folio', 'p.folio').where('h.idturno', '=', idTurno);
   const row = await ctx.db
-    .selectNoFrom((eb) => [
-      eb
-        .selectFrom('tempcheques')
+    .selectNoFrom(() => [
+      accounts()
         .select((c) => c.fn.countAll().as('n'))
-        .where('idturno', '=', idTurno)
         .as('accounts'),
-      eb
-        .selectFrom('tempchequespagos as p')
-        .innerJoin('tempcheques as h', 'h.folio', 'p.folio')
+      accounts()
         .select((c) => c.fn.countAll().as('n'))
-        .where('h.idturno', '=', idTurno)
+        .where('cancelado', '=', true)
+        .as('cancelled'),
+      payments()
+        .select((c) => c.fn.countAll().as('n'))
         .as('payments'),
+      payments()
+        .select((c) => c.fn.sum(sql`${c.ref('p.importe')} + ${c.ref('p.propina')}`).as('n'))
+        .as('paid'),
     ])
     .executeTakeFirstOrThrow();
-  return `${String(row.accounts)}/${String(row.payments)}`;
+  return [row.accounts, row.cancelled, row.payments, row.paid].map(String).join('/');
 }
 
 export const cashCut = implementAccountRead(ops.cashCut, async (ctx, input) => {
