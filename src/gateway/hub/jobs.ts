@@ -38,5 +38,8 @@ export interface DispatchOutcome {
  * write could otherwise commit after its client was told 504.
  */
 export function agentBudget(timeoutMs: number, roundTripMs = 0): number {
-  return Math.max(1, timeoutMs - Math.min(1_000, Math.floor(timeoutMs / 10)) - Math.max(0, Math.ceil(roundTripMs)));
+  // One slow ping (the agent's loop busy a moment) must not leave every job no time: a quarter of
+  // the timeout at most.
+  const trip = Math.min(Math.max(0, Math.ceil(roundTripMs)), Math.floor(timeoutMs / 4));
+  return Math.max(1, timeoutMs - Math.min(1_000, Math.floor(timeoutMs / 10)) - trip);
 }
