@@ -17,10 +17,15 @@ import { RoutedCall, UNREACHABLE, jobSubject, probeSubject, type ProbeReply, typ
 const MOVE_MARGIN_MS = 100;
 
 export class JobRouting {
-  readonly #served = new Map<string, Subscription[]>();
+  readonly #served = new Map<string, { jobs: Subscription; probes: Subscription }>();
   readonly #calls = new Map<string, Set<RoutedCall>>();
-  /** The routed jobs this instance runs (by route id), for the probes of their senders. */
-  readonly #running = new Set<string>();
+  /** The routed jobs this instance runs (route id → branch), for the probes of their senders. */
+  readonly #running = new Map<string, string>();
+  /**
+   * Probe subscriptions of branches this instance no longer takes jobs for but still runs some
+   * of: a sender that got 'offline' from a stale instance must hear from here that its job runs.
+   */
+  readonly #lingering = new Map<string, Subscription>();
   #serving = true;
   #linkUp = true;
 
@@ -38,12 +43,15 @@ export class JobRouting {
         if (!error) this.#run(licenseKey, msg);
       },
     });
-    const probes = this.nc.subscribe(probeSubject(licenseKey), {
-      callback: (error, msg) => {
-        if (!error) this.#answerProbe(licenseKey, msg);
-      },
-    });
-    this.#served.set(licenseKey, [jobs, probes]);
+    const probes =
+      this.#lingering.get(licenseKey) ??
+      this.nc.subscribe(probeSubject(licenseKey), {
+        callback: (error, msg) => {
+          if (!error) this.#answerProbe(licenseKey, msg);
+        },
+      });
+    this.#lingering.delete(licenseKey);
+    this.#served.set(licenseKey, { jobs, probes });
   }
 
   /**
@@ -52,9 +60,17 @@ export class JobRouting {
    * instead of leaving its sender to wait out the timeout.
    */
   stopServing(licenseKey: string): void {
-    const subscriptions = this.#served.get(licenseKey) ?? [];
+    const served = this.#served.get(licenseKey);
+    if (!served) return;
     this.#served.delete(licenseKey);
-    for (const subscription of subscriptions) subscription.drain().catch(() => undefined);
+    served.jobs.drain().catch(() => undefined);
+    if (this.#runs(licenseKey)) this.#lingering.set(licenseKey, served.probes);
+    else served.probes.drain().catch(() => undefined);
+  }
+
+  #runs(licenseKey: string): boolean {
+    for (const branch of this.#running.values()) if (branch === licenseKey) return true;
+    return false;
   }
 
   /** A rolling restart: jobs already taken are answered, new ones go to no one here. */
@@ -103,12 +119,13 @@ export class JobRouting {
   /** A job for the branch: run on its agent here, or answered offline when the agent is gone. */
   #run(licenseKey: string, msg: Msg): void {
     const { routeId, ...job } = msg.json<RoutedJob>();
-    if (routeId) this.#running.add(routeId);
+    if (routeId) this.#running.set(routeId, licenseKey);
     void this.hub.dispatchHere({ ...job, licenseKey }).then(
-      (outcome) => this.#reply(msg, routeId, { outcome }),
+      (outcome) => this.#reply(msg, licenseKey, routeId, { outcome }),
       (failure: unknown) =>
         this.#reply(
           msg,
+          licenseKey,
           routeId,
           failure instanceof AgentTimeoutError
             ? { failure: 'timeout', message: failure.message }
@@ -117,9 +134,19 @@ export class JobRouting {
     );
   }
 
-  #reply(msg: Msg, routeId: string | undefined, reply: RoutedReply): void {
+  #reply(msg: Msg, licenseKey: string, routeId: string | undefined, reply: RoutedReply): void {
     if (routeId) this.#running.delete(routeId);
-    msg.respond(JSON.stringify(reply));
+    const lingering = this.#lingering.get(licenseKey);
+    if (lingering && !this.#runs(licenseKey)) {
+      this.#lingering.delete(licenseKey);
+      lingering.drain().catch(() => undefined);
+    }
+    try {
+      msg.respond(JSON.stringify(reply));
+    } catch (error) {
+      // The link closed under a job that outlived the hand-over: its sender times out.
+      this.log.warn({ err: error, licenseKey }, 'could not answer a routed job');
+    }
   }
 
   /**
