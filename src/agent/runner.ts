@@ -236,13 +236,17 @@ export class JobRunner {
       return { result, recorded: Promise.resolve() };
     }
     const completed = { ...(result as Record<string, unknown>), ...done.answer };
-    // A record left as the write wrote it makes a retry answer "interrupted" instead of doing it again.
-    const recording = job.idempotency
-      ? recordResult(this.opts.pos.db, job.idempotency, completed).catch((error: unknown) =>
-          log.warn({ err: error }, 'could not record what the outside effect did; a retry answers what the write recorded'),
+    // A record left as the write wrote it makes a retry answer "interrupted" instead of doing it
+    // again. After the effect's own records, one statement at a time: the same order every time.
+    const idem = job.idempotency;
+    const recorded = idem
+      ? done.recorded.then(() =>
+          recordResult(this.opts.pos.db, idem, completed).catch((error: unknown) =>
+            log.warn({ err: error }, 'could not record what the outside effect did; a retry answers what the write recorded'),
+          ),
         )
-      : undefined;
-    return { result: completed, recorded: Promise.all([done.recorded, recording]) };
+      : done.recorded;
+    return { result: completed, recorded };
   }
 
   #describe(job: JobMessage, error: unknown): JobError {
