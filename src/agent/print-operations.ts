@@ -57,7 +57,7 @@ async function printAfterCommit(
   job: Omit<PrintJobRecord, 'results'>,
   printerIds: readonly string[],
   send: () => Promise<Sent>,
-  answer: (printed: { orderRef: string; results: PrintResultRecord[] }) => Record<string, unknown>,
+  answer: (printed: { orderRef: string; results: PrintResultRecord[] }) => Record<string, unknown> = (printed) => printed,
 ): Promise<{ orderRef: string; results: PrintResultRecord[] }> {
   const results = printerIds.map(interrupted);
   const orderRef = await recordPrintJob(ctx, { ...job, results });
@@ -84,21 +84,14 @@ export const printOrder = implement(ops.printOrder, (ctx, input) =>
     { kind: 'order', orderFolio: String(input.orderFolio), isReprint: input.isReprint, price: priceAsSent(input.price), paymentMethod: input.paymentMethod },
     input.grupos.map((g) => g.printerId),
     async () => (await printing()).printOrderTickets(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE, ctx.deadline),
-    (printed) => printed,
   ),
 );
 
 export const printTest = implement(ops.printTest, (ctx, input) =>
-  printAfterCommit(
-    ctx,
-    { kind: 'test', isReprint: false },
-    [input.printerId],
-    async () => {
-      const { result, delivery } = await (await printing()).printTestPage(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE, ctx.deadline);
-      return { results: [result], deliveries: [delivery] };
-    },
-    (printed) => printed,
-  ),
+  printAfterCommit(ctx, { kind: 'test', isReprint: false }, [input.printerId], async () => {
+    const { result, delivery } = await (await printing()).printTestPage(input, ctx.now, ctx.printerRule ?? DEFAULT_PRINTER_RULE, ctx.deadline);
+    return { results: [result], deliveries: [delivery] };
+  }),
 );
 
 /**
