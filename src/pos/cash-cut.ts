@@ -6,7 +6,7 @@ import type { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
 import type { PosContext } from './context.js';
 import { Dec } from './totals.js';
-import { dec, int } from './values.js';
+import { collationKey, dec, int } from './values.js';
 
 /** The four tenders of `formasdepago.tipo` 1-4 (shift-close row 179), as `turnos` names its columns. */
 export const TENDERS = ['efectivo', 'tarjeta', 'vales', 'credito'] as const;
@@ -79,10 +79,10 @@ export async function shiftTakingsByMethod(ctx: Pick<PosContext, 'db'>, idTurno:
   const byMethod = new Map<string, MethodTakings>();
   for (const row of await query(TEMP_TABLES).unionAll(query(CLOSED_TABLES)).execute()) {
     const id = row.idformadepago ?? '';
-    const seen = byMethod.get(id);
+    const seen = byMethod.get(collationKey(id));
     const add = { importe: dec(row.importe), pesos: dec(row.pesos), propina: dec(row.propina) };
     if (seen) for (const k of ['importe', 'pesos', 'propina'] as const) seen[k] = seen[k].plus(add[k]);
-    else byMethod.set(id, { idformadepago: id, descripcion: row.descripcion ?? '', tipo: int(row.tipo) ?? 0, ...add });
+    else byMethod.set(collationKey(id), { idformadepago: id, descripcion: row.descripcion ?? '', tipo: int(row.tipo) ?? 0, ...add });
   }
   return [...byMethod.values()].sort((a, b) => a.tipo - b.tipo || (a.idformadepago < b.idformadepago ? -1 : 1));
 }

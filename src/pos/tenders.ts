@@ -7,7 +7,7 @@ import type { Decimal } from 'decimal.js';
 import { PosError } from '../protocol/errors.js';
 import { tenderOf, type Tender } from './cash-cut.js';
 import { Dec } from './totals.js';
-import { dec } from './values.js';
+import { collationKey, dec } from './values.js';
 
 export interface PaymentMethod {
   idformadepago: string;
@@ -77,7 +77,7 @@ function refuseFractionsOfCents(p: Offered, index: number, method: PaymentMethod
  */
 export function settleTenders(total: Decimal, offered: readonly Offered[], methods: ReadonlyMap<string, PaymentMethod>): Settlement {
   const tenders = offered.map((p, i) => {
-    const method = methods.get(p.idFormaDePago.trimEnd().toUpperCase());
+    const method = methods.get(collationKey(p.idFormaDePago));
     if (!method) throw new PosError('payment_method_not_found', `There is no payment method ${p.idFormaDePago}.`, { idFormaDePago: p.idFormaDePago });
     refuseFractionsOfCents(p, i, method);
     return { method, importe: new Dec(p.importe), propina: new Dec(p.propina), referencia: p.referencia };

@@ -35,6 +35,15 @@ export function text(value: string | null | undefined): string | null {
   return value === null || value === undefined ? null : value.trimEnd();
 }
 
+/**
+ * A key as a Soft Restaurant database compares it: its case-insensitive collations ignore letter
+ * case and trailing blanks, so a JavaScript map or comparison of keys read back from SQL Server
+ * must too, or a row the query matched goes missing in the code that reads it.
+ */
+export function collationKey(value: string): string {
+  return value.trimEnd().toUpperCase();
+}
+
 const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
 
 /** Branch-local wall-clock time with the branch's UTC offset: 2026-11-21T14:05:00-06:00. */

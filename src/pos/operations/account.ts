@@ -8,7 +8,7 @@ import { PosError } from '../../protocol/errors.js';
 import type { PosContext } from '../context.js';
 import { openShiftFor } from '../stations.js';
 import { computeTotals, Dec, totalsToApi, totalsToHeaderColumns, type AccountTotals, type ApiTotales, type Clasificacion, type TotalsLine } from '../totals.js';
-import { dec, flag, int, text } from '../values.js';
+import { collationKey, dec, flag, int, text } from '../values.js';
 import { handheldDevicesInUse, updateHandheldTotals } from './handheld-accounts.js';
 
 export const API_USER = 'API';
@@ -198,7 +198,7 @@ export function totalsLineOf(r: {
 
 /** Refuses (422 line_not_found) unless every requested (movimiento, idProducto) is a line of the account. */
 export function requireLines(lines: readonly StoredLine[], requested: ReadonlyArray<{ movimiento: number; idProducto: string }>): void {
-  const missing = requested.filter((r) => !lines.some((l) => l.movimiento === r.movimiento && l.idproducto === r.idProducto));
+  const missing = requested.filter((r) => !lines.some((l) => l.movimiento === r.movimiento && collationKey(l.idproducto) === collationKey(r.idProducto)));
   if (missing.length === 0) return;
   const fields = missing.map((m) => `productos.${requested.indexOf(m)}`);
   throw new PosError('line_not_found', `The account has no line as named in ${fields.join(', ')}.`, { fields });
@@ -263,7 +263,9 @@ export async function requireWaiter(ctx: PosContext, idMesero: string): Promise<
   return text(found.idmesero) ?? idMesero;
 }
 
-export async function requireCompany(ctx: PosContext, idEmpresa: string): Promise<void> {
+/** The company a request names, as the branch spells it; 422 company_not_found otherwise. */
+export async function requireCompany(ctx: PosContext, idEmpresa: string): Promise<string> {
   const found = await ctx.db.selectFrom('empresas').select('idempresa').where('idempresa', '=', idEmpresa).executeTakeFirst();
   if (!found) throw new PosError('company_not_found', 'The branch has no company with the id in idEmpresa.', { field: 'idEmpresa' });
+  return text(found.idempresa) ?? idEmpresa;
 }

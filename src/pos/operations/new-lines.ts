@@ -14,17 +14,20 @@ import { nextFolioProduccion } from '../counters.js';
 import { nextProductionPriority } from '../settings.js';
 import { openShiftFor } from '../stations.js';
 import { precioSinImpuestos, Dec } from '../totals.js';
-import { dec, flag, text } from '../values.js';
+import { collationKey, dec, flag, text } from '../values.js';
 import { classification, type LineAmounts, type StoredLine } from './account.js';
 import { addHandheldLines } from './handheld-accounts.js';
 
 interface Catalogue {
+  /** The id as the branch spells it, which is what the line is written with. */
+  idproducto: string;
   descripcion: string;
   precio: string;
   impuesto1: string;
   impuesto2: string;
   impuesto3: string;
   clasificacion: StoredLine['clasificacion'];
+  bloqueado: boolean;
 }
 
 /** A requested line priced from the catalogue, not yet written (its movimiento is assigned then). */
@@ -51,36 +54,37 @@ export async function priceLines(ctx: PosContext, idEmpresa: string, inputs: rea
     .where('p.idproducto', 'in', ids)
     .execute();
   const catalogue = new Map<string, Catalogue>();
-  const blocked: string[] = [];
   for (const r of rows) {
-    if (flag(r.bloqueado)) blocked.push(r.idproducto);
-    catalogue.set(r.idproducto, {
+    catalogue.set(collationKey(r.idproducto), {
+      idproducto: r.idproducto,
       descripcion: text(r.descripcion) ?? '',
       precio: dec(r.precio).toFixed(),
       impuesto1: dec(r.impuesto1).toFixed(),
       impuesto2: dec(r.impuesto2).toFixed(),
       impuesto3: dec(r.impuesto3).toFixed(),
       clasificacion: classification(r.clasificacion),
+      bloqueado: flag(r.bloqueado),
     });
   }
-  const fieldsOf = (ids: ReadonlySet<string>) => inputs.flatMap((l, i) => (ids.has(l.idProducto) ? [`productos.${i}.idProducto`] : []));
-  const missing = fieldsOf(new Set(ids.filter((id) => !catalogue.has(id))));
+  const products = inputs.map((l) => catalogue.get(collationKey(l.idProducto)));
+  const fieldsOf = (refuse: (p: Catalogue | undefined) => boolean) => products.flatMap((p, i) => (refuse(p) ? [`productos.${i}.idProducto`] : []));
+  const missing = fieldsOf((p) => p === undefined);
   if (missing.length > 0) {
     throw new PosError('product_not_found', `The company's catalogue has no product with the id in ${missing.join(', ')}.`, { fields: missing });
   }
-  const refused = fieldsOf(new Set(blocked));
+  const refused = fieldsOf((p) => p!.bloqueado);
   if (refused.length > 0) throw new PosError('product_blocked', `The product in ${refused.join(', ')} is blocked.`, { fields: refused });
 
-  const withBase = baseOfEachLine(inputs.map((l) => ({ idproducto: l.idProducto, modificador: l.modificador })));
-  const modifierPrices = await registeredModifierPrices(ctx, idEmpresa, inputs, withBase);
+  const shapes = inputs.map((l, i) => ({ idproducto: products[i]!.idproducto, modificador: l.modificador }));
+  const withBase = baseOfEachLine(shapes);
+  const modifierPrices = await registeredModifierPrices(ctx, idEmpresa, shapes, inputs, withBase);
   return inputs.map((input, i) => {
-    const product = catalogue.get(input.idProducto)!;
-    const base = withBase[i]!;
-    const registered = input.modificador ? modifierPrices.get(`${base}|${input.idProducto}`) : undefined;
+    const product = products[i]!;
+    const registered = input.modificador ? modifierPrices.get(modifierKey(withBase[i]!, product.idproducto)) : undefined;
     return {
       input,
       movimiento: 0,
-      idproducto: input.idProducto,
+      idproducto: product.idproducto,
       descripcion: product.descripcion,
       modificador: input.modificador,
       cantidad: new Dec(input.cantidad),
@@ -167,8 +171,16 @@ export function detailRow(
   };
 }
 
-async function registeredModifierPrices(ctx: PosContext, idEmpresa: string, inputs: readonly LineInput[], bases: string[]): Promise<Map<string, string>> {
-  const pairs = inputs.flatMap((l, i) => (l.modificador && l.precio === undefined ? [[bases[i]!, l.idProducto] as const] : []));
+const modifierKey = (base: string, modifier: string) => `${collationKey(base)}|${collationKey(modifier)}`;
+
+async function registeredModifierPrices(
+  ctx: PosContext,
+  idEmpresa: string,
+  lines: readonly LineShape[],
+  inputs: readonly LineInput[],
+  bases: string[],
+): Promise<Map<string, string>> {
+  const pairs = lines.flatMap((l, i) => (l.modificador && inputs[i]!.precio === undefined ? [[bases[i]!, l.idproducto] as const] : []));
   if (pairs.length === 0) return new Map();
   const rows = await ctx.db
     .selectFrom('modificadores')
@@ -179,7 +191,7 @@ async function registeredModifierPrices(ctx: PosContext, idEmpresa: string, inpu
     .execute();
   // A row for the company wins over a row shared by all companies.
   const sorted = [...rows].sort((a, b) => (a.idempresa === null ? 0 : 1) - (b.idempresa === null ? 0 : 1));
-  return new Map(sorted.filter((r) => r.precio !== null).map((r) => [`${r.idproducto}|${r.idmodificador}`, dec(r.precio).toFixed()]));
+  return new Map(sorted.filter((r) => r.precio !== null).map((r) => [modifierKey(r.idproducto ?? '', r.idmodificador ?? ''), dec(r.precio).toFixed()]));
 }
 
 /** The monitors each product is shown on (productosmonitores); none where the branch has no such table. */
@@ -193,7 +205,10 @@ async function monitorsOf(ctx: PosContext, products: readonly string[]): Promise
     .where('idmonitor', 'is not', null)
     .orderBy('idmonitor')
     .execute();
-  for (const r of rows) byProduct.set(r.idproducto!, [...(byProduct.get(r.idproducto!) ?? []), text(r.idmonitor) ?? '']);
+  for (const r of rows) {
+    const key = collationKey(r.idproducto!);
+    byProduct.set(key, [...(byProduct.get(key) ?? []), text(r.idmonitor) ?? '']);
+  }
   return byProduct;
 }
 
@@ -244,7 +259,7 @@ export async function insertLines(ctx: PosContext, account: AccountRef, lines: P
     ctx.db,
     'productosenproduccion',
     lines.flatMap((l, i) =>
-      (monitors.get(l.idproducto) ?? []).map((idmonitor) =>
+      (monitors.get(collationKey(l.idproducto)) ?? []).map((idmonitor) =>
         ctx.schema.completeRow('productosenproduccion', {
           idproducto: l.idproducto,
           folio: account.folio,

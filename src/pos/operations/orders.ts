@@ -123,20 +123,20 @@ async function refuseOccupiedTable(ctx: PosContext, mesa: string): Promise<void>
 }
 
 export const createOrder = implement(ops.createOrder, async (ctx, input) => {
-  await requireCompany(ctx, input.idEmpresa);
+  const idEmpresa = await requireCompany(ctx, input.idEmpresa);
   const usuario = await requireUser(ctx, input.usuario);
   const station = await requireStation(ctx, input.estacion);
   const estacion = station.id;
   const idMesero = await requireWaiter(ctx, input.idMesero);
-  if (input.turnDependent && (await openShiftFor(ctx, estacion, input.idEmpresa)) === undefined) {
+  if (input.turnDependent && (await openShiftFor(ctx, estacion, idEmpresa)) === undefined) {
     throw new PosError('shift_not_open', 'No shift is open for the station and company in estacion and idEmpresa.');
   }
   const serie = input.serie ?? station.serie;
-  const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];
+  const lines = input.productos ? await priceLines(ctx, idEmpresa, input.productos) : [];
   const orden = await nextOrden(ctx, serie);
   if (input.tipoDeServicio === DINE_IN && input.mesa !== '') await refuseOccupiedTable(ctx, input.mesa);
   const area = await areaOf(ctx, station, input.tipoDeServicio, input.mesa);
-  const folio = await insertAccount(ctx, { ...input, estacion, idMesero, serie, usuario, orden, area });
+  const folio = await insertAccount(ctx, { ...input, idEmpresa, estacion, idMesero, serie, usuario, orden, area });
   // SR writes neither `mesasasignadas` nor `mesas` when it opens an account (rows 87-97).
   const handheld = await keepsHandheldCopy(ctx, input.mesa);
   if (handheld) {
@@ -150,7 +150,7 @@ export const createOrder = implement(ops.createOrder, async (ctx, input) => {
       tipoDeServicio: input.tipoDeServicio,
     });
   }
-  const account = { folio, idempresa: input.idEmpresa, estacion, idmesero: idMesero, mesa: input.mesa, seriefolio: serie };
+  const account = { folio, idempresa: idEmpresa, estacion, idmesero: idMesero, mesa: input.mesa, seriefolio: serie };
   const movimientos = lines.length > 0 ? await insertLines(ctx, account, lines, 0, handheld) : [];
   const totales = lines.length > 0 ? await saveTotals(ctx, folio, lines, '0') : totalsToApi(computeTotals([], 0));
   return { folio, orden, movimientos, totales };
@@ -169,7 +169,7 @@ function paymentOf(totalPesos: string, tipodecambio: string): { importe: string;
 }
 
 export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, input) => {
-  await requireCompany(ctx, input.idEmpresa);
+  const idEmpresa = await requireCompany(ctx, input.idEmpresa);
   const usuario = await requireUser(ctx, input.usuario);
   const payment = await ctx.db
     .selectFrom('formasdepago')
@@ -181,12 +181,12 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
   const estacion = station.id;
   // A quick sale is paid at once: it carries the shift its station sells on, as SR's payment does
   // (row 548), held so that a close cannot commit between (openShiftFor's `lock`).
-  const idTurno = await openShiftFor(ctx, estacion, input.idEmpresa, { lock: true });
+  const idTurno = await openShiftFor(ctx, estacion, idEmpresa, { lock: true });
   if (idTurno === undefined && input.turnDependent) {
     throw new PosError('shift_not_open', 'No shift is open for the station and company in estacion and idEmpresa.');
   }
   const serie = input.serie ?? station.serie;
-  const lines = input.productos ? await priceLines(ctx, input.idEmpresa, input.productos) : [];
+  const lines = input.productos ? await priceLines(ctx, idEmpresa, input.productos) : [];
   const totals = computeTotals(lines, 0);
   refuseOutOfRange(totals);
   const tipodecambio = paymentRate(payment.tipodecambio).toFixed(4);
@@ -197,7 +197,7 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
   const area = await areaOf(ctx, station, QUICK_SALE, input.mesa);
   const folio = await insertAccount(
     ctx,
-    { ...input, estacion, serie, idMesero: '', tipoDeServicio: QUICK_SALE, usuario, orden, area },
+    { ...input, idEmpresa, estacion, serie, idMesero: '', tipoDeServicio: QUICK_SALE, usuario, orden, area },
     {
       // Printing (row 361: SR writes blanks to autorizacionfolio and encodes something of its
       // own in campoadicional1, which stays '') and paying (row 548: blanks to numerocuenta).
@@ -219,7 +219,7 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
       [bucket]: paid.pesos,
     },
   );
-  const account = { folio, idempresa: input.idEmpresa, estacion, idmesero: '', mesa: input.mesa, seriefolio: serie };
+  const account = { folio, idempresa: idEmpresa, estacion, idmesero: '', mesa: input.mesa, seriefolio: serie };
   // Paid at once: SR deletes an account's handheld rows when it is paid (rows 551-552), so a
   // quick sale never gets them.
   if (lines.length > 0) await insertLines(ctx, account, lines, 0, false);

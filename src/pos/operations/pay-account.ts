@@ -11,7 +11,7 @@ import type { PosContext } from '../context.js';
 import { implement } from '../operation.js';
 import { paymentRate, settleTenders, type PaymentMethod } from '../tenders.js';
 import { computeTotals, Dec } from '../totals.js';
-import { int, text } from '../values.js';
+import { collationKey, int, text } from '../values.js';
 import { accountLines, lockAccount, lockShiftOfAccount, refusePaymentUnderWay, refuseStates, requireUser, saveTotals } from './account.js';
 import { printLocked } from './account-print.js';
 import { handheldDevicesInUse } from './handheld-accounts.js';
@@ -21,7 +21,7 @@ async function paymentMethods(ctx: PosContext, ids: readonly string[]): Promise<
   return new Map(
     rows.map((r) => {
       const id = text(r.idformadepago) ?? '';
-      return [id.trimEnd().toUpperCase(), { idformadepago: id, tipo: int(r.tipo) ?? 4, tipodecambio: paymentRate(r.tipodecambio) }];
+      return [collationKey(id), { idformadepago: id, tipo: int(r.tipo) ?? 4, tipodecambio: paymentRate(r.tipodecambio) }];
     }),
   );
 }

@@ -185,7 +185,7 @@ async function openingTime(ctx: PosContext, shiftStation: string, idEmpresa: str
  * (shift-close row 267), and a waiter's shift its terminals cannot find would take no sales.
  */
 export const openShift = implement(ops.openShift, async (ctx, input) => {
-  await requireCompany(ctx, input.idEmpresa);
+  const idEmpresa = await requireCompany(ctx, input.idEmpresa);
   const cajero = await requireUser(ctx, input.cajero, 'cajero');
   const station = await requireStation(ctx, input.estacion);
   // The seed's body names a waiter: a wrong one is refused, and none is stored (see above).
@@ -193,13 +193,13 @@ export const openShift = implement(ops.openShift, async (ctx, input) => {
   // The counter lock comes first: two opens for one station queue here, and the second then
   // sees the shift the first one opened.
   const idTurno = await nextShiftNumber(ctx);
-  const open = await openShiftFor(ctx, station.shiftStation, input.idEmpresa);
+  const open = await openShiftFor(ctx, station.shiftStation, idEmpresa);
   if (open !== undefined) {
     throw new PosError('shift_already_open', `Shift ${open} is already open for station ${station.shiftStation} and the company in idEmpresa.`, {
       idTurno: open,
     });
   }
-  const apertura = await openingTime(ctx, station.shiftStation, input.idEmpresa, input.fondo);
+  const apertura = await openingTime(ctx, station.shiftStation, idEmpresa, input.fondo);
   const workspaceId = randomUUID();
   await ctx.db
     .insertInto('turnos')
@@ -215,7 +215,7 @@ export const openShift = implement(ops.openShift, async (ctx, input) => {
         tarjeta: 0,
         vales: 0,
         credito: 0,
-        idempresa: input.idEmpresa,
+        idempresa: idEmpresa,
         idmesero: '',
         fondodolares: input.fondoDolares.toFixed(2),
         offline: false,

@@ -15,7 +15,7 @@ import { markForSync, SYNC_ENTITY_PRODUCT, SYNC_UPDATE } from '../sync-marks.js'
 import { requireCompany, requireUser } from './account.js';
 
 /** Locks the product row (UPDLOCK/FOR UPDATE) before anything about it is read. */
-async function lockProduct(ctx: PosContext, idProducto: string): Promise<{ workspaceId: string | null | undefined }> {
+async function lockProduct(ctx: PosContext, idProducto: string): Promise<{ idProducto: string; workspaceId: string | null | undefined }> {
   const hasWorkspace = ctx.schema.has('productos', 'WorkspaceId');
   const row = await ctx.db
     .selectFrom('productos')
@@ -25,7 +25,10 @@ async function lockProduct(ctx: PosContext, idProducto: string): Promise<{ works
     .forUpdate()
     .executeTakeFirst();
   if (!row) throw new PosError('product_not_found', 'The branch has no product with the id in idProducto.', { field: 'idProducto' });
-  return { workspaceId: hasWorkspace ? ((row as { WorkspaceId?: string | null }).WorkspaceId ?? null) : undefined };
+  return {
+    idProducto: text(row.idproducto) ?? idProducto,
+    workspaceId: hasWorkspace ? ((row as { WorkspaceId?: string | null }).WorkspaceId ?? null) : undefined,
+  };
 }
 
 /**
@@ -60,18 +63,20 @@ async function lockCompanyPrice(ctx: PosContext, idProducto: string, idEmpresa: 
   return { precio: row.precio === null ? null : dec(row.precio).toFixed(4) };
 }
 
-async function requireGroup(ctx: PosContext, idGrupo: string): Promise<number | null> {
-  const group = await ctx.db.selectFrom('grupos').select('clasificacion').where('idgrupo', '=', idGrupo).executeTakeFirst();
+/** The group as the branch spells it, and its classification. */
+async function requireGroup(ctx: PosContext, idGrupo: string): Promise<{ idGrupo: string; clasificacion: number | null }> {
+  const group = await ctx.db.selectFrom('grupos').select(['idgrupo', 'clasificacion']).where('idgrupo', '=', idGrupo).executeTakeFirst();
   if (!group) throw new PosError('group_not_found', 'The branch has no product group with the id in idGrupo.', { field: 'idGrupo' });
-  return int(group.clasificacion);
+  return { idGrupo: text(group.idgrupo) ?? idGrupo, clasificacion: int(group.clasificacion) };
 }
 
 export const updateProduct = implement(ops.updateProduct, async (ctx, input) => {
-  const { idProducto, idEmpresa } = input;
-  const product = await lockProduct(ctx, idProducto);
-  await requireCompany(ctx, idEmpresa);
+  // Every id is written as the branch spells it, whatever look-alike the collation matched.
+  const product = await lockProduct(ctx, input.idProducto);
+  const { idProducto } = product;
+  const idEmpresa = await requireCompany(ctx, input.idEmpresa);
   const before = await lockCompanyPrice(ctx, idProducto, idEmpresa);
-  const clasificacion = await requireGroup(ctx, input.idGrupo);
+  const { idGrupo, clasificacion } = await requireGroup(ctx, input.idGrupo);
   const usuario = await requireUser(ctx, input.usuario);
 
   const precio = new Dec(input.precio).toFixed(4);
@@ -84,7 +89,7 @@ export const updateProduct = implement(ops.updateProduct, async (ctx, input) => 
     .set(
       ctx.schema.fitRow('productos', {
         descripcion: input.descripcionProducto,
-        idgrupo: input.idGrupo,
+        idgrupo: idGrupo,
         nombrecorto: input.nombreCorto,
         visible_menu: input.visibleMenu,
       }),
@@ -147,7 +152,7 @@ export const updateProduct = implement(ops.updateProduct, async (ctx, input) => 
     idProducto,
     idEmpresa,
     descripcionProducto: input.descripcionProducto,
-    idGrupo: input.idGrupo,
+    idGrupo,
     clasificacion,
     nombreCorto: text(input.nombreCorto),
     visibleMenu: input.visibleMenu,

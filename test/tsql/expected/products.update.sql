@@ -2,7 +2,7 @@
 select "idproducto", "WorkspaceId" from "productos" with (updlock, rowlock) where "idproducto" = @1;
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "precio" from "productosdetalle" with (updlock, rowlock) where "idproducto" = @1 and "idempresa" = @2;
-select "clasificacion" from "grupos" where "idgrupo" = @1;
+select "idgrupo", "clasificacion" from "grupos" where "idgrupo" = @1;
 select "usuario" from "usuarios" where "usuario" = @1;
 update "productos" set "descripcion" = @1, "idgrupo" = @2, "nombrecorto" = @3, "visible_menu" = @4 where "idproducto" = @5;
 update "productosdetalle" set "precio" = @1, "preciosinimpuestos" = @2, "impuesto1" = @3, "impuesto2" = @4, "impuesto3" = @5, "bloqueado" = @6, "permitirprodcompenmodif" = @7 where "idproducto" = @8 and "idempresa" = @9;
@@ -18,7 +18,7 @@ insert into ba_event_origins (kind, entity, job_id, created_at) values (@1, @2, 
 select "idproducto", "WorkspaceId" from "productos" with (updlock, rowlock) where "idproducto" = @1;
 select "idempresa" from "empresas" where "idempresa" = @1;
 select "precio" from "productosdetalle" with (updlock, rowlock) where "idproducto" = @1 and "idempresa" = @2;
-select "clasificacion" from "grupos" where "idgrupo" = @1;
+select "idgrupo", "clasificacion" from "grupos" where "idgrupo" = @1;
 update "productos" set "descripcion" = @1, "idgrupo" = @2, "nombrecorto" = @3, "visible_menu" = @4 where "idproducto" = @5;
 update "productosdetalle" set "precio" = @1, "preciosinimpuestos" = @2, "impuesto1" = @3, "impuesto2" = @4, "impuesto3" = @5, "bloqueado" = @6, "permitirprodcompenmodif" = @7 where "idproducto" = @8 and "idempresa" = @9;
 update "modificadores" set "precio" = @1 where "idproducto" = @2 and "idmodificador" = @3 and ("idempresa" = @4 or "idempresa" is null);
