@@ -9,9 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { accountSuite } from '../support/accounts.js';
+import { orderBody } from '../support/order-body.js';
 import { BRANCH } from '../support/stack.js';
 
-const { stack, db, write, openOrder, lines } = accountSuite();
+const { stack, db, write, openOrder, header, lines } = accountSuite();
 
 const CASE_INSENSITIVE_KEYS = [
   ['productos', 'idproducto'],
@@ -20,6 +21,8 @@ const CASE_INSENSITIVE_KEYS = [
   ['modificadores', 'idmodificador'],
   ['productosmonitores', 'idproducto'],
   ['grupos', 'idgrupo'],
+  ['mesas', 'idmesa'],
+  ['tempcheques', 'mesa'],
 ] as const;
 
 /** A copy of a seeded product under a new id, with its prices and monitors (their rows spelling it `monitorsAs`). */
@@ -68,6 +71,14 @@ describe('keys the collation matches in another letter case', () => {
     const expected = [...(await monitorOf('TACO-CI')), ...(await monitorOf('SALSA-CI'))];
     expect(expected.map((m) => m.idproducto)).toEqual(expect.arrayContaining(['TACO-CI', 'SALSA-CI']));
     expect(kitchen).toEqual(expected);
+  });
+
+  it('opens an account at a table named in another letter case under the table’s own name, once', async () => {
+    const area = await db().selectFrom('mesas').select('idarearestaurant').where('idmesa', '=', 'T2').executeTakeFirstOrThrow();
+    const folio = await openOrder([taco], { mesa: 't2', tipoDeServicio: 1 });
+    expect(await header(folio)).toMatchObject({ mesa: 'T2', idarearestaurant: area.idarearestaurant });
+    const again = await write('/temp_ordenes/{lk}', { ...orderBody({ serie: 'A', noPersonas: 2 }), mesa: 'T2', idMesero: '01', tipoDeServicio: 1 });
+    expect([again.status, again.body.code]).toEqual([409, 'table_occupied']);
   });
 
   it('cancels a line named in another letter case', async () => {

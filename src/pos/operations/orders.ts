@@ -100,14 +100,15 @@ async function insertAccount(ctx: PosContext, a: NewAccount, extra: Record<strin
   return Number(row.folio);
 }
 
-/** The account's restaurant area: its table's, or the station's for the service (dine-in, delivery, quick sale). */
-async function areaOf(ctx: PosContext, station: Station, tipoDeServicio: number, mesa: string): Promise<string> {
-  if (mesa !== '') {
-    const table = await ctx.db.selectFrom('mesas').select('idarearestaurant').where('idmesa', '=', mesa).executeTakeFirst();
-    const area = text(table?.idarearestaurant)?.trim();
-    if (area) return area;
-  }
-  return station.areas[tipoDeServicio as 1 | 2 | 3] ?? '';
+/**
+ * The account's table as the branch spells it (a table `mesas` does not list, as sent) and its
+ * restaurant area: the table's, or the station's for the service (dine-in, delivery, quick sale).
+ */
+async function tableOf(ctx: PosContext, station: Station, tipoDeServicio: number, mesa: string): Promise<{ mesa: string; area: string }> {
+  const stationArea = station.areas[tipoDeServicio as 1 | 2 | 3] ?? '';
+  if (mesa === '') return { mesa, area: stationArea };
+  const table = await ctx.db.selectFrom('mesas').select(['idmesa', 'idarearestaurant']).where('idmesa', '=', mesa).executeTakeFirst();
+  return { mesa: text(table?.idmesa)?.trim() || mesa, area: text(table?.idarearestaurant)?.trim() || stationArea };
 }
 
 /**
@@ -135,14 +136,14 @@ export const createOrder = implement(ops.createOrder, async (ctx, input) => {
   const lines = input.productos ? await priceLines(ctx, idEmpresa, input.productos) : [];
   const orden = await nextOrden(ctx, serie);
   if (input.tipoDeServicio === DINE_IN && input.mesa !== '') await refuseOccupiedTable(ctx, input.mesa);
-  const area = await areaOf(ctx, station, input.tipoDeServicio, input.mesa);
-  const folio = await insertAccount(ctx, { ...input, idEmpresa, estacion, idMesero, serie, usuario, orden, area });
+  const { mesa, area } = await tableOf(ctx, station, input.tipoDeServicio, input.mesa);
+  const folio = await insertAccount(ctx, { ...input, idEmpresa, estacion, idMesero, serie, usuario, orden, mesa, area });
   // SR writes neither `mesasasignadas` nor `mesas` when it opens an account (rows 87-97).
-  const handheld = await keepsHandheldCopy(ctx, input.mesa);
+  const handheld = await keepsHandheldCopy(ctx, mesa);
   if (handheld) {
     await openHandheldAccount(ctx, {
       folio,
-      mesa: input.mesa,
+      mesa,
       idmesero: idMesero,
       noPersonas: input.noPersonas,
       area,
@@ -150,7 +151,7 @@ export const createOrder = implement(ops.createOrder, async (ctx, input) => {
       tipoDeServicio: input.tipoDeServicio,
     });
   }
-  const account = { folio, idempresa: idEmpresa, estacion, idmesero: idMesero, mesa: input.mesa, seriefolio: serie };
+  const account = { folio, idempresa: idEmpresa, estacion, idmesero: idMesero, mesa, seriefolio: serie };
   const movimientos = lines.length > 0 ? await insertLines(ctx, account, lines, 0, handheld) : [];
   const totales = lines.length > 0 ? await saveTotals(ctx, folio, lines, '0') : totalsToApi(computeTotals([], 0));
   return { folio, orden, movimientos, totales };
@@ -194,10 +195,10 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
   const orden = await nextOrden(ctx, serie);
   const numcheque = await nextNumcheque(ctx, serie);
   const bucket = PAYMENT_BUCKET[(int(payment.tipo) ?? 4) as keyof typeof PAYMENT_BUCKET] ?? 'otros';
-  const area = await areaOf(ctx, station, QUICK_SALE, input.mesa);
+  const { mesa, area } = await tableOf(ctx, station, QUICK_SALE, input.mesa);
   const folio = await insertAccount(
     ctx,
-    { ...input, idEmpresa, estacion, serie, idMesero: '', tipoDeServicio: QUICK_SALE, usuario, orden, area },
+    { ...input, idEmpresa, estacion, serie, idMesero: '', tipoDeServicio: QUICK_SALE, usuario, orden, mesa, area },
     {
       // Printing (row 361: SR writes blanks to autorizacionfolio and encodes something of its
       // own in campoadicional1, which stays '') and paying (row 548: blanks to numerocuenta).
@@ -219,7 +220,7 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
       [bucket]: paid.pesos,
     },
   );
-  const account = { folio, idempresa: idEmpresa, estacion, idmesero: '', mesa: input.mesa, seriefolio: serie };
+  const account = { folio, idempresa: idEmpresa, estacion, idmesero: '', mesa, seriefolio: serie };
   // Paid at once: SR deletes an account's handheld rows when it is paid (rows 551-552), so a
   // quick sale never gets them.
   if (lines.length > 0) await insertLines(ctx, account, lines, 0, false);
