@@ -5,12 +5,13 @@
  */
 import { PosError } from '../protocol/errors.js';
 import type { PosContext } from './context.js';
-import { int } from './values.js';
+import { int, text } from './values.js';
 
 type Counter = 'ultimaorden' | 'ultimofolio' | 'ultimofolioproduccion';
 
-async function next(ctx: PosContext, serie: string, counter: Counter): Promise<number> {
-  const row = await ctx.db.selectFrom('folios').select(counter).where('serie', '=', serie).forUpdate().executeTakeFirst();
+/** The counter's next value, and the series as the branch spells it (the collation may match another). */
+async function next(ctx: PosContext, serie: string, counter: Counter): Promise<{ value: number; serie: string }> {
+  const row = await ctx.db.selectFrom('folios').select(['serie', counter]).where('serie', '=', serie).forUpdate().executeTakeFirst();
   // SR's series are configured in SR; numbering one on the fly could hand out tickets SR hands out again.
   if (!row) throw new PosError('series_not_found', 'The branch has no folio series (folios) by the name in serie.', { field: 'serie' });
   const value = (int(row[counter]) ?? 0) + 1;
@@ -19,20 +20,24 @@ async function next(ctx: PosContext, serie: string, counter: Counter): Promise<n
     .set({ [counter]: value })
     .where('serie', '=', serie)
     .execute();
-  return value;
+  return { value, serie: text(row.serie) ?? serie };
 }
 
-/** The order number shown in the kitchen (`tempcheques.orden`); reset when a shift closes. */
-export function nextOrden(ctx: PosContext, serie: string): Promise<number> {
-  return next(ctx, serie, 'ultimaorden');
+/**
+ * The order number shown in the kitchen (`tempcheques.orden`), reset when a shift closes, and
+ * the series as the branch spells it, which a new account is written with.
+ */
+export async function nextOrden(ctx: PosContext, serie: string): Promise<{ orden: number; serie: string }> {
+  const { value, serie: spelled } = await next(ctx, serie, 'ultimaorden');
+  return { orden: value, serie: spelled };
 }
 
 /** The visible ticket number a printed account gets (`numcheque`). */
-export function nextNumcheque(ctx: PosContext, serie: string): Promise<number> {
-  return next(ctx, serie, 'ultimofolio');
+export async function nextNumcheque(ctx: PosContext, serie: string): Promise<number> {
+  return (await next(ctx, serie, 'ultimofolio')).value;
 }
 
 /** The kitchen production number of the lines sent together (`tempcheqdet.folioproduccion`, order-lifecycle rows 206, 221-222). */
-export function nextFolioProduccion(ctx: PosContext, serie: string): Promise<number> {
-  return next(ctx, serie, 'ultimofolioproduccion');
+export async function nextFolioProduccion(ctx: PosContext, serie: string): Promise<number> {
+  return (await next(ctx, serie, 'ultimofolioproduccion')).value;
 }

@@ -23,6 +23,7 @@ const CASE_INSENSITIVE_KEYS = [
   ['grupos', 'idgrupo'],
   ['mesas', 'idmesa'],
   ['tempcheques', 'mesa'],
+  ['folios', 'serie'],
 ] as const;
 
 /** A copy of a seeded product under a new id, with its prices and monitors (their rows spelling it `monitorsAs`). */
@@ -40,7 +41,9 @@ async function copyProduct(from: string, to: string, monitorsAs = to): Promise<v
 beforeAll(async () => {
   await sql`create collation if not exists sr_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)`.execute(db());
   for (const [table, column] of CASE_INSENSITIVE_KEYS) {
-    await sql`alter table ${sql.table(table)} alter column ${sql.ref(column)} type varchar(15) collate sr_ci`.execute(db());
+    const { rows } = await sql<{ width: number }>`select character_maximum_length as width from information_schema.columns
+      where table_name = ${table} and column_name = ${column}`.execute(db());
+    await sql`alter table ${sql.table(table)} alter column ${sql.ref(column)} type ${sql.raw(`varchar(${rows[0]!.width})`)} collate sr_ci`.execute(db());
   }
   await copyProduct('3001', 'TACO-CI');
   await copyProduct('9001', 'SALSA-CI', 'salsa-ci');
@@ -73,10 +76,10 @@ describe('keys the collation matches in another letter case', () => {
     expect(kitchen).toEqual(expected);
   });
 
-  it('opens an account at a table named in another letter case under the table’s own name, once', async () => {
+  it('opens an account at a table and in a series named in another letter case under their own names, once', async () => {
     const area = await db().selectFrom('mesas').select('idarearestaurant').where('idmesa', '=', 'T2').executeTakeFirstOrThrow();
-    const folio = await openOrder([taco], { mesa: 't2', tipoDeServicio: 1 });
-    expect(await header(folio)).toMatchObject({ mesa: 'T2', idarearestaurant: area.idarearestaurant });
+    const folio = await openOrder([taco], { mesa: 't2', tipoDeServicio: 1, serie: 'a' });
+    expect(await header(folio)).toMatchObject({ mesa: 'T2', idarearestaurant: area.idarearestaurant, seriefolio: 'A' });
     const again = await write('/temp_ordenes/{lk}', { ...orderBody({ serie: 'A', noPersonas: 2 }), mesa: 'T2', idMesero: '01', tipoDeServicio: 1 });
     expect([again.status, again.body.code]).toEqual([409, 'table_occupied']);
   });

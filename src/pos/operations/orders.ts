@@ -132,9 +132,8 @@ export const createOrder = implement(ops.createOrder, async (ctx, input) => {
   if (input.turnDependent && (await openShiftFor(ctx, estacion, idEmpresa)) === undefined) {
     throw new PosError('shift_not_open', 'No shift is open for the station and company in estacion and idEmpresa.');
   }
-  const serie = input.serie ?? station.serie;
   const lines = input.productos ? await priceLines(ctx, idEmpresa, input.productos) : [];
-  const orden = await nextOrden(ctx, serie);
+  const { orden, serie } = await nextOrden(ctx, input.serie ?? station.serie);
   if (input.tipoDeServicio === DINE_IN && input.mesa !== '') await refuseOccupiedTable(ctx, input.mesa);
   const { mesa, area } = await tableOf(ctx, station, input.tipoDeServicio, input.mesa);
   const folio = await insertAccount(ctx, { ...input, idEmpresa, estacion, idMesero, serie, usuario, orden, mesa, area });
@@ -186,13 +185,12 @@ export const createClosedOrder = implement(ops.createClosedOrder, async (ctx, in
   if (idTurno === undefined && input.turnDependent) {
     throw new PosError('shift_not_open', 'No shift is open for the station and company in estacion and idEmpresa.');
   }
-  const serie = input.serie ?? station.serie;
   const lines = input.productos ? await priceLines(ctx, idEmpresa, input.productos) : [];
   const totals = computeTotals(lines, 0);
   refuseOutOfRange(totals);
   const tipodecambio = paymentRate(payment.tipodecambio).toFixed(4);
   const paid = paymentOf(totals.total.toFixed(2), tipodecambio);
-  const orden = await nextOrden(ctx, serie);
+  const { orden, serie } = await nextOrden(ctx, input.serie ?? station.serie);
   const numcheque = await nextNumcheque(ctx, serie);
   const bucket = PAYMENT_BUCKET[(int(payment.tipo) ?? 4) as keyof typeof PAYMENT_BUCKET] ?? 'otros';
   const { mesa, area } = await tableOf(ctx, station, QUICK_SALE, input.mesa);
