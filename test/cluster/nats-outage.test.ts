@@ -31,6 +31,8 @@ describe.skipIf(missing)(`a gateway whose NATS link is down${missing ? ' (skippe
   let sender: Gateway;
   let ws: WebSocket | undefined;
   const senderLog: string[] = [];
+  /** The message types the agent received. */
+  const received: string[] = [];
 
   const start = async (log: pino.Logger) => {
     const gateway = await buildGateway({ store, log, webhookKey: randomBytes(32), jobTimeoutMs: JOB_TIMEOUT_MS, cluster: { natsUrl: nats.url } });
@@ -53,6 +55,7 @@ describe.skipIf(missing)(`a gateway whose NATS link is down${missing ? ' (skippe
     sender = sending.gateway;
     ws = new WebSocket(new URL(AGENT_PATH, held.url.replace(/^http/, 'ws')), { headers: { authorization: `Bearer ${token}` } });
     await new Promise((resolve) => ws!.once('open', resolve));
+    ws.on('message', (data: Buffer) => received.push(String((JSON.parse(data.toString()) as { type?: unknown }).type)));
     ws.send(JSON.stringify({ type: 'hello', licenseKey: BRANCH, workerId: 'w', agentVersion: '0', posVersion: null }));
     await until(() => holder.hub.agentFor(BRANCH) !== undefined);
   });
@@ -72,6 +75,10 @@ describe.skipIf(missing)(`a gateway whose NATS link is down${missing ? ' (skippe
     const startedAt = performance.now();
     await expect(sender.hub.dispatch({ licenseKey: BRANCH, op: 'stations.list', params: {} })).rejects.toBeInstanceOf(AgentOfflineError);
     expect(performance.now() - startedAt).toBeLessThan(1_000);
+    // And answered so because it was never sent: the holder's agent got no job, then or later
+    // (the holder itself still reaches it, as its own job shows).
+    await expect(holder.hub.dispatch({ licenseKey: BRANCH, op: 'stations.list', params: {}, timeoutMs: 300 })).rejects.toThrow();
+    expect(received.filter((type) => type === 'job')).toHaveLength(1);
     // Its own agents still work: a load balancer keeps sending it requests.
     const ready = await sender.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(200);
