@@ -40,6 +40,17 @@ class EffectRunning extends Error {}
 const keyOf = (idem: { scope: string; key: string }) => `${idem.scope}\u0000${idem.key}`;
 
 /**
+ * A commit whose confirmation the lost connection took: the key's record tells whether it
+ * happened. Found, the record is this attempt's own (it inserted the record under the key's lock,
+ * so no other copy could), and the write goes on as committed: its print is sent and its
+ * housekeeping runs, rather than answer the record's `interrupted` and never print.
+ */
+async function committedAnyway(db: PosDb, idem: NonNullable<JobMessage['idempotency']>): Promise<boolean> {
+  const recorded = await recordedResult(db, idem).catch(() => undefined);
+  return recorded !== undefined;
+}
+
+/**
  * How often a write runs again after its transaction was rolled back whole: as the victim of a
  * deadlock with a terminal (common on SQL Server, where readers and writers block each other),
  * or because a concurrent copy of the same job committed first (the next run replays it).
@@ -137,11 +148,14 @@ export class JobRunner {
     let afterCommit: Array<(db: PosDb) => Promise<void>> = [];
     let outside: OutsideEffect | undefined;
     let endEffect: (() => void) | undefined;
+    // What the last attempt returned to its commit, set once its statements all succeeded.
+    let committing: { result: unknown } | undefined;
     const idem = job.idempotency;
     const attempt = () =>
       pos.db.transaction().execute(async (trx) => {
         afterCommit = [];
         outside = undefined;
+        committing = undefined;
         const result = await impl.run(
           {
             ...base,
@@ -165,6 +179,7 @@ export class JobRunner {
         // From the commit until the effect and its records end, a retry of the key waits rather
         // than answer the record (a job without a key is tracked too, for drained()).
         if (outside) endEffect = this.#effects.begin(idem ? keyOf(idem) : `job\u0000${job.jobId}`);
+        committing = { result };
         return result;
       });
     let result: unknown;
@@ -173,6 +188,10 @@ export class JobRunner {
         result = await attempt();
         break;
       } catch (error) {
+        if (committing && idem && isConnectionError(error) && (await committedAnyway(pos.db, idem))) {
+          result = committing.result;
+          break;
+        }
         endEffect?.();
         endEffect = undefined;
         if (error instanceof ClaimLost) throw error;

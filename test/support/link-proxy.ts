@@ -17,6 +17,11 @@ export interface LinkProxy {
   /** Cuts every connection through the proxy; the agent reconnects through it by itself. */
   sever(): void;
   /**
+   * The next time the connecting side sends bytes holding `marker` (a database client's COMMIT),
+   * they reach the far side, whose answer is lost: that connection is cut right after them.
+   */
+  cutAfter(marker: Buffer): void;
+  /**
    * Closes the agent's side of every connection and refuses new ones, while the gateway's side
    * stays open and hears nothing more. Resolves once the gateway has closed its side.
    */
@@ -30,6 +35,7 @@ export async function startLinkProxy(): Promise<LinkProxy> {
   const pairs = new Set<{ agent: net.Socket; gateway: net.Socket }>();
   let held = false;
   let halfOpen = false;
+  let cutMarker: Buffer | undefined;
 
   const server = net.createServer((agent) => {
     if (halfOpen) return void agent.destroy();
@@ -49,7 +55,20 @@ export async function startLinkProxy(): Promise<LinkProxy> {
     };
     agent.on('error', agentGone).on('close', agentGone);
     gateway.on('error', cut).on('close', cut);
-    agent.on('data', (chunk) => {
+    agent.on('data', (chunk: Buffer) => {
+      if (cutMarker && chunk.includes(cutMarker)) {
+        cutMarker = undefined;
+        pairs.delete(pair);
+        // Delivered whole, then the far side hears the connection end; this side never hears back
+        // (and its going must not destroy the far side before the bytes are out).
+        agent
+          .removeAllListeners('close')
+          .removeAllListeners('error')
+          .on('error', () => undefined);
+        agent.destroy();
+        gateway.end(chunk);
+        return;
+      }
       if (!held && !halfOpen) gateway.write(chunk);
     });
     gateway.on('data', (chunk) => {
@@ -77,6 +96,9 @@ export async function startLinkProxy(): Promise<LinkProxy> {
       held = true;
     },
     sever,
+    cutAfter(marker) {
+      cutMarker = marker;
+    },
     async cutAgentSide() {
       halfOpen = true;
       const gatewaySides = [...pairs].map(({ agent, gateway }) => {
