@@ -223,4 +223,21 @@ describe('what SR reads before it closes a shift (shift-close rows 29, 66)', () 
     expect(await isOpen(idTurno)).toBe(true);
     expect(await strict().selectFrom('declaracioncajero').select('idturno').where('idturno', '=', idTurno).execute()).toEqual([]);
   });
+
+  it('refuses a series the branch does not have, and writes nothing', async () => {
+    const opened = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 }, STRICT_BRANCH);
+    const idTurno = opened.body.idTurno as number;
+    await write(
+      '/ordenes/{lk}',
+      orderBody({ estacion: 'CAJA2', serie: 'A', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '1001', cantidad: 1 }] }),
+      STRICT_BRANCH,
+    );
+    const counters = () => strict().selectFrom('folios').select(['serie', 'ultimaorden', 'ultimofolioproduccion']).orderBy('serie').execute();
+    const before = await counters();
+    const res = await write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA2', idEmpresa: company, serie: 'NOPE' }, STRICT_BRANCH);
+    expect([res.status, res.body.code, res.body.field]).toEqual([422, 'series_not_found', 'serie']);
+    expect(await isOpen(idTurno)).toBe(true);
+    expect(await counters()).toEqual(before);
+    expect((await close(idTurno)).status).toBe(200);
+  });
 });

@@ -146,7 +146,12 @@ async function closeShiftRow(ctx: PosContext, shift: Shift, declared: TenderAmou
 /** The series the close restarts (row 96): the one asked for, or the shift's station's. */
 async function resetSeries(ctx: PosContext, shift: Shift, serie: string | undefined): Promise<void> {
   const series = serie ?? (await stationOf(ctx, shift.estacion)).serie;
-  await ctx.db.updateTable('folios').set({ ultimaorden: 0, ultimofolioproduccion: 0 }).where('serie', '=', series).execute();
+  const reset = await ctx.db.updateTable('folios').set({ ultimaorden: 0, ultimofolioproduccion: 0 }).where('serie', '=', series).executeTakeFirst();
+  // A series named that the branch does not have would leave the real one counting on into the
+  // next shift, unnoticed; a station's own series may be none at all.
+  if (serie !== undefined && Number(reset.numUpdatedRows) === 0) {
+    throw new PosError('series_not_found', 'The branch has no folio series (folios) by the name in serie.', { field: 'serie' });
+  }
   if (ctx.schema.has('parametros', 'ultimofolioimprimirformatoconcuenta')) {
     await ctx.db.updateTable('parametros').set({ ultimofolioimprimirformatoconcuenta: 0 }).execute();
   }

@@ -94,7 +94,9 @@ export const closeShift = defineOperation({
         .string()
         .max(15)
         .optional()
-        .describe("series whose order and production counters restart; default: the shift's station's series (estaciones.seriefolio)"),
+        .describe(
+          "series whose order and production counters restart; default: the shift's station's series (estaciones.seriefolio). A series the branch does not have is refused (422 series_not_found)",
+        ),
       declaracion: z
         .array(
           z.object({
