@@ -10,13 +10,19 @@ export interface OperationalDay {
   end: Date;
 }
 
+/**
+ * The day of that calendar date, each end made from the date and hour themselves: where the clock
+ * skips the hour (Santiago's midnight in September, Tijuana's 02:00 in March) the start falls an
+ * hour later, and a day counted on from it would end an hour into the next day's.
+ */
+function dayOf(year: number, month: number, date: number, dayStartHour: number): OperationalDay {
+  return { start: new Date(year, month, date, dayStartHour), end: new Date(year, month, date + 1, dayStartHour) };
+}
+
 /** The operational day `now` (branch-local) falls in. */
 export function operationalDay(now: Date, dayStartHour: number): OperationalDay {
-  const start = new Date(now.getFullYear(), now.getMonth(), now.getDate(), dayStartHour);
-  if (now < start) start.setDate(start.getDate() - 1);
-  const end = new Date(start);
-  end.setDate(end.getDate() + 1);
-  return { start, end };
+  const today = dayOf(now.getFullYear(), now.getMonth(), now.getDate(), dayStartHour);
+  return now < today.start ? dayOf(now.getFullYear(), now.getMonth(), now.getDate() - 1, dayStartHour) : today;
 }
 
 /** The last whole second of the day, as the seed writes its end (05:59:59). */

@@ -135,8 +135,9 @@ export function dateFilterBound(value: string, side: 'start' | 'end'): { op: '>=
   const parsed = parseDateFilter(value);
   if (!parsed) throw new RangeError(`not an ISO 8601 date filter: ${value}`);
   if (side === 'start') return { op: '>=', at: parsed.at };
-  const next = new Date(parsed.at);
-  if (parsed.dateOnly) next.setDate(next.getDate() + 1);
-  else next.setTime(next.getTime() + parsed.spanMs);
-  return { op: '<', at: next };
+  const at = parsed.at;
+  // The next day's midnight, made from the date: where midnight does not exist (Santiago in
+  // September) the day starts at 01:00, and a day counted on from that would take in an hour of the next.
+  if (parsed.dateOnly) return { op: '<', at: new Date(at.getFullYear(), at.getMonth(), at.getDate() + 1) };
+  return { op: '<', at: new Date(at.getTime() + parsed.spanMs) };
 }

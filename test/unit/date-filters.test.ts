@@ -1,7 +1,7 @@
 /** Pure date handling of filters: ISO 8601 parsing, inclusive bounds, the operational day. */
 import { describe, expect, it } from 'vitest';
 import { dateFilterBound, parseDateFilter } from '../../src/protocol/common.js';
-import { operationalDay } from '../../src/pos/operational-day.js';
+import { lastSecondOf, operationalDay } from '../../src/pos/operational-day.js';
 
 const local = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => new Date(y, mo - 1, d, h, mi, s);
 
@@ -48,5 +48,69 @@ describe('date filters', () => {
     expect(dateFilterBound('2026-12-31T10:00:59', 'end')).toEqual({ op: '<', at: local(2026, 12, 31, 10, 1) });
     expect(dateFilterBound('2026-12-31T10:00:59.250', 'end')).toEqual({ op: '<', at: new Date(2026, 11, 31, 10, 0, 59, 251) });
     expect(dateFilterBound('2026-12-31', 'end')).toEqual({ op: '<', at: local(2027, 1, 1) });
+  });
+});
+
+/**
+ * Zones whose clocks jump: Tijuana and St. John's at 02:00 (St. John's 30 minutes off the hour),
+ * Santiago at midnight (24:00 → 01:00 in September, 24:00 → 23:00 in April). Run in the zone
+ * itself, as the agent's process is: Node reads TZ again whenever it is set.
+ */
+describe('days in zones with daylight saving', () => {
+  const zones = ['America/Tijuana', 'America/Santiago', 'America/St_Johns', 'America/Mexico_City', 'America/Bogota', 'America/Caracas'];
+  const inZone = (zone: string, check: () => void) => {
+    const saved = process.env.TZ;
+    process.env.TZ = zone;
+    try {
+      check();
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  };
+  const dates = (year: number) => Array.from({ length: 366 }, (_, i) => new Date(Date.UTC(year, 0, 1 + i)).toISOString().slice(0, 10));
+
+  it.each(zones)('%s: each day a date filter names ends where the next one starts', (zone) => {
+    inZone(zone, () => {
+      const days = dates(2026);
+      for (const [i, date] of days.slice(0, -1).entries()) {
+        expect(dateFilterBound(date, 'end').at, date).toEqual(dateFilterBound(days[i + 1]!, 'start').at);
+      }
+    });
+  });
+
+  it.each(zones)('%s: each operational day ends where the next one starts, whatever its hour', (zone) => {
+    inZone(zone, () => {
+      for (let hour = 0; hour < 24; hour++) {
+        for (const date of dates(2026)) {
+          const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+          const day = operationalDay(new Date(y, m - 1, d, 12), hour);
+          expect(operationalDay(day.end, hour).start, `${date} from ${hour}:00`).toEqual(day.end);
+        }
+      }
+    });
+  });
+
+  it('Santiago, the day of the jump from 24:00 to 01:00: 23 hours, ending at the next midnight', () => {
+    inZone('America/Santiago', () => {
+      expect(dateFilterBound('2026-09-06', 'start').at).toEqual(new Date('2026-09-06T01:00:00-03:00'));
+      expect(dateFilterBound('2026-09-06', 'end').at).toEqual(new Date('2026-09-07T00:00:00-03:00'));
+      expect(operationalDay(new Date('2026-09-06T12:00:00-03:00'), 0)).toEqual({
+        start: new Date('2026-09-06T01:00:00-03:00'),
+        end: new Date('2026-09-07T00:00:00-03:00'),
+      });
+      // April's midnight comes twice as 23:00: the day before has 25 hours.
+      expect(dateFilterBound('2026-04-04', 'end').at).toEqual(new Date('2026-04-05T00:00:00-04:00'));
+    });
+  });
+
+  it('Tijuana from 02:00, the day the clocks skip 02:00-03:00: it ends at 02:00 the next day', () => {
+    inZone('America/Tijuana', () => {
+      expect(operationalDay(new Date('2026-03-08T12:00:00-07:00'), 2)).toEqual({
+        start: new Date('2026-03-08T03:00:00-07:00'),
+        end: new Date('2026-03-09T02:00:00-07:00'),
+      });
+      expect(lastSecondOf(operationalDay(new Date('2026-03-08T12:00:00-07:00'), 2))).toEqual(new Date('2026-03-09T01:59:59-07:00'));
+    });
   });
 });
