@@ -134,10 +134,20 @@ export const dateFilter = z
 export function dateFilterBound(value: string, side: 'start' | 'end'): { op: '>=' | '<'; at: Date } {
   const parsed = parseDateFilter(value);
   if (!parsed) throw new RangeError(`not an ISO 8601 date filter: ${value}`);
-  if (side === 'start') return { op: '>=', at: parsed.at };
   const at = parsed.at;
+  if (side === 'start') return { op: '>=', at: withinYear9999(at) };
   // The next day's midnight, made from the date: where midnight does not exist (Santiago in
   // September) the day starts at 01:00, and a day counted on from that would take in an hour of the next.
-  if (parsed.dateOnly) return { op: '<', at: new Date(at.getFullYear(), at.getMonth(), at.getDate() + 1) };
-  return { op: '<', at: new Date(at.getTime() + parsed.spanMs) };
+  if (parsed.dateOnly) return { op: '<', at: withinYear9999(new Date(at.getFullYear(), at.getMonth(), at.getDate() + 1)) };
+  return { op: '<', at: withinYear9999(new Date(at.getTime() + parsed.spanMs)) };
+}
+
+/**
+ * No later than 9999-12-31 23:59:59.999 branch time: the end of `9999-12-31` (or a late time with
+ * an offset behind the branch's) is in year 10000, which tedious refuses as a datetime2 parameter,
+ * a 500 on SQL Server. SR's datetime columns end at 23:59:59.997, so the selection is the same.
+ */
+function withinYear9999(at: Date): Date {
+  const last = new Date(9999, 11, 31, 23, 59, 59, 999);
+  return at > last ? last : at;
 }

@@ -68,3 +68,21 @@ describe('date filter bounds sent to SQL Server', () => {
     expect(to! - from!).toBe(1);
   });
 });
+
+describe('date filter bounds at the end of year 9999', () => {
+  it.each([
+    ['9999-12-31', 'end'],
+    ['9999-12-31T23:59:59.999', 'end'],
+    ['9999-12-31T23:59-12:00', 'start'],
+    ['9999-12-31T23:59-12:00', 'end'],
+  ] as const)('%s as the %s: a datetime2 tedious accepts, not a parameter it refuses', async (value, side) => {
+    sent.length = 0;
+    const bound = dateFilterBound(value, side);
+    await pos.db.selectFrom('cheques').select('folio').where('fecha', bound.op, bound.at).execute();
+    const [parameter] = sent[0]!;
+    // What tedious checks before sending (Request.validateParameters): a year past 9999 throws.
+    expect(() => (tedious.TYPES.DateTime2 as unknown as { validate: (v: unknown) => unknown }).validate(parameter!.value)).not.toThrow();
+    // Nothing SR's datetime columns hold (up to 9999-12-31 23:59:59.997) is left out.
+    if (side === 'end') expect((parameter!.value as Date).getTime()).toBeGreaterThan(new Date(9999, 11, 31, 23, 59, 59, 997).getTime());
+  });
+});
