@@ -139,7 +139,20 @@ export function dateFilterBound(value: string, side: 'start' | 'end'): { op: '>=
   // The next day's midnight, made from the date: where midnight does not exist (Santiago in
   // September) the day starts at 01:00, and a day counted on from that would take in an hour of the next.
   if (parsed.dateOnly) return { op: '<', at: withinYear9999(new Date(at.getFullYear(), at.getMonth(), at.getDate() + 1)) };
-  return { op: '<', at: withinYear9999(new Date(at.getTime() + parsed.spanMs)) };
+  return { op: '<', at: withinYear9999(laterOnWallClock(at, parsed.spanMs)) };
+}
+
+/**
+ * `at` plus `ms` on the branch's wall clock, which is what the database compares (the POS keeps no
+ * zone; the drivers send a bound's local fields). Added to the instant instead, the end of
+ * 23:59 before Santiago's clocks go back at midnight would be 23:00 of the repeated hour: the
+ * filter would leave out the whole last hour.
+ */
+function laterOnWallClock(at: Date, ms: number): Date {
+  const later = new Date(at);
+  // setMilliseconds works on local time, and unlike new Date(y, …) keeps years below 100.
+  later.setMilliseconds(later.getMilliseconds() + ms);
+  return later;
 }
 
 /**

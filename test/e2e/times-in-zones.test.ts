@@ -27,6 +27,8 @@ beforeAll(async () => {
   // Saturday 4 April: 23:00-24:00 comes twice; this one is in the first (-03:00), the next in the second (-04:00).
   await f.shift({ idturno: 83, apertura: new Date('2026-04-04T23:15:00-03:00'), cierre: new Date('2026-04-04T23:45:00-03:00') });
   await f.shift({ idturno: 84, apertura: new Date('2026-04-05T00:10:00-04:00'), cierre: new Date('2026-04-05T01:00:00-04:00') });
+  // Opened in the second 23:00-24:00, an hour after 83's: the database keeps 23:30, as it would 23:30 of the first.
+  await f.shift({ idturno: 85, apertura: new Date('2026-04-04T23:30:00-04:00'), cierre: new Date('2026-04-04T23:40:00-04:00') });
 });
 
 afterAll(async () => {
@@ -40,7 +42,7 @@ describe('Santiago: dates alone around the skipped midnight', () => {
     expect(ids(await shifts('aperturaStart=2026-09-05&aperturaEnd=2026-09-05'))).toEqual([80]);
     expect(ids(await shifts('aperturaStart=2026-09-06&aperturaEnd=2026-09-06'))).toEqual([81]);
     expect(ids(await shifts('aperturaStart=2026-09-07&aperturaEnd=2026-09-07'))).toEqual([82]);
-    expect(ids(await shifts('aperturaStart=2026-04-04&aperturaEnd=2026-04-04'))).toEqual([83]);
+    expect(ids(await shifts('aperturaStart=2026-04-04&aperturaEnd=2026-04-04'))).toEqual([83, 85]);
     expect(ids(await shifts('aperturaStart=2026-04-05&aperturaEnd=2026-04-05'))).toEqual([84]);
   });
 
@@ -49,6 +51,18 @@ describe('Santiago: dates alone around the skipped midnight', () => {
     const byId = new Map(res.body.data.map((s: { idTurno: number; apertura: string; cierre: string }) => [s.idTurno, s]));
     expect(byId.get(80)).toMatchObject({ apertura: '2026-09-05T23:30:00-04:00', cierre: '2026-09-06T01:10:00-03:00' });
     expect(byId.get(82)).toMatchObject({ apertura: '2026-09-07T00:30:00-03:00' });
+  });
+
+  it('the hour that comes twice is one wall-clock hour: answered with its first offset, selected whichever offset is sent', async () => {
+    const res = await shifts('aperturaStart=2026-04-04T23:00&aperturaEnd=2026-04-04T23:59');
+    expect(res.body.data.map((s: { idTurno: number; apertura: string; cierre: string }) => [s.idTurno, s.apertura, s.cierre])).toEqual([
+      [85, '2026-04-04T23:30:00-03:00', '2026-04-04T23:40:00-03:00'],
+      [83, '2026-04-04T23:15:00-03:00', '2026-04-04T23:45:00-03:00'],
+    ]);
+    for (const offset of ['-03:00', '-04:00']) {
+      const at = encodeURIComponent(`2026-04-04T23:30${offset}`);
+      expect(ids(await shifts(`aperturaStart=${at}&aperturaEnd=${at}`)), offset).toEqual([85]);
+    }
   });
 
   it('a time in the skipped hour, or with any offset, selects by the instant it names', async () => {

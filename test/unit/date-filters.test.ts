@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { dateFilterBound, parseDateFilter } from '../../src/protocol/common.js';
 import { lastSecondOf, operationalDay } from '../../src/pos/operational-day.js';
+import { localIso } from '../../src/pos/values.js';
 
 const local = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => new Date(y, mo - 1, d, h, mi, s);
 
@@ -101,6 +102,28 @@ describe('days in zones with daylight saving', () => {
       });
       // April's midnight comes twice as 23:00: the day before has 25 hours.
       expect(dateFilterBound('2026-04-04', 'end').at).toEqual(new Date('2026-04-05T00:00:00-04:00'));
+    });
+  });
+
+  /** What the database compares a bound with: its wall-clock fields (drivers send them, the offset is ignored). */
+  const wallClock = (value: string, side: 'start' | 'end') => {
+    const at = dateFilterBound(value, side).at;
+    return localIso(at)!.slice(0, 19);
+  };
+
+  it('an end just before the clocks go back takes in the whole minute, not a wall-clock hour less', () => {
+    inZone('America/Santiago', () => {
+      expect(wallClock('2026-04-04T23:59', 'end')).toBe('2026-04-05T00:00:00');
+      expect(wallClock('2026-04-04T23:59:59.999-03:00', 'end')).toBe('2026-04-05T00:00:00');
+      expect(wallClock('2026-04-04T23:30-04:00', 'start')).toBe('2026-04-04T23:30:00');
+      expect(wallClock('2026-04-04T23:30-04:00', 'end')).toBe('2026-04-04T23:31:00');
+    });
+    inZone('America/Tijuana', () => {
+      expect(wallClock('2026-11-01T01:59:59', 'end')).toBe('2026-11-01T02:00:00');
+      expect(wallClock('2026-11-01T01:59', 'end')).toBe('2026-11-01T02:00:00');
+    });
+    inZone('America/St_Johns', () => {
+      expect(wallClock('2026-11-01T01:59', 'end')).toBe('2026-11-01T02:00:00');
     });
   });
 
