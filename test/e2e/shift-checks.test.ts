@@ -110,6 +110,44 @@ describe('what SR reads before it opens a shift (order-lifecycle rows 13, 26, 28
   });
 });
 
+describe('a close with the clock behind the shift it closes', () => {
+  const strict = () => stack.pos.get(STRICT_BRANCH)!.db;
+
+  it('is refused, rather than recording a close two minutes before the opening', async () => {
+    await strict()
+      .updateTable('turnos')
+      .set({ cierre: new Date(Date.now() - 600_000) })
+      .where('cierre', 'is', null)
+      .execute();
+    const opened = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 });
+    expect(opened.status, opened.text).toBe(200);
+    // As a terminal whose clock runs two minutes ahead of the branch server records it.
+    const apertura = new Date(Math.floor(Date.now() / 1000) * 1000 + 120_000);
+    await strict().updateTable('turnos').set({ apertura }).where('idturno', '=', opened.body.idTurno).execute();
+    const close = () => write('/turnos_cierre/{lk}', { idTurno: opened.body.idTurno, estacion: 'CAJA2', idEmpresa: company });
+    try {
+      const refused = await close();
+      expect(refused.status, refused.text).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'clock_behind_last_close', at: localIso(apertura) });
+      expect((await strict().selectFrom('turnos').select('cierre').where('idturno', '=', opened.body.idTurno).executeTakeFirstOrThrow()).cierre).toBeNull();
+
+      // Once the clock has reached the opening, the close goes through.
+      branchClock.now = () => apertura.getTime();
+      const closed = await close();
+      expect(closed.status, closed.text).toBe(200);
+      expect(closed.body.cierre).toBe(localIso(apertura));
+    } finally {
+      branchClock.now = undefined;
+      // Back to the present, so the next tests' shifts open after it.
+      await strict()
+        .updateTable('turnos')
+        .set({ apertura: new Date(Date.now() - 60_000), cierre: new Date(Date.now() - 1000) })
+        .where('idturno', '=', opened.body.idTurno)
+        .execute();
+    }
+  });
+});
+
 describe('what SR reads before it closes a shift (shift-close rows 29, 66)', () => {
   const strict = () => stack.pos.get(STRICT_BRANCH)!.db;
   const schema = () => stack.agents.get(STRICT_BRANCH)!.pos.schema;

@@ -43,7 +43,7 @@ async function lockShift(ctx: PosContext, input: { idTurno: number; idEmpresa: s
   const hasWorkspace = ctx.schema.has('turnos', 'WorkspaceId');
   const row = await ctx.db
     .selectFrom('turnos')
-    .select(['idturnointerno', 'idturno', 'idestacion', 'idempresa', 'cierre', 'cajero'])
+    .select(['idturnointerno', 'idturno', 'idestacion', 'idempresa', 'apertura', 'cierre', 'cajero'])
     .$if(hasWorkspace, (q) => q.select('WorkspaceId'))
     .where('idturno', '=', input.idTurno)
     .forUpdate()
@@ -67,7 +67,21 @@ async function lockShift(ctx: PosContext, input: { idTurno: number; idEmpresa: s
     });
   }
   if (row.cierre !== null) throw new PosError('shift_not_open', `Shift ${input.idTurno} was already closed.`, { cierre: localIso(row.cierre) });
+  refuseCloseBeforeOpening(ctx, row.apertura);
   return shift;
+}
+
+/**
+ * SR's terminals write their own clocks: one running ahead of this server can open a shift that,
+ * by this clock, has not opened yet. Its close would be recorded before its opening, a period no
+ * sale falls in, so it is refused as an opening behind a recorded shift is (shifts.ts), in whole
+ * seconds as the agent writes its times.
+ */
+function refuseCloseBeforeOpening(ctx: PosContext, apertura: Date | null): void {
+  if (!(apertura instanceof Date) || Math.floor(apertura.getTime() / 1000) * 1000 <= ctx.now.getTime()) return;
+  throw new PosError('clock_behind_last_close', `The clock (${localIso(ctx.now)}) is behind the shift's opening at ${localIso(apertura)}.`, {
+    at: localIso(apertura),
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 -- scenario 1: {"idTurno":2,"estacion":"CAJA1","idEmpresa":"0000000001","serie":"A","declaracion":[{"idFormaDePago":"EFE","importe":100},{"idFormaDePago":"USD","importe":5}]}
 select "idestacion", "cajacomandero", "usarturnoestacion", "seriefolio", "idarearestaurant", "idarearestaurantdomicilio", "idarearestaurantrapido" from "estaciones" where "idestacion" = @1;
-select "idturnointerno", "idturno", "idestacion", "idempresa", "cierre", "cajero", "WorkspaceId" from "turnos" with (updlock, rowlock) where "idturno" = @1;
+select "idturnointerno", "idturno", "idestacion", "idempresa", "apertura", "cierre", "cajero", "WorkspaceId" from "turnos" with (updlock, rowlock) where "idturno" = @1;
 select "forzarmotivocancela", "nopermitircerrarturnocuentasabiertas", "nodescargarinventario" from "configuracion";
 select "forzartipodescuento" from "parametros";
 select "forzardescuento" from "parametros3";
