@@ -125,12 +125,13 @@ export class JobRunner {
     const { pos, log } = this.opts;
     // Whole seconds: SQL Server's datetime keeps 1/300 s and would round .999 up to the next
     // second, so a time the API answers would differ from the one a later read shows.
-    const now = new Date(Math.floor((this.opts.wallClock ?? Date.now)() / 1000) * 1000);
+    const clock = () => new Date(Math.floor((this.opts.wallClock ?? Date.now)() / 1000) * 1000);
     const base = {
       dialect: pos.dialect,
       schema: pos.schema,
       log: log.child({ jobId: job.jobId, op: job.op }),
-      now,
+      now: clock(),
+      clock,
       printerRule: this.opts.printerRule ?? DEFAULT_PRINTER_RULE,
       deadline,
     };

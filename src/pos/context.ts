@@ -15,6 +15,11 @@ export interface PosContext {
   log: Logger;
   /** Branch-local now; one value per job so every row of a write carries the same time. */
   now: Date;
+  /**
+   * The branch's clock as it runs on, in whole seconds like `now`: for a step that waited (a
+   * lock) and must not date its row before what others recorded meanwhile. `now` without it.
+   */
+  clock?: () => Date;
   /** Where the print operations may send (the agent's `printers` config); DEFAULT_PRINTER_RULE unless set. */
   printerRule?: PrinterRule;
   /** When the gateway stops waiting for the job (performance.now()); a print not begun by then is not sent. */

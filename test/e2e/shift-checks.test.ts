@@ -110,6 +110,57 @@ describe('what SR reads before it opens a shift (order-lifecycle rows 13, 26, 28
   });
 });
 
+describe('two openings racing for the parametros lock', () => {
+  const strict = () => stack.pos.get(STRICT_BRANCH)!.db;
+
+  it('the one that waited opens after the other, not refused as a clock behind it', async () => {
+    await strict()
+      .updateTable('turnos')
+      .set({ cierre: new Date(Date.now() - 1000) })
+      .where('cierre', 'is', null)
+      .execute();
+    const second = Math.floor(Date.now() / 1000) * 1000 + 1000;
+    let clock = second;
+    branchClock.now = () => clock;
+    try {
+      let opening: Promise<ApiResponse> | undefined;
+      await strict()
+        .transaction()
+        .execute(async (trx) => {
+          // Another opening holds the counter: it took its clock a second after this one and got the lock first.
+          await trx.selectFrom('parametros').select('ultimoturno').forUpdate().execute();
+          opening = write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 });
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          clock = second + 1000;
+          await trx
+            .insertInto('turnos')
+            .values(
+              stack.agents.get(STRICT_BRANCH)!.pos.schema.completeRow('turnos', {
+                idturno: 950,
+                apertura: new Date(second + 1000),
+                idestacion: 'OTRA',
+                idempresa: company,
+                idmesero: '',
+              }),
+            )
+            .execute();
+        });
+      const opened = await opening!;
+      expect(opened.status, opened.text).toBe(200);
+      expect(Date.parse(opened.body.apertura)).toBeGreaterThanOrEqual(second + 1000);
+    } finally {
+      branchClock.now = undefined;
+      // Back to the past, so the next tests' shifts open after these.
+      await strict().deleteFrom('turnos').where('idturno', '=', 950).execute();
+      await strict()
+        .updateTable('turnos')
+        .set({ apertura: new Date(Date.now() - 2000), cierre: new Date(Date.now() - 1000) })
+        .where('apertura', '>=', new Date(second))
+        .execute();
+    }
+  });
+});
+
 describe('a close with the clock behind the shift it closes', () => {
   const strict = () => stack.pos.get(STRICT_BRANCH)!.db;
 

@@ -156,15 +156,9 @@ async function openingTime(ctx: PosContext, shiftStation: string, idEmpresa: str
       .where('idempresa', '=', idEmpresa)
       .executeTakeFirst(),
   ]);
-  // Whole seconds, as the agent writes its times: SR's own may carry a fraction.
-  const behind = [latest?.apertura, lastClose?.cierre].find((at) => at instanceof Date && Math.floor(at.getTime() / 1000) * 1000 > ctx.now.getTime());
-  if (behind) {
-    throw new PosError('clock_behind_last_close', `The clock (${localIso(ctx.now)}) is behind a shift already recorded at ${localIso(behind)}.`, {
-      at: localIso(behind),
-    });
-  }
+  const from = clockPastRecorded(ctx, [latest?.apertura, lastClose?.cierre]);
   for (let waited = 0; ; waited++) {
-    const at = new Date(ctx.now.getTime() + waited * 1000);
+    const at = new Date(from.getTime() + waited * 1000);
     const taken = await ctx.db.selectFrom('turnos').select('idturno').where('apertura', '=', at).where('idempresa', '=', idEmpresa).executeTakeFirst();
     if (!taken) return at;
     if (waited === MAX_SECONDS_WAITED) {
@@ -174,6 +168,27 @@ async function openingTime(ctx: PosContext, shiftStation: string, idEmpresa: str
     }
     await setTimeout(Math.min(1000, Math.max(0, at.getTime() + 1000 - Date.now())));
   }
+}
+
+/**
+ * The time to open from: `now`, unless a recorded opening or close is later. The job took `now`
+ * before it queued for the `parametros` lock, and an opening that got the lock first may have
+ * recorded a later second meanwhile: the clock read again is then the opening time. Only a clock
+ * still behind what is recorded is refused. Whole seconds, as the agent writes its times: SR's
+ * own may carry a fraction.
+ */
+function clockPastRecorded(ctx: PosContext, recorded: ReadonlyArray<Date | null | undefined>): Date {
+  const second = (at: Date) => Math.floor(at.getTime() / 1000) * 1000;
+  const later = (clock: Date) => recorded.find((at) => at instanceof Date && second(at) > clock.getTime());
+  if (!later(ctx.now)) return ctx.now;
+  const clock = ctx.clock?.() ?? ctx.now;
+  const behind = later(clock);
+  if (behind) {
+    throw new PosError('clock_behind_last_close', `The clock (${localIso(clock)}) is behind a shift already recorded at ${localIso(behind)}.`, {
+      at: localIso(behind),
+    });
+  }
+  return clock;
 }
 
 /**
