@@ -21,9 +21,22 @@ const SYNC_DELETE = 3;
 
 const SYNC_COLUMNS = ['WorkspaceId', 'EntityType', 'OperationType', 'IsSync', 'Attempts', 'CreateDate'] as const;
 
-/** SR stamps the queue with GETUTCDATE(); our datetime parameters carry branch wall-clock time. */
-function utcWallClock(now: Date): Date {
-  return new Date(now.getTime() + now.getTimezoneOffset() * 60_000);
+/**
+ * SR stamps the queue with GETUTCDATE(); our datetime parameters carry branch wall-clock time, so
+ * this is the local Date whose fields are the UTC time. Made from the fields: shifting the instant
+ * by the offset of now lands an hour off in the hours before a change of clocks: at 19:00 on
+ * 7 March in Tijuana (03:00 UTC) the shifted instant is past the change, and 04:00 was sent.
+ */
+export function utcWallClock(now: Date): Date {
+  return new Date(
+    now.getUTCFullYear(),
+    now.getUTCMonth(),
+    now.getUTCDate(),
+    now.getUTCHours(),
+    now.getUTCMinutes(),
+    now.getUTCSeconds(),
+    now.getUTCMilliseconds(),
+  );
 }
 
 /** Queues the entity for National Soft's sync; nothing on installations without the queue's columns (SR 10). */
