@@ -31,4 +31,25 @@ describe('localIso', () => {
     expect(text).toMatch(/^2026-11-21T14:05:09[+-]\d{2}:\d{2}$/);
     expect(new Date(text).getTime()).toBe(new Date(2026, 10, 21, 14, 5, 9).getTime());
   });
+
+  it.each([
+    ['America/Mexico_City', '2026-04-05T12:00:00Z', '2026-04-05T06:00:00-06:00'],
+    ['America/Tijuana', '2026-07-01T12:00:00Z', '2026-07-01T05:00:00-07:00'],
+    ['America/Tijuana', '2026-11-01T09:30:00Z', '2026-11-01T01:30:00-08:00'],
+    ['America/Bogota', '2026-11-21T20:05:00Z', '2026-11-21T15:05:00-05:00'],
+    ['America/Caracas', '2026-11-21T20:05:00Z', '2026-11-21T16:05:00-04:00'],
+    ['America/Santiago', '2026-09-06T04:00:00Z', '2026-09-06T01:00:00-03:00'],
+    ['America/St_Johns', '2026-11-21T20:05:00Z', '2026-11-21T16:35:00-03:30'],
+    ['America/St_Johns', '2026-07-01T20:05:00Z', '2026-07-01T17:35:00-02:30'],
+  ])('in %s writes %s as %s, naming the same instant', (zone, instant, expected) => {
+    const saved = process.env.TZ;
+    process.env.TZ = zone;
+    try {
+      expect(localIso(new Date(instant))).toBe(expected);
+      expect(Date.parse(expected)).toBe(Date.parse(instant));
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
 });
