@@ -1,9 +1,10 @@
 /**
  * The part of a shift close that moves its accounts to history, as Soft Restaurant does
  * (sr-traces/shift-close-flow.tsv): `cheques`' identity reseeded after its highest folio (rows
- * 69-70); the shift's paid and cancelled accounts copied with every side table SR archives (76-88),
- * already pointed at their new folios and processed (100-110); their tables freed and their table
- * assignments and kitchen rows deleted (89-94); their temporary rows deleted (113-123).
+ * 69-70); the shift's paid and cancelled accounts (and any a terminal paid into a closed shift of
+ * the station's) copied with every side table SR archives (76-88), already pointed at their new
+ * folios and processed (100-110); their tables freed and their table assignments and kitchen
+ * rows deleted (89-94); their temporary rows deleted (113-123).
  *
  * Every copy is one INSERT … SELECT, so the work is a fixed number of statements whatever the
  * shift holds. What is deleted is exactly what was copied (found again through
@@ -78,9 +79,26 @@ async function adoptShiftless(ctx: PosContext, shift: ClosingShift): Promise<voi
 }
 
 /**
- * Copies the closing accounts' headers into `cheques`, tagged with the shift; returns how many,
- * counted in `cheques` rather than taken from the driver's row count, which on SQL Server also
- * counts what triggers on the table write. The accounts copied: paid or cancelled in the shift (row 76).
+ * The station's shifts closed before this one. A terminal reads the open shift before its
+ * payment's transaction (order-lifecycle rows 510, 514) and holds no lock on it, so it can pay
+ * into the shift after the close copied it: left behind, the account stayed in the temporary
+ * tables of a closed shift, which no later close moved (a probe: closed with 127.50 taken, 38.50
+ * of it in history).
+ */
+function closedShiftsOf(ctx: PosContext, shift: ClosingShift) {
+  return ctx.db
+    .selectFrom('turnos')
+    .select('idturno')
+    .where('idestacion', '=', shift.estacion)
+    .where('idempresa', '=', shift.idEmpresa)
+    .where('cierre', 'is not', null);
+}
+
+/**
+ * Copies the closing accounts' headers into `cheques`, each under its own shift; returns how
+ * many, counted in `cheques` rather than taken from the driver's row count, which on SQL Server
+ * also counts what triggers on the table write. The accounts copied: paid or cancelled in the
+ * shift (row 76), and those left behind in the station's closed shifts (`closedShiftsOf`).
  */
 async function copyHeaders(ctx: PosContext, shift: ClosingShift, folioAbove: number): Promise<number> {
   const columns = ctx.schema.sharedColumns('tempcheques', 'cheques', ['folio', 'idturno', 'foliotempcheques']);
@@ -91,13 +109,12 @@ async function copyHeaders(ctx: PosContext, shift: ClosingShift, folioAbove: num
     .expression(
       db
         .selectFrom('tempcheques')
-        .select((eb) => [
-          ...columns.map((c) => `tempcheques.${c}` as const),
-          eb.cast(eb.val(shift.idTurno), 'bigint').as('idturno'),
-          eb.ref('tempcheques.folio').as('foliotempcheques'),
-        ])
+        .select((eb) => [...columns.map((c) => `tempcheques.${c}` as const), 'tempcheques.idturno', eb.ref('tempcheques.folio').as('foliotempcheques')])
         .where((eb) =>
-          eb.and([eb('tempcheques.idturno', '=', shift.idTurno), eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)])]),
+          eb.and([
+            eb.or([eb('tempcheques.idturno', '=', shift.idTurno), eb('tempcheques.idturno', 'in', closedShiftsOf(ctx, shift))]),
+            eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)]),
+          ]),
         ),
     )
     .execute();

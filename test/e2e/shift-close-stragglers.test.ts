@@ -1,0 +1,125 @@
+/**
+ * A terminal reads the open shift before its payment's transaction (order-lifecycle rows 510,
+ * 514) and locks nothing of it, so it can pay an account into a shift whose close has already
+ * copied the shift's accounts to history. That account must still end up in that shift's
+ * history: here the next close at the station moves it, under the shift it was paid in.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
+import { expect, it } from 'vitest';
+import { accountSuite } from '../support/accounts.js';
+import { testRunner } from '../support/job-runner.js';
+import { orderBody } from '../support/order-body.js';
+import { BRANCH } from '../support/stack.js';
+import { until } from '../support/until.js';
+
+const { db, write, stack } = accountSuite();
+const company = '0000000001';
+
+/** Holds the result of the first INSERT into `table` until `release`. */
+class PauseAfterInsert implements KyselyPlugin {
+  readonly #queries = new Set<string>();
+  #used = false;
+  reached = false;
+  release!: () => void;
+  readonly #gate = new Promise<void>((resolve) => (this.release = resolve));
+
+  constructor(private readonly table: string) {}
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    const node = args.node as { kind: string; into?: { table?: { identifier?: { name?: string } } } };
+    if (!this.#used && node.kind === 'InsertQueryNode' && node.into?.table?.identifier?.name === this.table) this.#queries.add(args.queryId.queryId);
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    if (!this.#used && this.#queries.has(args.queryId.queryId)) {
+      this.#used = true;
+      this.reached = true;
+      await this.#gate;
+    }
+    return args.result;
+  }
+}
+
+/** Closes the shift, running `meanwhile` once the close has copied the shift's accounts to `cheques`. */
+async function closeAfterCopy(idTurno: number, meanwhile: () => Promise<void>) {
+  const pos = stack().agents.get(BRANCH)!.pos;
+  const pause = new PauseAfterInsert('cheques');
+  const runner = testRunner({ ...pos, db: pos.db.withPlugin(pause) });
+  const closing = runner.run({
+    type: 'job',
+    jobId: randomUUID(),
+    op: 'shifts.close',
+    params: { idTurno, estacion: 'CAJA1', idEmpresa: company },
+    budgetMs: 20_000,
+  });
+  await until(() => pause.reached);
+  await meanwhile();
+  pause.release();
+  const closed = await closing;
+  expect(closed.ok, JSON.stringify(closed)).toBe(true);
+}
+
+/** What the shift's history holds: its accounts' folios in `tempcheques` and SR's sum of their payments. */
+async function history(idTurno: number) {
+  const accounts = await db().selectFrom('cheques').select('foliotempcheques').where('idturno', '=', idTurno).execute();
+  const paid = await db()
+    .selectFrom('chequespagos as p')
+    .innerJoin('cheques as h', 'h.folio', 'p.folio')
+    .select(sql<string>`sum((p.importe + p.propina) * p.tipodecambio)`.as('pesos'))
+    .where('h.idturno', '=', idTurno)
+    .where('h.pagado', '=', true)
+    .where('h.cancelado', '=', false)
+    .executeTakeFirstOrThrow();
+  return { folios: accounts.map((a) => Number(a.foliotempcheques)), pesos: Number(paid.pesos ?? 0) };
+}
+
+it('moves an account a terminal paid into the shift after its close copied it, at the station’s next close, under that shift', async () => {
+  const open = await db().selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA1').where('cierre', 'is', null).executeTakeFirstOrThrow();
+  const idTurno = Number(open.idturno);
+  const created = await write(
+    '/temp_ordenes/{lk}',
+    orderBody({ serie: 'A', mesa: '', idMesero: '01', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }),
+  );
+  const folio = created.body.folio as number;
+  const schema = stack().agents.get(BRANCH)!.pos.schema;
+
+  await closeAfterCopy(idTurno, async () => {
+    // Paid at a terminal that read the shift before the close began.
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .insertInto('tempchequespagos')
+          .values(schema.completeRow('tempchequespagos', { folio, idformadepago: 'EFE', importe: '89.0000', propina: 0, tipodecambio: 1 }))
+          .execute();
+        await trx
+          .updateTable('tempcheques')
+          .set({ pagado: true, impreso: true, cierre: new Date(), idturno: idTurno, efectivo: '89.0000' })
+          .where('folio', '=', folio)
+          .execute();
+      });
+  });
+  const cut = (await stack().api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body;
+  expect((await history(idTurno)).folios).not.toContain(folio);
+
+  const next = await write('/turnos_apertura/{lk}', { estacion: 'CAJA1', idEmpresa: company, cajero: 'CAJERO', fondo: 0 });
+  const closed = await write('/turnos_cierre/{lk}', { idTurno: next.body.idTurno, estacion: 'CAJA1', idEmpresa: company });
+  expect(closed.status, JSON.stringify(closed.body)).toBe(200);
+  // The next shift took nothing: the account is the earlier shift's.
+  expect(closed.body).toMatchObject({ efectivo: 0, tarjeta: 0, vales: 0, credito: 0 });
+  expect(await db().selectFrom('tempcheques').select('folio').where('folio', '=', folio).executeTakeFirst()).toBeUndefined();
+  const moved = await history(idTurno);
+  expect(moved.folios).toContain(folio);
+  expect(moved.pesos).toBe(cut.porTipo.efectivo);
+  expect((await stack().api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body.porTipo).toEqual(cut.porTipo);
+});
