@@ -1,10 +1,13 @@
 /**
- * A terminal reads the open shift before its payment's transaction (order-lifecycle rows 510,
- * 514) and locks nothing of it, so it can pay an account into a shift whose close has already
- * copied the shift's accounts to history. That account must still end up in that shift's
- * history: here the next close at the station moves it, under the shift it was paid in.
+ * SR's terminals write the accounts of a shift while its close runs, and lock nothing the close
+ * holds but the accounts' rows. A terminal reads the open shift before its payment's transaction
+ * (order-lifecycle rows 510, 514), so it can pay an account into a shift whose close has already
+ * copied the shift's accounts to history: that account must still end up in that shift's
+ * history, which the next close at the station does. And a terminal that changes an account the
+ * close has copied must not have its change lost with the temporary row the close deletes.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   sql,
   type KyselyPlugin,
@@ -122,4 +125,36 @@ it('moves an account a terminal paid into the shift after its close copied it, a
   expect(moved.folios).toContain(folio);
   expect(moved.pesos).toBe(cut.porTipo.efectivo);
   expect((await stack().api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body.porTipo).toEqual(cut.porTipo);
+});
+
+it('keeps a cancellation a terminal makes to an account the close copied: the terminal waits for the close, or the account is not counted', async () => {
+  const opened = await write('/turnos_apertura/{lk}', { estacion: 'CAJA1', idEmpresa: company, cajero: 'CAJERO', fondo: 0 });
+  expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+  const idTurno = opened.body.idTurno as number;
+  const sale = await write('/ordenes/{lk}', orderBody({ serie: 'A', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }));
+  expect(sale.status, JSON.stringify(sale.body)).toBe(201);
+  const folio = sale.body.folio as number;
+
+  let cancelling: Promise<number> | undefined;
+  await closeAfterCopy(idTurno, async () => {
+    // A terminal cancels the paid sale; it may have to wait for the close.
+    cancelling = db()
+      .updateTable('tempcheques')
+      .set({ cancelado: true })
+      .where('folio', '=', folio)
+      .executeTakeFirst()
+      .then((r) => Number(r.numUpdatedRows));
+    await sleep(500);
+  });
+  const cancelled = (await cancelling!) === 1;
+  const archived = await db()
+    .selectFrom('cheques')
+    .select('cancelado')
+    .where('foliotempcheques', '=', folio)
+    .where('idturno', '=', idTurno)
+    .executeTakeFirstOrThrow();
+  const cut = (await stack().api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body;
+  // Cancelled by the terminal, the sale is neither paid in history nor counted; else it was the close's first.
+  expect({ cancelado: archived.cancelado, efectivo: cut.porTipo.efectivo }).toEqual({ cancelado: cancelled, efectivo: cancelled ? 0 : 89 });
+  expect((await history(idTurno)).pesos).toBe(cut.porTipo.efectivo);
 });

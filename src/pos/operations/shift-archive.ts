@@ -99,6 +99,10 @@ function closedShiftsOf(ctx: PosContext, shift: ClosingShift) {
  * many, counted in `cheques` rather than taken from the driver's row count, which on SQL Server
  * also counts what triggers on the table write. The accounts copied: paid or cancelled in the
  * shift (row 76), and those left behind in the station's closed shifts (`closedShiftsOf`).
+ *
+ * Their rows are held (UPDLOCK/FOR UPDATE) to the commit: the close deletes them later, and a
+ * terminal's change in between went with them (a probe: a paid sale cancelled at a terminal after
+ * the copy stayed paid in history, and its 89.00 in the cut).
  */
 async function copyHeaders(ctx: PosContext, shift: ClosingShift, folioAbove: number): Promise<number> {
   const columns = ctx.schema.sharedColumns('tempcheques', 'cheques', ['folio', 'idturno', 'foliotempcheques']);
@@ -115,7 +119,8 @@ async function copyHeaders(ctx: PosContext, shift: ClosingShift, folioAbove: num
             eb.or([eb('tempcheques.idturno', '=', shift.idTurno), eb('tempcheques.idturno', 'in', closedShiftsOf(ctx, shift))]),
             eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)]),
           ]),
-        ),
+        )
+        .forUpdate(),
     )
     .execute();
   const copied = await archivedRows(ctx, folioAbove)
