@@ -158,3 +158,31 @@ it('keeps a cancellation a terminal makes to an account the close copied: the te
   expect({ cancelado: archived.cancelado, efectivo: cut.porTipo.efectivo }).toEqual({ cancelado: cancelled, efectivo: cancelled ? 0 : 89 });
   expect((await history(idTurno)).pesos).toBe(cut.porTipo.efectivo);
 });
+
+it('copies no account a second time that a close before it copied and left in the temporary tables', async () => {
+  const opened = await write('/turnos_apertura/{lk}', { estacion: 'CAJA1', idEmpresa: company, cajero: 'CAJERO', fondo: 0 });
+  const idTurno = opened.body.idTurno as number;
+  const sale = await write('/ordenes/{lk}', orderBody({ serie: 'A', idFormaDePago: 'EFE', productos: [{ movimiento: 1, idProducto: '3001', cantidad: 1 }] }));
+  const folio = sale.body.folio as number;
+  // SR's close, in several transactions, copied the sale and stopped before deleting it.
+  const schema = stack().agents.get(BRANCH)!.pos.schema;
+  const { folio: _temporary, ...header } = await db().selectFrom('tempcheques').selectAll().where('folio', '=', folio).executeTakeFirstOrThrow();
+  const copy = await db()
+    .insertInto('cheques')
+    .values(schema.completeRow('cheques', { ...header, idturno: idTurno, foliotempcheques: folio }))
+    .returning('folio')
+    .executeTakeFirstOrThrow();
+  const payments = await db().selectFrom('tempchequespagos').selectAll().where('folio', '=', folio).execute();
+  await db()
+    .insertInto('chequespagos')
+    .values(payments.map((p) => schema.completeRow('chequespagos', { ...p, folio: copy.folio })))
+    .execute();
+  await db().updateTable('turnos').set({ cierre: new Date() }).where('idturno', '=', idTurno).execute();
+  const cut = (await stack().api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body;
+  expect(cut.porTipo.efectivo).toBe(89);
+
+  const next = await write('/turnos_apertura/{lk}', { estacion: 'CAJA1', idEmpresa: company, cajero: 'CAJERO', fondo: 0 });
+  expect((await write('/turnos_cierre/{lk}', { idTurno: next.body.idTurno, estacion: 'CAJA1', idEmpresa: company })).status).toBe(200);
+  expect((await history(idTurno)).folios.filter((f) => f === folio)).toHaveLength(1);
+  expect((await stack().api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body.porTipo).toEqual(cut.porTipo);
+});

@@ -98,7 +98,9 @@ function closedShiftsOf(ctx: PosContext, shift: ClosingShift) {
  * Copies the closing accounts' headers into `cheques`, each under its own shift; returns how
  * many, counted in `cheques` rather than taken from the driver's row count, which on SQL Server
  * also counts what triggers on the table write. The accounts copied: paid or cancelled in the
- * shift (row 76), and those left behind in the station's closed shifts (`closedShiftsOf`).
+ * shift (row 76), and those left behind in the station's closed shifts (`closedShiftsOf`), but
+ * none whose copy under its shift is there already: SR's close, in several transactions, can stop
+ * between its copy and its deletes, and a second copy would be counted twice in the shift's cut.
  *
  * Their rows are held (UPDLOCK/FOR UPDATE) to the commit: the close deletes them later, and a
  * terminal's change in between went with them (a probe: a paid sale cancelled at a terminal after
@@ -118,6 +120,15 @@ async function copyHeaders(ctx: PosContext, shift: ClosingShift, folioAbove: num
           eb.and([
             eb.or([eb('tempcheques.idturno', '=', shift.idTurno), eb('tempcheques.idturno', 'in', closedShiftsOf(ctx, shift))]),
             eb.or([eb('tempcheques.pagado', '=', true), eb('tempcheques.cancelado', '=', true)]),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('cheques as c')
+                  .select('c.folio')
+                  .whereRef('c.foliotempcheques', '=', 'tempcheques.folio')
+                  .whereRef('c.idturno', '=', 'tempcheques.idturno'),
+              ),
+            ),
           ]),
         )
         .forUpdate(),
