@@ -68,12 +68,13 @@ async function reseedHistory(ctx: PosContext): Promise<number> {
  * would be in no cash cut and never reach the history tables.
  */
 async function adoptShiftless(ctx: PosContext, shift: ClosingShift): Promise<void> {
+  const stations = [shift.estacion, ...(await terminalsOf(ctx, shift.estacion))];
   await ctx.db
     .updateTable('tempcheques')
     .set({ idturno: shift.idTurno })
     .where((eb) => eb.or([eb('idturno', '=', 0), eb('idturno', 'is', null)]))
     .where((eb) => eb.or([eb('pagado', '=', true), eb('cancelado', '=', true)]))
-    .where((eb) => eb.or([eb('estacion', '=', shift.estacion), eb('estacion', 'in', terminalsOf(ctx, shift.estacion))]))
+    .where('estacion', 'in', stations)
     .where('idempresa', '=', shift.idEmpresa)
     .execute();
 }
