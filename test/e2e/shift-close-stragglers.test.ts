@@ -123,6 +123,10 @@ it('moves an account a terminal paid into the shift after its close copied it, a
   expect(await db().selectFrom('tempcheques').select('folio').where('folio', '=', folio).executeTakeFirst()).toBeUndefined();
   const moved = await history(idTurno);
   expect(moved.folios).toContain(folio);
+  // Its payment and lines carry its shift as SR's repointing finds them (idturno_cierre = cheques.idturno).
+  const copy = await db().selectFrom('cheques').select('folio').where('foliotempcheques', '=', folio).where('idturno', '=', idTurno).executeTakeFirstOrThrow();
+  const payment = await db().selectFrom('chequespagos').select('idturno_cierre').where('folio', '=', copy.folio).executeTakeFirstOrThrow();
+  expect(Number(payment.idturno_cierre)).toBe(idTurno);
   expect(moved.pesos).toBe(cut.porTipo.efectivo);
   expect((await stack().api('GET', `/turnos/${BRANCH}/${idTurno}/corte`)).body.porTipo).toEqual(cut.porTipo);
 });

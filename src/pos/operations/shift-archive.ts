@@ -155,10 +155,11 @@ const ARCHIVED: ReadonlyArray<readonly [from: PosTable, to: PosTable, folioColum
 
 /**
  * Copies the rows of a side table of the moved accounts, pointed at the new folio, tagged with
- * the closing shift and processed: the state SR's copy (rows 80-88) and its repointing (101-110)
- * leave together.
+ * the account's shift and processed: the state SR's copy (rows 80-88) and its repointing (101-110)
+ * leave together. SR's repointing finds an account's rows by `idturno_cierre = cheques.idturno`,
+ * so an account left in a closed shift carries that shift's number, not the closing one's.
  */
-async function copyChildren(ctx: PosContext, shift: ClosingShift, folioAbove: number, from: PosTable, to: PosTable, folioColumn: string): Promise<void> {
+async function copyChildren(ctx: PosContext, folioAbove: number, from: PosTable, to: PosTable, folioColumn: string): Promise<void> {
   const marks = (['idturno_cierre', 'procesado'] as const).filter((c) => ctx.schema.has(to, c));
   const columns = ctx.schema.sharedColumns(from, to, [folioColumn, ...marks]);
   const db = loosely(ctx.db);
@@ -172,7 +173,7 @@ async function copyChildren(ctx: PosContext, shift: ClosingShift, folioAbove: nu
         .select((eb) => [
           ...columns.map((c) => `src.${c}` as const),
           eb.ref('c.folio').as(folioColumn),
-          ...marks.map((c) => (c === 'procesado' ? eb.cast(eb.val(true), 'boolean') : eb.cast(eb.val(shift.idTurno), 'bigint')).as(c)),
+          ...marks.map((c) => (c === 'procesado' ? eb.cast(eb.val(true), 'boolean') : eb.ref('c.idturno')).as(c)),
         ])
         .where('c.folio', '>', folioAbove),
     )
@@ -184,7 +185,7 @@ function copiedFolios(ctx: PosContext, folioAbove: number) {
 }
 
 /** Invoice lines of the moved accounts follow them to their new folios (row 100). */
-async function repointInvoiceLines(ctx: PosContext, shift: ClosingShift, folioAbove: number): Promise<void> {
+async function repointInvoiceLines(ctx: PosContext, folioAbove: number): Promise<void> {
   if (!ctx.schema.has('facturasmovtos', 'foliodet')) return;
   await ctx.db
     .updateTable('facturasmovtos')
@@ -196,7 +197,11 @@ async function repointInvoiceLines(ctx: PosContext, shift: ClosingShift, folioAb
         .where('c.folio', '>', folioAbove),
     }))
     .where('foliodet', 'in', copiedFolios(ctx, folioAbove))
-    .where('idfactura', 'in', ctx.db.selectFrom('foliosfacturados as ff').select('ff.idfactura').where('ff.idturno_cierre', '=', shift.idTurno))
+    .where(
+      'idfactura',
+      'in',
+      ctx.db.selectFrom('foliosfacturados as ff').select('ff.idfactura').where('ff.folio', 'in', archivedRows(ctx, folioAbove).select('folio')),
+    )
     .execute();
 }
 
@@ -276,9 +281,9 @@ export async function archiveAccounts(ctx: PosContext, shift: ClosingShift): Pro
   const count = await copyHeaders(ctx, shift, folioAbove);
   const inUse = await sideTablesInUse(ctx, folioAbove);
   for (const [from, to, folioColumn] of ARCHIVED) {
-    if (inUse.has(from) && ctx.schema.hasTable(to)) await copyChildren(ctx, shift, folioAbove, from, to, folioColumn);
+    if (inUse.has(from) && ctx.schema.hasTable(to)) await copyChildren(ctx, folioAbove, from, to, folioColumn);
   }
-  await repointInvoiceLines(ctx, shift, folioAbove);
+  await repointInvoiceLines(ctx, folioAbove);
   await releaseTables(ctx, folioAbove);
   await deleteCopied(ctx, folioAbove, inUse);
   return { count, folioAbove };
