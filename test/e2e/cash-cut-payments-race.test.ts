@@ -7,10 +7,10 @@
  * while the sale commits.
  */
 import { randomUUID } from 'node:crypto';
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { orderBody } from '../support/order-body.js';
 import { testRunner } from '../support/job-runner.js';
+import { pauseAfterFirstRead } from '../support/statement-pause.js';
 import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 import { until } from '../support/until.js';
 
@@ -21,31 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
-
-/** Holds the result of the first statement that reads `table` until `release`. */
-class PauseAfterFirstRead implements KyselyPlugin {
-  readonly #queries = new Set<string>();
-  #used = false;
-  reached = false;
-  release!: () => void;
-  readonly #gate = new Promise<void>((resolve) => (this.release = resolve));
-
-  constructor(private readonly table: string) {}
-
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    if (!this.#used && JSON.stringify(args.node).includes(`"${this.table}"`)) this.#queries.add(args.queryId.queryId);
-    return args.node;
-  }
-
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    if (!this.#used && this.#queries.has(args.queryId.queryId)) {
-      this.#used = true;
-      this.reached = true;
-      await this.#gate;
-    }
-    return args.result;
-  }
-}
 
 const sale = async () => {
   const res = await stack.api('POST', `/ordenes/${BRANCH}`, {
@@ -63,7 +38,7 @@ async function cutAround(meanwhile: () => Promise<void>): Promise<{ raced: unkno
     (await db.selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA1').where('cierre', 'is', null).executeTakeFirstOrThrow()).idturno,
   );
   const pos = stack.agents.get(BRANCH)!.pos;
-  const pause = new PauseAfterFirstRead('formasdepago');
+  const pause = pauseAfterFirstRead('formasdepago');
   const runner = testRunner({ ...pos, db: pos.db.withPlugin(pause) });
   const reading = runner.run({ type: 'job', jobId: randomUUID(), op: 'shifts.cashCut', params: { idTurno }, budgetMs: 20_000 });
   await until(() => pause.reached);

@@ -24,6 +24,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+const strict = () => stack.pos.get(STRICT_BRANCH)!.db;
+/** Closes every shift left open, at `cierre`, so that a test opens its own. */
+const closeOpenShifts = (cierre: Date) => strict().updateTable('turnos').set({ cierre }).where('cierre', 'is', null).execute();
+
 function write(path: string, body: unknown, branch = STRICT_BRANCH): Promise<ApiResponse> {
   return stack.api('POST', path.replace('{lk}', branch), { body, headers: { 'idempotency-key': randomUUID() } });
 }
@@ -31,7 +35,6 @@ function write(path: string, body: unknown, branch = STRICT_BRANCH): Promise<Api
 describe('what SR reads before it opens a shift (order-lifecycle rows 13, 26, 28-30)', () => {
   const open = (extra: Record<string, unknown> = {}) =>
     write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 100, ...extra }, STRICT_BRANCH);
-  const strict = () => stack.pos.get(STRICT_BRANCH)!.db;
   const lastShift = async () => Number((await strict().selectFrom('parametros').select('ultimoturno').executeTakeFirstOrThrow()).ultimoturno);
 
   it('a fixed cash float (configuracion.fondofijocaja) refuses another float and writes nothing', async () => {
@@ -111,14 +114,8 @@ describe('what SR reads before it opens a shift (order-lifecycle rows 13, 26, 28
 });
 
 describe('two openings racing for the parametros lock', () => {
-  const strict = () => stack.pos.get(STRICT_BRANCH)!.db;
-
   it('the one that waited opens after the other, not refused as a clock behind it', async () => {
-    await strict()
-      .updateTable('turnos')
-      .set({ cierre: new Date(Date.now() - 1000) })
-      .where('cierre', 'is', null)
-      .execute();
+    await closeOpenShifts(new Date(Date.now() - 1000));
     const second = Math.floor(Date.now() / 1000) * 1000 + 1000;
     let clock = second;
     branchClock.now = () => clock;
@@ -162,14 +159,8 @@ describe('two openings racing for the parametros lock', () => {
 });
 
 describe('a close with the clock behind the shift it closes', () => {
-  const strict = () => stack.pos.get(STRICT_BRANCH)!.db;
-
   it('is refused, rather than recording a close two minutes before the opening', async () => {
-    await strict()
-      .updateTable('turnos')
-      .set({ cierre: new Date(Date.now() - 600_000) })
-      .where('cierre', 'is', null)
-      .execute();
+    await closeOpenShifts(new Date(Date.now() - 600_000));
     const opened = await write('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: company, cajero: 'CAJERO', fondo: 0 });
     expect(opened.status, opened.text).toBe(200);
     // As a terminal whose clock runs two minutes ahead of the branch server records it.
@@ -200,7 +191,6 @@ describe('a close with the clock behind the shift it closes', () => {
 });
 
 describe('what SR reads before it closes a shift (shift-close rows 29, 66)', () => {
-  const strict = () => stack.pos.get(STRICT_BRANCH)!.db;
   const schema = () => stack.agents.get(STRICT_BRANCH)!.pos.schema;
   const sr = (row: number, idTurno: number) => sql.raw(statement('shift-close', row).replace(/\b894\b/g, String(idTurno))).execute(strict());
   const close = (idTurno: number) => write('/turnos_cierre/{lk}', { idTurno, estacion: 'CAJA2', idEmpresa: company }, STRICT_BRANCH);

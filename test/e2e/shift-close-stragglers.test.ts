@@ -8,55 +8,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  sql,
-  type KyselyPlugin,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
-} from 'kysely';
+import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { accountSuite } from '../support/accounts.js';
 import { testRunner } from '../support/job-runner.js';
 import { orderBody } from '../support/order-body.js';
+import { pauseAfterInsert } from '../support/statement-pause.js';
 import { BRANCH } from '../support/stack.js';
 import { until } from '../support/until.js';
 
 const { db, write, stack } = accountSuite();
 const company = '0000000001';
 
-/** Holds the result of the first INSERT into `table` until `release`. */
-class PauseAfterInsert implements KyselyPlugin {
-  readonly #queries = new Set<string>();
-  #used = false;
-  reached = false;
-  release!: () => void;
-  readonly #gate = new Promise<void>((resolve) => (this.release = resolve));
-
-  constructor(private readonly table: string) {}
-
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    const node = args.node as { kind: string; into?: { table?: { identifier?: { name?: string } } } };
-    if (!this.#used && node.kind === 'InsertQueryNode' && node.into?.table?.identifier?.name === this.table) this.#queries.add(args.queryId.queryId);
-    return args.node;
-  }
-
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    if (!this.#used && this.#queries.has(args.queryId.queryId)) {
-      this.#used = true;
-      this.reached = true;
-      await this.#gate;
-    }
-    return args.result;
-  }
-}
-
 /** Closes the shift, running `meanwhile` once the close has copied the shift's accounts to `cheques`. */
 async function closeAfterCopy(idTurno: number, meanwhile: () => Promise<void>) {
   const pos = stack().agents.get(BRANCH)!.pos;
-  const pause = new PauseAfterInsert('cheques');
+  const pause = pauseAfterInsert('cheques');
   const runner = testRunner({ ...pos, db: pos.db.withPlugin(pause) });
   const closing = runner.run({
     type: 'job',

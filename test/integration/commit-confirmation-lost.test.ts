@@ -5,16 +5,14 @@
  * answered `interrupted` from the record and never sent.
  */
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { JobRunner } from '../../src/agent/runner.js';
-import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
+import type { PosRuntime } from '../../src/pos/runtime.js';
 import { startVirtualPrinter } from '../../src/printing/virtual-printer.js';
 import { LABEL_DEFAULTS } from '../../src/protocol/printers.js';
 import { DEMO_PRINTER_RULE } from '../../src/demo/printers.js';
-import { newPosDatabase } from '../support/databases.js';
 import { testRunner } from '../support/job-runner.js';
-import { startLinkProxy, type LinkProxy } from '../support/link-proxy.js';
+import { posThroughProxy, type LinkProxy } from '../support/link-proxy.js';
 import { orderBody } from '../support/order-body.js';
 
 let proxy: LinkProxy;
@@ -24,14 +22,7 @@ let runner: JobRunner;
 const COMMIT = Buffer.from('commit\u0000');
 
 beforeAll(async () => {
-  const config = await newPosDatabase();
-  if (config.dialect !== 'postgres') throw new Error('this suite runs on PostgreSQL only');
-  const direct = new URL(config.url);
-  proxy = await startLinkProxy();
-  proxy.connectTo(`http://${direct.host}`);
-  const viaProxy = new URL(direct);
-  viaProxy.host = new URL(proxy.url).host;
-  pos = await openPos({ ...config, url: viaProxy.toString() }, pino({ level: 'silent' }));
+  ({ pos, proxy } = await posThroughProxy());
   runner = testRunner(pos, DEMO_PRINTER_RULE);
 });
 afterAll(async () => {

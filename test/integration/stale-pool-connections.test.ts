@@ -6,13 +6,11 @@
  * lost connection could not confirm happened.
  */
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { JobRunner } from '../../src/agent/runner.js';
-import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
-import { newPosDatabase } from '../support/databases.js';
+import type { PosRuntime } from '../../src/pos/runtime.js';
 import { testRunner } from '../support/job-runner.js';
-import { startLinkProxy, type LinkProxy } from '../support/link-proxy.js';
+import { posThroughProxy, type LinkProxy } from '../support/link-proxy.js';
 import { orderBody } from '../support/order-body.js';
 
 let proxy: LinkProxy;
@@ -21,14 +19,7 @@ let runner: JobRunner;
 let jobs = 0;
 
 beforeAll(async () => {
-  const config = await newPosDatabase();
-  if (config.dialect !== 'postgres') throw new Error('this suite runs on PostgreSQL only');
-  const direct = new URL(config.url);
-  proxy = await startLinkProxy();
-  proxy.connectTo(`http://${direct.host}`);
-  const viaProxy = new URL(direct);
-  viaProxy.host = new URL(proxy.url).host;
-  pos = await openPos({ ...config, url: viaProxy.toString() }, pino({ level: 'silent' }));
+  ({ pos, proxy } = await posThroughProxy());
   runner = testRunner(pos);
 });
 afterAll(async () => {

@@ -5,6 +5,9 @@
  * `cutAgentSide` leaves the link half-open, as a NAT box that forgot it does.
  */
 import net from 'node:net';
+import pino from 'pino';
+import { openPos, type PosRuntime } from '../../src/pos/runtime.js';
+import { newPosDatabase } from './databases.js';
 import { LOOPBACK } from './printer-ports.js';
 
 export interface LinkProxy {
@@ -112,4 +115,16 @@ export async function startLinkProxy(): Promise<LinkProxy> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A new branch database opened through a proxy of its own (PostgreSQL only), so a test can cut the agent's database link. */
+export async function posThroughProxy(): Promise<{ pos: PosRuntime; proxy: LinkProxy }> {
+  const config = await newPosDatabase();
+  if (config.dialect !== 'postgres') throw new Error('this suite runs on PostgreSQL only');
+  const direct = new URL(config.url);
+  const proxy = await startLinkProxy();
+  proxy.connectTo(`http://${direct.host}`);
+  const viaProxy = new URL(direct);
+  viaProxy.host = new URL(proxy.url).host;
+  return { pos: await openPos({ ...config, url: viaProxy.toString() }, pino({ level: 'silent' })), proxy };
 }

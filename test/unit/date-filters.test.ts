@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { dateFilterBound, parseDateFilter } from '../../src/protocol/common.js';
 import { lastSecondOf, operationalDay } from '../../src/pos/operational-day.js';
 import { localIso } from '../../src/pos/values.js';
+import { inZone } from '../support/time-zone.js';
 
 const local = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => new Date(y, mo - 1, d, h, mi, s);
 
@@ -59,16 +60,6 @@ describe('date filters', () => {
  */
 describe('days in zones with daylight saving', () => {
   const zones = ['America/Tijuana', 'America/Santiago', 'America/St_Johns', 'America/Mexico_City', 'America/Bogota', 'America/Caracas'];
-  const inZone = (zone: string, check: () => void) => {
-    const saved = process.env.TZ;
-    process.env.TZ = zone;
-    try {
-      check();
-    } finally {
-      if (saved === undefined) delete process.env.TZ;
-      else process.env.TZ = saved;
-    }
-  };
   const dates = (year: number) => Array.from({ length: 366 }, (_, i) => new Date(Date.UTC(year, 0, 1 + i)).toISOString().slice(0, 10));
 
   it.each(zones)('%s: each day a date filter names ends where the next one starts', (zone) => {

@@ -1,17 +1,7 @@
 /** The UTC time written where SR writes GETUTCDATE(), as the drivers send it: wall-clock fields. */
 import { describe, expect, it } from 'vitest';
 import { utcWallClock } from '../../src/pos/sync-marks.js';
-
-function inZone(zone: string, check: () => void) {
-  const saved = process.env.TZ;
-  process.env.TZ = zone;
-  try {
-    check();
-  } finally {
-    if (saved === undefined) delete process.env.TZ;
-    else process.env.TZ = saved;
-  }
-}
+import { inZone } from '../support/time-zone.js';
 
 /** The local fields a driver sends for a Date (node-postgres, tedious with useUTC false). */
 const fields = (d: Date) => [d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds()];

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/pos/totals.js';
 import { amount, localIso } from '../../src/pos/values.js';
+import { inZone } from '../support/time-zone.js';
 
 describe('amount', () => {
   it('rounds half up to the places asked, from strings and numbers alike', () => {
@@ -42,14 +43,9 @@ describe('localIso', () => {
     ['America/St_Johns', '2026-11-21T20:05:00Z', '2026-11-21T16:35:00-03:30'],
     ['America/St_Johns', '2026-07-01T20:05:00Z', '2026-07-01T17:35:00-02:30'],
   ])('in %s writes %s as %s, naming the same instant', (zone, instant, expected) => {
-    const saved = process.env.TZ;
-    process.env.TZ = zone;
-    try {
+    inZone(zone, () => {
       expect(localIso(new Date(instant))).toBe(expected);
       expect(Date.parse(expected)).toBe(Date.parse(instant));
-    } finally {
-      if (saved === undefined) delete process.env.TZ;
-      else process.env.TZ = saved;
-    }
+    });
   });
 });
