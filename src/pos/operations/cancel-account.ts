@@ -11,7 +11,7 @@ import { implement } from '../operation.js';
 import { text } from '../values.js';
 import { accountLines, lockAccount, lockShiftOfAccount, refusePaymentUnderWay, refuseStates, requireUser, saveTotals } from './account.js';
 import { removeLines, storedReason } from './cancel-lines.js';
-import { handheldDevicesInUse } from './handheld-accounts.js';
+import { dropHandheldCopy } from './handheld-accounts.js';
 
 export const cancelAccount = implement(ops.cancelAccount, async (ctx, input) => {
   // In the shift open at its station now, so that this shift's close and cash cut count it.
@@ -45,10 +45,7 @@ export const cancelAccount = implement(ops.cancelAccount, async (ctx, input) => 
     )
     .where('folio', '=', account.folio)
     .execute();
-  if (await handheldDevicesInUse(ctx)) {
-    if (account.mesa.trim() !== '') await ctx.db.deleteFrom('detallescuentas').where('clavemesa', '=', account.mesa).execute();
-    await ctx.db.deleteFrom('cuentas').where('foliocuenta', '=', account.folio).execute();
-  }
+  await dropHandheldCopy(ctx, account);
   await logEvent(ctx, {
     usuario,
     evento: `${SERVICE_NAMES[account.tipodeservicio] ?? 'Comedor'} - Cancelación de cuenta`,

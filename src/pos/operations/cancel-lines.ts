@@ -63,7 +63,7 @@ export const cancelLines = implement(ops.cancelLines, async (ctx, input) => {
 
   const survivors = lines.filter((l) => !gone.includes(l.movimiento));
   await renumber(ctx, account.folio, survivors);
-  if (await keepsHandheldCopy(ctx, account.mesa)) {
+  if (await keepsHandheldCopy(ctx, account)) {
     await renumberHandheldLines(ctx, account.mesa, [
       ...gone.map((from) => ({ from, to: null })),
       ...survivors.map((l, i) => ({ from: l.movimiento, to: i + 1 })),

@@ -8,6 +8,7 @@
 import type { Decimal } from 'decimal.js';
 import { insertRows } from '../bulk-insert.js';
 import { readOnce, type PosContext } from '../context.js';
+import { DINE_IN } from '../tables.js';
 import type { HeaderTotals } from '../totals.js';
 
 /** Whether this branch registered handheld devices (and has the tables for them). */
@@ -23,14 +24,37 @@ export function handheldDevicesInUse(ctx: PosContext): Promise<boolean> {
   });
 }
 
+/** What decides whether an account has the devices' copy. */
+export interface HandheldKey {
+  mesa: string;
+  tipodeservicio: number;
+}
+
 /**
- * Whether an open account gets the devices' copy: when devices are registered and the account
- * has a table. SR keys the lines by table; an account without one would put its lines under
- * `clavemesa` '' with every other such account's, where a device would show them all as one
- * (the traces show SR's copy for a table account only, row 96).
+ * Whether the account owns its table's lines on the devices: a dine-in account at a table. SR
+ * keys the lines by table; an account without one would put its lines under `clavemesa` '' with
+ * every other such account's (the traces show SR's copy for a table account only, row 96). One
+ * of another service may name a table a dine-in account holds (SR's one-account rule, rows 87
+ * and 90, is for dine-in): its lines there would be mixed with, renumbered and deleted by the
+ * dine-in account's writes, and its own would delete the dine-in account's lines.
  */
-export async function keepsHandheldCopy(ctx: PosContext, mesa: string): Promise<boolean> {
-  return mesa.trim() !== '' && (await handheldDevicesInUse(ctx));
+function ownsTableLines(account: HandheldKey): boolean {
+  return account.tipodeservicio === DINE_IN && account.mesa.trim() !== '';
+}
+
+/** Whether an open account gets the devices' copy: when devices are registered and it owns its table's lines. */
+export async function keepsHandheldCopy(ctx: PosContext, account: HandheldKey): Promise<boolean> {
+  return ownsTableLines(account) && (await handheldDevicesInUse(ctx));
+}
+
+/**
+ * A paid or cancelled account leaves the devices' copy (rows 550-552): its header by folio and
+ * its table's lines, which only an account that owns them may delete.
+ */
+export async function dropHandheldCopy(ctx: PosContext, account: HandheldKey & { folio: number }): Promise<void> {
+  if (!(await handheldDevicesInUse(ctx))) return;
+  if (ownsTableLines(account)) await ctx.db.deleteFrom('detallescuentas').where('clavemesa', '=', account.mesa).execute();
+  await ctx.db.deleteFrom('cuentas').where('foliocuenta', '=', account.folio).execute();
 }
 
 export interface HandheldAccount {

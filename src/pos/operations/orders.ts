@@ -138,7 +138,7 @@ export const createOrder = implement(ops.createOrder, async (ctx, input) => {
   const { mesa, area } = await tableOf(ctx, station, input.tipoDeServicio, input.mesa);
   const folio = await insertAccount(ctx, { ...input, idEmpresa, estacion, idMesero, serie, usuario, orden, mesa, area });
   // SR writes neither `mesasasignadas` nor `mesas` when it opens an account (rows 87-97).
-  const handheld = await keepsHandheldCopy(ctx, mesa);
+  const handheld = await keepsHandheldCopy(ctx, { mesa, tipodeservicio: input.tipoDeServicio });
   if (handheld) {
     await openHandheldAccount(ctx, {
       folio,
@@ -246,7 +246,7 @@ export const addLines = implement(ops.addLines, async (ctx, input) => {
   const existing = await accountLines(ctx, account.folio);
   const lines = await priceLines(ctx, account.idempresa, input.productos);
   const last = existing.at(-1)?.movimiento ?? 0;
-  const movimientos = await insertLines(ctx, account, lines, last, await keepsHandheldCopy(ctx, account.mesa));
+  const movimientos = await insertLines(ctx, account, lines, last, await keepsHandheldCopy(ctx, account));
   const totales = await saveTotals(ctx, account.folio, [...existing, ...lines], account.descuento);
   return { folio: account.folio, itemsAgregados: lines.length, movimientos, totales };
 });

@@ -14,7 +14,7 @@ import { computeTotals, Dec } from '../totals.js';
 import { collationKey, int, text } from '../values.js';
 import { accountLines, lockAccount, lockShiftOfAccount, refusePaymentUnderWay, refuseStates, requireUser, saveTotals } from './account.js';
 import { printLocked } from './account-print.js';
-import { handheldDevicesInUse } from './handheld-accounts.js';
+import { dropHandheldCopy } from './handheld-accounts.js';
 
 async function paymentMethods(ctx: PosContext, ids: readonly string[]): Promise<Map<string, PaymentMethod>> {
   const rows = await ctx.db.selectFrom('formasdepago').select(['idformadepago', 'tipo', 'tipodecambio']).where('idformadepago', 'in', ids).execute();
@@ -95,11 +95,8 @@ export const payAccount = implement(ops.payAccount, async (ctx, input) => {
     )
     .where('folio', '=', account.folio)
     .execute();
-  if (await handheldDevicesInUse(ctx)) {
-    // Rows 551-552: SR deletes a paid account's copy, by its table and by its folio.
-    if (account.mesa.trim() !== '') await ctx.db.deleteFrom('detallescuentas').where('clavemesa', '=', account.mesa).execute();
-    await ctx.db.deleteFrom('cuentas').where('foliocuenta', '=', account.folio).execute();
-  }
+  // Rows 551-552: SR deletes a paid account's copy, by its table and by its folio.
+  await dropHandheldCopy(ctx, account);
   return {
     folio: account.folio,
     numcheque,
