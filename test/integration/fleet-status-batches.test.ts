@@ -124,3 +124,20 @@ it("keeps an agent online when its older connection's end is written after its n
   expect(await statusOf('BATCH00000000004')).toMatchObject({ online: false, last_seen: t(9) });
   expect((await connectionsOf('BATCH00000000004')).at(-1)).toEqual({ worker_id: 'w1', disconnected_at: t(9) });
 });
+
+it('never moves last seen back before the connection began, whatever the times of the batches', async () => {
+  await store.upsertBranch(user, 'BATCH00000000005', 'agt_batch_5', 'five');
+  const batcher = new StatusBatcher(store.fleet, pino({ level: 'silent' }));
+  const hello = new Date();
+  batcher.record({ kind: 'connected', agent: identity('BATCH00000000005', 'w1'), connectionId: ID[7]!, report: null, at: hello });
+  await batcher.flush();
+  // A beat whose moment reaches the store's clock earlier than the hello's did (its batch was written sooner after it).
+  batcher.record({ kind: 'heartbeat', licenseKey: 'BATCH00000000005', workerId: 'w1', report: health(0), at: new Date(hello.getTime() - 50) });
+  await batcher.flush();
+  const row = await store.db
+    .selectFrom('gw_agent_status')
+    .select(['connected_since', 'last_seen'])
+    .where('license_key', '=', 'BATCH00000000005')
+    .executeTakeFirstOrThrow();
+  expect(row.last_seen.getTime()).toBeGreaterThanOrEqual(row.connected_since.getTime());
+});

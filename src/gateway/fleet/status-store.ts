@@ -99,11 +99,16 @@ export class FleetStatusStore implements StatusWriter {
     });
   }
 
+  /**
+   * Last seen never goes back: a moment is brought to the store's clock from when its batch is
+   * written (store-time.ts), so a heartbeat just after a hello could land a few milliseconds
+   * before the connection's start when the hello's batch waited longer (seen in CI: 11 ms).
+   */
   async #heartbeats(changes: ReadonlyArray<Heartbeat>): Promise<void> {
     const health = changes.map((c) => healthValues(c.report));
     await sql`
       UPDATE gw_agent_status s SET pos_state = v.pos_state, jobs_running = v.jobs_running, clock_offset_ms = v.clock_offset_ms,
-        last_seen = v.at, last_error = coalesce(v.last_error, s.last_error), last_error_at = coalesce(v.last_error_at, s.last_error_at)
+        last_seen = greatest(v.at, s.last_seen), last_error = coalesce(v.last_error, s.last_error), last_error_at = coalesce(v.last_error_at, s.last_error_at)
       FROM unnest(${changes.map((c) => c.licenseKey)}::text[], ${changes.map((c) => c.workerId)}::text[], ${storeTimesOf(changes.map((c) => c.at))},
         ${health.map((h) => h.posState)}::text[], ${health.map((h) => h.jobsRunning)}::int[], ${health.map((h) => h.clockOffsetMs)}::int[],
         ${health.map((h) => h.lastError)}::text[], ${health.map((h) => h.lastErrorAt)}::timestamptz[])
