@@ -7,7 +7,7 @@ import type { Selectable } from 'kysely';
 import { PosError } from '../protocol/errors.js';
 import { readOnce, type PosContext } from './context.js';
 import type { Estaciones } from './schema-softrestaurant.js';
-import { collationKey, int, text } from './values.js';
+import { sameKey, int, text } from './values.js';
 
 export interface Station {
   id: string;
@@ -118,6 +118,6 @@ export async function terminalsOf(ctx: Pick<PosContext, 'db'>, cashStation: stri
   const rows = await ctx.db.selectFrom('estaciones').select(STATION_COLUMNS).execute();
   return rows
     .map((row) => stationFrom(row, ''))
-    .filter((s) => collationKey(s.shiftStation) === collationKey(cashStation) && collationKey(s.id) !== collationKey(cashStation))
+    .filter((s) => sameKey(s.shiftStation, cashStation) && !sameKey(s.id, cashStation))
     .map((s) => s.id);
 }

@@ -44,6 +44,11 @@ export function collationKey(value: string): string {
   return value.trimEnd().toUpperCase();
 }
 
+/** Whether two keys are the same key to the branch's collation. */
+export function sameKey(a: string, b: string): boolean {
+  return collationKey(a) === collationKey(b);
+}
+
 const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
 
 /** Branch-local wall-clock time with the branch's UTC offset: 2026-11-21T14:05:00-06:00. */

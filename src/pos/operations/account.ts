@@ -8,7 +8,7 @@ import { PosError } from '../../protocol/errors.js';
 import type { PosContext } from '../context.js';
 import { openShiftFor } from '../stations.js';
 import { computeTotals, Dec, totalsToApi, totalsToHeaderColumns, type AccountTotals, type ApiTotales, type Clasificacion, type TotalsLine } from '../totals.js';
-import { collationKey, dec, flag, int, text } from '../values.js';
+import { sameKey, dec, flag, int, text } from '../values.js';
 import { handheldDevicesInUse, updateHandheldTotals } from './handheld-accounts.js';
 
 export const API_USER = 'API';
@@ -198,7 +198,7 @@ export function totalsLineOf(r: {
 
 /** Refuses (422 line_not_found) unless every requested (movimiento, idProducto) is a line of the account. */
 export function requireLines(lines: readonly StoredLine[], requested: ReadonlyArray<{ movimiento: number; idProducto: string }>): void {
-  const missing = requested.filter((r) => !lines.some((l) => l.movimiento === r.movimiento && collationKey(l.idproducto) === collationKey(r.idProducto)));
+  const missing = requested.filter((r) => !lines.some((l) => l.movimiento === r.movimiento && sameKey(l.idproducto, r.idProducto)));
   if (missing.length === 0) return;
   const fields = missing.map((m) => `productos.${requested.indexOf(m)}`);
   throw new PosError('line_not_found', `The account has no line as named in ${fields.join(', ')}.`, { fields });

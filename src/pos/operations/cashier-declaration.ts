@@ -12,7 +12,7 @@ import { insertRows } from '../bulk-insert.js';
 import { noTakings, tenderOf, type TenderAmounts } from '../cash-cut.js';
 import type { PosContext } from '../context.js';
 import { Dec } from '../totals.js';
-import { collationKey, dec, text } from '../values.js';
+import { sameKey, dec, text } from '../values.js';
 import type { ClosingShift } from './shift-archive.js';
 
 export interface DeclaredAmount {
@@ -34,7 +34,7 @@ export async function recordDeclaration(ctx: PosContext, shift: ClosingShift, de
       declared.map((d) => d.idFormaDePago),
     )
     .execute();
-  const methodOf = (id: string) => methods.find((m) => collationKey(m.idformadepago ?? '') === collationKey(id));
+  const methodOf = (id: string) => methods.find((m) => sameKey(m.idformadepago ?? '', id));
   const fields = declared.flatMap((d, i) => (methodOf(d.idFormaDePago) ? [] : [`declaracion.${i}.idFormaDePago`]));
   if (fields.length > 0) {
     throw new PosError('payment_method_not_found', `The branch has no payment method with the id in ${fields.join(', ')}.`, { fields });

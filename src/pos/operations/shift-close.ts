@@ -22,7 +22,7 @@ import { readSettings } from '../settings.js';
 import { lockTable, reseedIdentity } from '../sql-dialect.js';
 import { requireStation, stationOf, type Station } from '../stations.js';
 import { markForSync, SYNC_ENTITY_SHIFT, SYNC_UPDATE } from '../sync-marks.js';
-import { amount, collationKey, localIso, text } from '../values.js';
+import { amount, sameKey, localIso, text } from '../values.js';
 import { API_USER } from './account.js';
 import { recordDeclaration } from './cashier-declaration.js';
 import { closeHousekeeping } from './close-housekeeping.js';
@@ -57,10 +57,7 @@ async function lockShift(ctx: PosContext, input: { idTurno: number; idEmpresa: s
     cajero: text(row.cajero) ?? '',
     workspaceId: (row as { WorkspaceId?: string | null }).WorkspaceId ?? null,
   };
-  if (
-    (collationKey(station.id) !== collationKey(shift.estacion) && collationKey(station.shiftStation) !== collationKey(shift.estacion)) ||
-    collationKey(shift.idEmpresa) !== collationKey(input.idEmpresa)
-  ) {
+  if ((!sameKey(station.id, shift.estacion) && !sameKey(station.shiftStation, shift.estacion)) || !sameKey(shift.idEmpresa, input.idEmpresa)) {
     throw new PosError('shift_mismatch', `Shift ${input.idTurno} belongs to station ${shift.estacion} and company ${shift.idEmpresa}.`, {
       estacion: shift.estacion,
       idEmpresa: shift.idEmpresa,
