@@ -5,26 +5,12 @@
  * sales made while the shift was open already went to it, and the ones made without a shift were
  * left at shift 0, in no cash cut.
  */
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { PosDb } from '../../src/pos/schema.js';
-import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
+import { expect, it } from 'vitest';
+import { accountSuite } from '../support/accounts.js';
 import { orderBody } from '../support/order-body.js';
 
-let stack: TestStack;
-let db: PosDb;
-
-beforeAll(async () => {
-  stack = await startTestStack();
-  db = stack.pos.get(BRANCH)!.db;
-});
-afterAll(async () => {
-  await stack?.stop();
-});
-
+const { db: branchDb, write } = accountSuite();
 const company = '0000000001';
-const write = (path: string, body: unknown): Promise<ApiResponse> =>
-  stack.api('POST', path.replace('{lk}', BRANCH), { body, headers: { 'idempotency-key': randomUUID() } });
 const quickSale = (estacion: string) =>
   write(
     '/ordenes/{lk}',
@@ -32,6 +18,7 @@ const quickSale = (estacion: string) =>
   );
 
 it.each([' CAJA2   ', 'CAJA2\u00a0', '\tCAJA2\t'])('is consolidated at a terminal whose cash station is written as %j', async (cajacomandero) => {
+  const db = branchDb();
   const padded = await db.selectFrom('estaciones').select('cajacomandero').where('idestacion', '=', 'TERM1').executeTakeFirstOrThrow();
   await db.updateTable('estaciones').set({ cajacomandero }).where('idestacion', '=', 'TERM1').execute();
   try {
