@@ -19,8 +19,11 @@ const MOVE_MARGIN_MS = 100;
 export class JobRouting {
   readonly #served = new Map<string, { jobs: Subscription; probes: Subscription }>();
   readonly #calls = new Map<string, Set<RoutedCall>>();
-  /** The routed jobs this instance runs (route id → branch), for the probes of their senders. */
-  readonly #running = new Map<string, string>();
+  /**
+   * The routed jobs this instance runs (branch → route ids), for the probes of their senders;
+   * by branch, so that a reply learns whether its branch runs any more without a scan of all.
+   */
+  readonly #running = new Map<string, Set<string>>();
   /**
    * Probe subscriptions of branches this instance no longer takes jobs for but still runs some
    * of: a sender that got 'offline' from a stale instance must hear from here that its job runs.
@@ -64,13 +67,8 @@ export class JobRouting {
     if (!served) return;
     this.#served.delete(licenseKey);
     served.jobs.drain().catch(() => undefined);
-    if (this.#runs(licenseKey)) this.#lingering.set(licenseKey, served.probes);
+    if (this.#running.has(licenseKey)) this.#lingering.set(licenseKey, served.probes);
     else served.probes.drain().catch(() => undefined);
-  }
-
-  #runs(licenseKey: string): boolean {
-    for (const branch of this.#running.values()) if (branch === licenseKey) return true;
-    return false;
   }
 
   /** A rolling restart: jobs already taken are answered, new ones go to no one here. */
@@ -119,7 +117,11 @@ export class JobRouting {
   /** A job for the branch: run on its agent here, or answered offline when the agent is gone. */
   #run(licenseKey: string, msg: Msg): void {
     const { routeId, ...job } = msg.json<RoutedJob>();
-    if (routeId) this.#running.set(routeId, licenseKey);
+    if (routeId) {
+      const runs = this.#running.get(licenseKey) ?? new Set();
+      this.#running.set(licenseKey, runs);
+      runs.add(routeId);
+    }
     void this.hub.dispatchHere({ ...job, licenseKey }).then(
       (outcome) => this.#reply(msg, licenseKey, routeId, { outcome }),
       (failure: unknown) =>
@@ -135,9 +137,11 @@ export class JobRouting {
   }
 
   #reply(msg: Msg, licenseKey: string, routeId: string | undefined, reply: RoutedReply): void {
-    if (routeId) this.#running.delete(routeId);
+    const runs = this.#running.get(licenseKey);
+    if (routeId) runs?.delete(routeId);
+    if (runs?.size === 0) this.#running.delete(licenseKey);
     const lingering = this.#lingering.get(licenseKey);
-    if (lingering && !this.#runs(licenseKey)) {
+    if (lingering && !this.#running.has(licenseKey)) {
       this.#lingering.delete(licenseKey);
       lingering.drain().catch(() => undefined);
     }
@@ -154,7 +158,7 @@ export class JobRouting {
    * is neither (its agent just left) says nothing, so that it cannot answer for the holder.
    */
   #answerProbe(licenseKey: string, msg: Msg): void {
-    const running = this.#running.has(msg.json<RoutedProbe>().routeId);
+    const running = this.#running.get(licenseKey)?.has(msg.json<RoutedProbe>().routeId) ?? false;
     if (running || this.hub.agentFor(licenseKey)) msg.respond(JSON.stringify({ running } satisfies ProbeReply));
   }
 }
