@@ -40,14 +40,20 @@ class EffectRunning extends Error {}
 const keyOf = (idem: { scope: string; key: string }) => `${idem.scope}\u0000${idem.key}`;
 
 /**
- * A commit whose confirmation the lost connection took: the key's record tells whether it
- * happened. Found, the record is this attempt's own (it inserted the record under the key's lock,
- * so no other copy could), and the write goes on as committed: its print is sent and its
- * housekeeping runs, rather than answer the record's `interrupted` and never print.
+ * The key's record, read after the job's transaction failed: a read that fails as well (the
+ * connection may still be down) finds none. A record of another request under the key is the
+ * job's answer (idempotency_key_reused) where `reusedKey` 'throws'; asked only whether a commit
+ * happened, it is not this attempt's and finds none, leaving the answer to the retry path.
  */
-async function committedAnyway(db: PosDb, idem: NonNullable<JobMessage['idempotency']>): Promise<boolean> {
-  const recorded = await recordedResult(db, idem).catch(() => undefined);
-  return recorded !== undefined;
+async function recordAfterFailure(
+  db: PosDb,
+  idem: NonNullable<JobMessage['idempotency']>,
+  reusedKey: 'throws' | 'finds none',
+): Promise<{ result: unknown } | undefined> {
+  return recordedResult(db, idem).catch((error: unknown) => {
+    if (reusedKey === 'throws' && error instanceof PosError) throw error;
+    return undefined;
+  });
 }
 
 /**
@@ -189,7 +195,11 @@ export class JobRunner {
         result = await attempt();
         break;
       } catch (error) {
-        if (committing && idem && isConnectionError(error) && (await committedAnyway(pos.db, idem))) {
+        // A commit whose confirmation the lost connection took: the key's record tells whether it
+        // happened. Found, the record is this attempt's own (it inserted the record under the key's
+        // lock, so no other copy could), and the write goes on as committed: its print is sent and
+        // its housekeeping runs, rather than answer the record's `interrupted` and never print.
+        if (committing && idem && isConnectionError(error) && (await recordAfterFailure(pos.db, idem, 'finds none'))) {
           result = committing.result;
           break;
         }
@@ -201,10 +211,7 @@ export class JobRunner {
         // once the first copy's print (if any) has ended.
         if (idem) {
           if (!(await this.#effects.settled(keyOf(idem), deadline))) throw new EffectRunning();
-          const recorded = await recordedResult(pos.db, idem).catch((lookup: unknown) => {
-            if (lookup instanceof PosError) throw lookup;
-            return undefined;
-          });
+          const recorded = await recordAfterFailure(pos.db, idem, 'throws');
           if (recorded) return recorded.result;
         }
         // Stopped by a record that expired before it could be read: the key is free again.
