@@ -77,7 +77,8 @@ export async function priceLines(ctx: PosContext, idEmpresa: string, inputs: rea
 
   const shapes = inputs.map((l, i) => ({ idproducto: products[i]!.idproducto, modificador: l.modificador }));
   const withBase = baseOfEachLine(shapes);
-  const modifierPrices = await registeredModifierPrices(ctx, idEmpresa, shapes, inputs, withBase);
+  const unpriced = inputs.flatMap((l, i) => (l.modificador && l.precio === undefined ? [[withBase[i]!, products[i]!.idproducto] as const] : []));
+  const modifierPrices = await registeredModifierPrices(ctx, idEmpresa, unpriced);
   return inputs.map((input, i) => {
     const product = products[i]!;
     const registered = input.modificador ? modifierPrices.get(modifierKey(withBase[i]!, product.idproducto)) : undefined;
@@ -176,11 +177,8 @@ const modifierKey = (base: string, modifier: string) => `${collationKey(base)}|$
 async function registeredModifierPrices(
   ctx: PosContext,
   idEmpresa: string,
-  lines: readonly LineShape[],
-  inputs: readonly LineInput[],
-  bases: string[],
+  pairs: ReadonlyArray<readonly [base: string, modifier: string]>,
 ): Promise<Map<string, string>> {
-  const pairs = lines.flatMap((l, i) => (l.modificador && inputs[i]!.precio === undefined ? [[bases[i]!, l.idproducto] as const] : []));
   if (pairs.length === 0) return new Map();
   const rows = await ctx.db
     .selectFrom('modificadores')
