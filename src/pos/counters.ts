@@ -9,9 +9,18 @@ import { int, text } from './values.js';
 
 type Counter = 'ultimaorden' | 'ultimofolio' | 'ultimofolioproduccion';
 
-/** The counter's next value, and the series as the branch spells it (the collation may match another). */
-async function next(ctx: PosContext, serie: string, counter: Counter): Promise<{ value: number; serie: string }> {
-  const row = await ctx.db.selectFrom('folios').select(['serie', counter]).where('serie', '=', serie).forUpdate().executeTakeFirst();
+/**
+ * The counter's next value, and with `spelled` the series as the branch spells it (the collation
+ * may match another), read only for the new account that is written with it.
+ */
+async function next(ctx: PosContext, serie: string, counter: Counter, spelled = false): Promise<{ value: number; serie?: string | null }> {
+  const row = await ctx.db
+    .selectFrom('folios')
+    .select(counter)
+    .$if(spelled, (q) => q.select('serie'))
+    .where('serie', '=', serie)
+    .forUpdate()
+    .executeTakeFirst();
   // SR's series are configured in SR; numbering one on the fly could hand out tickets SR hands out again.
   if (!row) throw new PosError('series_not_found', 'The branch has no folio series (folios) by the name in serie.', { field: 'serie' });
   const value = (int(row[counter]) ?? 0) + 1;
@@ -20,7 +29,7 @@ async function next(ctx: PosContext, serie: string, counter: Counter): Promise<{
     .set({ [counter]: value })
     .where('serie', '=', serie)
     .execute();
-  return { value, serie: text(row.serie) ?? serie };
+  return { value, serie: row.serie };
 }
 
 /**
@@ -28,8 +37,8 @@ async function next(ctx: PosContext, serie: string, counter: Counter): Promise<{
  * the series as the branch spells it, which a new account is written with.
  */
 export async function nextOrden(ctx: PosContext, serie: string): Promise<{ orden: number; serie: string }> {
-  const { value, serie: spelled } = await next(ctx, serie, 'ultimaorden');
-  return { orden: value, serie: spelled };
+  const { value, serie: spelled } = await next(ctx, serie, 'ultimaorden', true);
+  return { orden: value, serie: text(spelled) ?? serie };
 }
 
 /** The visible ticket number a printed account gets (`numcheque`). */

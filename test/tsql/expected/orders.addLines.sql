@@ -4,7 +4,7 @@ select "usuario" from "usuarios" where "usuario" = @1;
 select "d"."movimiento", "d"."idproducto", "d"."cantidad", "d"."precio", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."descuento", "d"."modificador", "p"."descripcion", "g"."clasificacion" from "tempcheqdet" as "d" left join "productos" as "p" on "p"."idproducto" = "d"."idproducto" left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "d"."foliodet" = @1 order by "d"."movimiento";
 select "p"."idproducto", "p"."descripcion", "d"."precio", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."bloqueado", "g"."clasificacion" from "productos" as "p" inner join "productosdetalle" as "d" on "d"."idproducto" = "p"."idproducto" and "d"."idempresa" = @1 left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "p"."idproducto" in (@2, @3);
 select "idproducto", "idmodificador", "precio", "idempresa" from "modificadores" where "idproducto" in (@1) and "idmodificador" in (@2) and ("idempresa" = @3 or "idempresa" is null);
-select "serie", "ultimofolioproduccion" from "folios" with (tablockx) where "serie" = @1;
+select "ultimofolioproduccion" from "folios" with (tablockx) where "serie" = @1;
 update "folios" set "ultimofolioproduccion" = @1 where "serie" = @2;
 select "monitornivelprioridad", "monitorprioridadactual" from "parametros" with (tablockx);
 update "parametros" set "monitorprioridadactual" = @1;
@@ -22,7 +22,7 @@ select "folio", "mesa", "idmesero", "estacion", "idempresa", "seriefolio", "tipo
 select "d"."movimiento", "d"."idproducto", "d"."cantidad", "d"."precio", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."descuento", "d"."modificador", "p"."descripcion", "g"."clasificacion" from "tempcheqdet" as "d" left join "productos" as "p" on "p"."idproducto" = "d"."idproducto" left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "d"."foliodet" = @1 order by "d"."movimiento";
 select "p"."idproducto", "p"."descripcion", "d"."precio", "d"."impuesto1", "d"."impuesto2", "d"."impuesto3", "d"."bloqueado", "g"."clasificacion" from "productos" as "p" inner join "productosdetalle" as "d" on "d"."idproducto" = "p"."idproducto" and "d"."idempresa" = @1 left join "grupos" as "g" on "g"."idgrupo" = "p"."idgrupo" where "p"."idproducto" in (@2);
 select count(*) as "n" from "registro_dispositivos";
-select "serie", "ultimofolioproduccion" from "folios" with (tablockx) where "serie" = @1;
+select "ultimofolioproduccion" from "folios" with (tablockx) where "serie" = @1;
 update "folios" set "ultimofolioproduccion" = @1 where "serie" = @2;
 select "monitornivelprioridad", "monitorprioridadactual" from "parametros" with (tablockx);
 update "parametros" set "monitorprioridadactual" = @1;
