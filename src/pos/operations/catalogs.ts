@@ -131,7 +131,9 @@ export const listStations = implement(ops.listStations, async (ctx, input) => {
         .as('folio'),
     )
     .$if(search !== '', (q) => q.where((eb) => likeContains(eb.ref('m.idmesa'), search)))
-    .orderBy('m.idmesa');
+    // idmesa is not the key (one number can be in several areas): the key makes the page order total.
+    .orderBy('m.idmesa')
+    .orderBy('m.idmesasistema');
   return selectPageAcross<StationRecord>(
     [
       mappedSegment(terminals, (r) => ({

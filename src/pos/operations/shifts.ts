@@ -16,27 +16,31 @@ import { requireCompany, requireUser, requireWaiter } from './account.js';
 
 /** Shifts with their station's series, as the shift list shows them (newest first). */
 export function shiftsQuery(ctx: Pick<PosContext, 'db'>) {
-  return ctx.db
-    .selectFrom('turnos as t')
-    .leftJoin('estaciones as e', 'e.idestacion', 't.idestacion')
-    .select([
-      't.idturnointerno',
-      't.idturno',
-      't.idestacion',
-      't.idempresa',
-      'e.serie',
-      't.apertura',
-      't.cierre',
-      't.fondo',
-      't.cajero',
-      't.idmesero',
-      't.fondodolares',
-      't.efectivo',
-      't.tarjeta',
-      't.vales',
-      't.credito',
-    ])
-    .orderBy('t.idturno', 'desc');
+  return (
+    ctx.db
+      .selectFrom('turnos as t')
+      .leftJoin('estaciones as e', 'e.idestacion', 't.idestacion')
+      .select([
+        't.idturnointerno',
+        't.idturno',
+        't.idestacion',
+        't.idempresa',
+        'e.serie',
+        't.apertura',
+        't.cierre',
+        't.fondo',
+        't.cajero',
+        't.idmesero',
+        't.fondodolares',
+        't.efectivo',
+        't.tarjeta',
+        't.vales',
+        't.credito',
+      ])
+      .orderBy('t.idturno', 'desc')
+      // idturno is not the key (a number can repeat, or be null): the key makes the page order total.
+      .orderBy('t.idturnointerno', 'desc')
+  );
 }
 
 type ShiftRow = Awaited<ReturnType<ReturnType<typeof shiftsQuery>['execute']>>[number];
