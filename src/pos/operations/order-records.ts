@@ -3,6 +3,7 @@
  * tempcheqdet, tempchequespagos) and from the history tables a shift close copies them into
  * (cheques, cheqdet, chequespagos), which keep the same column names.
  */
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { z } from 'zod';
 import type * as ops from '../../protocol/operations/orders-read.js';
 import type { PosContext } from '../context.js';
@@ -264,28 +265,89 @@ function groupBy<T>(rows: readonly T[], key: (row: T) => number): Map<number, T[
   return map;
 }
 
+/**
+ * Whether a history row (of cheqdet `d` or chequespagos `t`) is the own row of the account its
+ * folio names: tagged with that account's shift (`idturno_cierre = cheques.idturno`, what SR's own
+ * repointing matches, shift-close-flow rows 101-102), or not tagged at all. SR commits an
+ * account's copy (rows 74-98) before it repoints its rows (101-102, each autocommitted): in
+ * between they carry the account's temporary folio, which, the temporary folios starting again at
+ * 1 after every close, is the folio of an old account of the branch's history too.
+ */
+export function ownHistoryRow<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, ctx: PosContext, alias: 'd' | 't'): Expression<SqlBool> {
+  const folio = sql<number>`${sql.ref(alias === 'd' ? 'd.foliodet' : 't.folio')}`;
+  const shift = sql<number | null>`${sql.ref(`${alias}.idturno_cierre`)}`;
+  return eb.exists(
+    ctx.db
+      .selectFrom('cheques as oc')
+      .select('oc.folio')
+      .where((o) => o.and([o(o.ref('oc.folio'), '=', folio), o.or([o(shift, 'is', null), o(o.ref('oc.idturno'), '=', shift)])])),
+  );
+}
+
+interface Owned {
+  foliodet?: Raw;
+  folio?: Raw;
+  owned?: Raw;
+  cierre_turno?: Raw;
+}
+
+/**
+ * The history rows read for `headers` (by their folios and their temporary ones), each given to
+ * its account: its folio's own rows, and rows SR has not yet pointed at their account's new folio
+ * (the temporary folio and the shift of a header on the page, and nobody's own). Others are dropped.
+ */
+function attributed<R extends Owned>(rows: readonly R[], headers: readonly HeaderRow[], folioOf: (r: R) => Raw): Array<R & { owner: number }> {
+  const onPage = new Set(headers.map((h) => Number(h.folio)));
+  const byTemp = new Map(headers.map((h) => [`${Number(h.foliotempcheques)}|${Number(h.idturno)}`, Number(h.folio)]));
+  return rows.flatMap((r) => {
+    const folio = Number(folioOf(r));
+    const untagged = r.cierre_turno === null || r.cierre_turno === undefined;
+    const owner = Number(r.owned) === 1 ? (onPage.has(folio) ? folio : undefined) : untagged ? undefined : byTemp.get(`${folio}|${Number(r.cierre_turno)}`);
+    return owner === undefined ? [] : [{ ...r, owner }];
+  });
+}
+
 /** Completes headers into Orders, reading the lines and the payments of all of them with one statement each. */
 export async function ordersOf(ctx: PosContext, tables: OrderTables, headers: readonly HeaderRow[]): Promise<Order[]> {
-  const lines: LineRow[] = [];
-  const payments: Array<{ folio: Raw; idformadepago: Text; descripcion: Text; importe: Raw; propina: Raw; tipodecambio: Raw }> = [];
-  for (const folios of slices(
-    headers.map((h) => Number(h.folio)),
-    FOLIOS_PER_STATEMENT,
-  )) {
-    lines.push(...(await linesQuery(ctx, tables).where('d.foliodet', 'in', folios).execute()));
+  const history = tables === CLOSED_TABLES;
+  const lines: Array<LineRow & Owned> = [];
+  const payments: Array<{ folio: Raw; idformadepago: Text; descripcion: Text; importe: Raw; propina: Raw; tipodecambio: Raw } & Owned> = [];
+  for (const slice of slices(headers, FOLIOS_PER_STATEMENT)) {
+    const folios = slice.map((h) => Number(h.folio));
+    // History accounts: also the rows still under their temporary folio (see ownHistoryRow).
+    const read = history ? [...new Set([...folios, ...slice.map((h) => Number(h.foliotempcheques)).filter((f) => Number.isFinite(f))])] : folios;
+    const flag = <DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, alias: 'd' | 't') => [
+      eb
+        .case()
+        .when(ownHistoryRow(eb, ctx, alias))
+        .then(1)
+        .else(0)
+        .end()
+        .as('owned'),
+      sql<Raw>`${sql.ref(`${alias}.idturno_cierre`)}`.as('cierre_turno'),
+    ];
+    lines.push(
+      ...(await linesQuery(ctx, tables)
+        .$if(history, (q) => q.select((eb) => flag(eb, 'd')))
+        .where('d.foliodet', 'in', read)
+        .execute()),
+    );
     payments.push(
       ...(await ctx.db
         .selectFrom(`${tables.payments} as t` as 'tempchequespagos as t')
         .leftJoin('formasdepago as f', 'f.idformadepago', 't.idformadepago')
         .select(['t.folio', 't.idformadepago', 'f.descripcion', 't.importe', 't.propina', 't.tipodecambio'])
-        .where('t.folio', 'in', folios)
+        .$if(history, (q) => q.select((eb) => flag(eb, 't')))
+        .where('t.folio', 'in', read)
         .orderBy('t.folio')
         .orderBy('t.idformadepago')
         .execute()),
     );
   }
-  const linesByFolio = groupBy(lines, (l) => Number(l.foliodet));
-  const paymentsByFolio = groupBy(payments, (p) => Number(p.folio));
+  const ownLines = history ? attributed(lines, headers, (l) => l.foliodet).map((l) => ({ ...l, foliodet: l.owner })) : lines;
+  const ownPayments = history ? attributed(payments, headers, (p) => p.folio).map((p) => ({ ...p, folio: p.owner })) : payments;
+  const linesByFolio = groupBy(ownLines, (l) => Number(l.foliodet));
+  const paymentsByFolio = groupBy(ownPayments, (p) => Number(p.folio));
   return headers.map((h) =>
     orderToApi(
       h,

@@ -9,7 +9,17 @@ import { operationalDay, type OperationalDay } from '../operational-day.js';
 import { selectPage } from '../paging.js';
 import { mappedSegment, querySegment, selectPageAcross } from '../segmented-paging.js';
 import { localIso } from '../values.js';
-import { CLOSED_TABLES, HEADER_COLUMNS, linesQuery, lineToApi, ordersOf, TEMP_TABLES, type HeaderRow, type OrderTables } from './order-records.js';
+import {
+  CLOSED_TABLES,
+  HEADER_COLUMNS,
+  linesQuery,
+  lineToApi,
+  ordersOf,
+  ownHistoryRow,
+  TEMP_TABLES,
+  type HeaderRow,
+  type OrderTables,
+} from './order-records.js';
 
 /** Headers of either table, aliased `h`; typed as the history table, whose columns include every one used here. */
 function headers(ctx: PosContext, tables: OrderTables) {
@@ -123,7 +133,8 @@ export const searchClosedOrdersByShifts = implementAccountRead(ops.searchClosedO
 });
 
 function linesPage(ctx: PosContext, tables: OrderTables, input: OpInput<typeof ops.listTempOrderLines>) {
-  let q = linesQuery(ctx, tables);
+  // History lines SR has not yet pointed at their account's new folio are under another account's (ownHistoryRow).
+  let q = tables === CLOSED_TABLES ? linesQuery(ctx, tables).where((eb) => ownHistoryRow(eb, ctx, 'd')) : linesQuery(ctx, tables);
   if (input.folio !== undefined) q = q.where('d.foliodet', '=', input.folio);
   const { search } = input;
   if (search) {
