@@ -62,6 +62,8 @@ export type BranchEvent = z.infer<typeof branchEvent>;
 export const feedEvent = documentedEvent.extend({ cursor: z.string().describe('pass as `after` to read the events that follow this one') });
 
 export const MAX_FEED_LIMIT = 500;
+/** The largest bigint, the store's cursor type. */
+const MAX_CURSOR = 2n ** 63n - 1n;
 export const MAX_FEED_WAIT_SECONDS = 30;
 
 export const feedQuery = z
@@ -69,6 +71,8 @@ export const feedQuery = z
     after: z
       .string()
       .regex(/^\d{1,19}$/, 'must be a cursor from an earlier answer')
+      // A cursor is a bigint sequence number: 19 digits can be past the largest, which the store refuses.
+      .refine((v) => !/^\d+$/.test(v) || BigInt(v) <= MAX_CURSOR, 'must be a cursor from an earlier answer')
       .optional()
       .describe("the last cursor read (an event's `cursor` or `nextCursor`); absent: from the oldest event kept"),
     limit: integer((n) => n.min(1))

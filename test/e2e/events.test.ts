@@ -282,6 +282,12 @@ describe('the feed', () => {
 
     expect((await stack.api('GET', `/eventos/${OTHER_USERS_BRANCH}`)).status).toBe(403);
     expect((await stack.api('GET', `/eventos/${BRANCH}?after=abc`)).status).toBe(400);
+    // 19 digits past a bigint are no cursor the feed ever gave: a 400, not the store's out-of-range error.
+    for (const after of ['9223372036854775808', '9999999999999999999']) {
+      const refused = await stack.api('GET', `/eventos/${BRANCH}?after=${after}`);
+      expect([refused.status, refused.body.code], after).toEqual([400, 'validation_failed']);
+    }
+    expect((await stack.api('GET', `/eventos/${BRANCH}?after=9223372036854775807`)).body.data).toEqual([]);
   });
 
   it('reads the newest events with last, then reads on from its cursor', async () => {
