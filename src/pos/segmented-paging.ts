@@ -29,8 +29,8 @@ export function mappedSegment<DB, TB extends keyof DB, O, T>(query: SelectQueryB
 }
 
 /**
- * A page of the concatenation of several segments (closed orders then temporary ones; the closed
- * orders of one chunk of shifts after another). Every segment is counted, then only those the
+ * A page of the concatenation of several segments (stations: terminals, areas, then tables; the
+ * closed orders of one chunk of shifts after another). Every segment is counted, then only those the
  * page overlaps are read, each with its own OFFSET/FETCH: the page is exact without one statement
  * over everything and without merging rows in memory. A single segment is read first instead:
  * a page that is not full, and not past the end, tells the total without a count.

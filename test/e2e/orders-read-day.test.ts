@@ -25,31 +25,31 @@ afterAll(async () => {
 });
 
 describe('GET /ordenes_dia', () => {
-  it("lists today's closed orders then today's temporary ones, the copied account once, with the window", async () => {
+  it("lists today's closed and temporary orders by opening time, the copied account once, with the window", async () => {
     const res = await get(`/ordenes_dia/${BRANCH}`);
     expect(res.status).toBe(200);
     expect(res.body).not.toHaveProperty('jobId');
     expect(res.body).toMatchObject({ ventanaInicio: localIso(day.start), ventanaFin: localIso(day.end), totalResults: 6, totalPages: 1 });
     expect(res.body.data.map((o: { folio: number; origen: string }) => [o.folio, o.origen])).toEqual([
       [C.C7!.folio, 'cerrada'],
-      [C.C6!.folio, 'cerrada'],
       [T.TP1!.folio, 'temporal'],
       [T.TP2!.folio, 'temporal'],
       [T.TP3!.folio, 'temporal'],
       [T.TP4!.folio, 'temporal'],
+      [C.C6!.folio, 'cerrada'],
     ]);
-    const copy = res.body.data[1];
+    const copy = res.body.data[5];
     expect(copy).toMatchObject({ folioTemporal: T.TP5!.folio, estacion: 'CAJA2', pagado: true, idTurno: 9400 });
     expect(copy.productos.map((l: { idProducto: string }) => l.idProducto)).toEqual(['3001']);
-    expect(res.body.data[4].pagos).toHaveLength(2);
+    expect(res.body.data[3].pagos).toHaveLength(2);
   });
 
   it('pages across the closed and the temporary part', async () => {
     const pageOf = async (page: number, pageSize: number) => folios(await get(`/ordenes_dia/${BRANCH}?page=${page}&pageSize=${pageSize}`));
-    expect(await pageOf(2, 1)).toEqual(of(C, 'C6'));
-    expect(await pageOf(3, 1)).toEqual(of(T, 'TP1'));
-    expect(await pageOf(1, 4)).toEqual([...of(C, 'C7', 'C6'), ...of(T, 'TP1', 'TP2')]);
-    expect(await pageOf(2, 4)).toEqual(of(T, 'TP3', 'TP4'));
+    expect(await pageOf(2, 1)).toEqual(of(T, 'TP1'));
+    expect(await pageOf(6, 1)).toEqual(of(C, 'C6'));
+    expect(await pageOf(1, 4)).toEqual([...of(C, 'C7'), ...of(T, 'TP1', 'TP2', 'TP3')]);
+    expect(await pageOf(2, 4)).toEqual([...of(T, 'TP4'), ...of(C, 'C6')]);
     const past = await get(`/ordenes_dia/${BRANCH}?page=3&pageSize=4`);
     expect(past.body).toMatchObject({ totalResults: 6, totalPages: 2, hasNextPage: false, data: [] });
   });

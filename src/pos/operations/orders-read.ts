@@ -7,7 +7,8 @@ import { IN_LIST_LIMIT, inNumbers, likeContains } from '../sql-dialect.js';
 import { implementAccountRead } from '../reads-across-closes.js';
 import { operationalDay, type OperationalDay } from '../operational-day.js';
 import { selectPage } from '../paging.js';
-import { mappedSegment, querySegment, selectPageAcross } from '../segmented-paging.js';
+import { querySegment, selectPageAcross } from '../segmented-paging.js';
+import { sql } from 'kysely';
 import { localIso } from '../values.js';
 import {
   CLOSED_TABLES,
@@ -178,26 +179,44 @@ function dayTempOrders(ctx: PosContext, day: OperationalDay, q: HeaderQuery): He
  * The operational day's orders, as Soft Restaurant's day reports gather them: from the shifts the
  * day started, closed or still open (see `shiftsOf` and `dayTempOrders`). A sale is never in two
  * days nor in none.
+ *
+ * One order over both tables, by when each account was opened and then its temporary folio
+ * (`foliotempcheques` once in history): what a close changes of a sale (its table, its folio)
+ * is not part of it, so a close between two pages moves no sale from one page to another. By
+ * table first, a sale closed after the client read the first page moved to the closed part, ahead
+ * of where the client had got to, and another was shown twice in its place.
  */
 export const listDayOrders = implementAccountRead(ops.listDayOrders, async (ctx, input) => {
   const day = operationalDay(ctx.now, input.dayStartHour);
-  const closed = orderFilters(headers(ctx, CLOSED_TABLES), input, 'withMesa').where('h.idturno', 'in', shiftsOf(ctx, day)).orderBy('h.folio');
-  const temp = dayTempOrders(ctx, day, orderFilters(headers(ctx, TEMP_TABLES), input, 'withMesa')).orderBy('h.folio');
-  const from = (q: HeaderQuery, origen: 'cerrada' | 'temporal') => mappedSegment(q, (row) => ({ row, origen }));
-  const page = await selectPageAcross([from(closed, 'cerrada'), from(temp, 'temporal')], input);
-  const closedOrders = await ordersOf(
-    ctx,
-    CLOSED_TABLES,
-    page.data.filter((d) => d.origen === 'cerrada').map((d) => d.row),
-  );
-  const tempOrders = await ordersOf(
-    ctx,
-    TEMP_TABLES,
-    page.data.filter((d) => d.origen === 'temporal').map((d) => d.row),
-  );
+  const closed = orderFilters(headers(ctx, CLOSED_TABLES), input, 'withMesa')
+    .where('h.idturno', 'in', shiftsOf(ctx, day))
+    .select([sql.lit('cerrada').as('origen'), sql<number>`coalesce(${sql.ref('h.foliotempcheques')}, ${sql.ref('h.folio')})`.as('foliopaso')]);
+  const temp = dayTempOrders(ctx, day, orderFilters(headers(ctx, TEMP_TABLES), input, 'withMesa')).select([
+    sql<number | null>`null`.as('foliotempcheques'),
+    sql.lit('temporal').as('origen'),
+    sql<number>`${sql.ref('h.folio')}`.as('foliopaso'),
+  ]);
+  const both = ctx.db
+    .selectFrom(closed.unionAll(temp as unknown as typeof closed).as('u'))
+    .selectAll()
+    .orderBy('u.fecha')
+    .orderBy('u.foliopaso')
+    .orderBy('u.origen')
+    .orderBy('u.folio');
+  const page = await selectPage(both, input, (row) => ({
+    row,
+    origen: row.origen === 'cerrada' ? ('cerrada' as const) : ('temporal' as const),
+  }));
+  const of = async (origen: 'cerrada' | 'temporal') => {
+    const rows = page.data.filter((d) => d.origen === origen).map((d) => d.row);
+    const orders = await ordersOf(ctx, origen === 'cerrada' ? CLOSED_TABLES : TEMP_TABLES, rows);
+    return new Map(orders.map((o) => [o.folio, { ...o, origen }]));
+  };
+  const closedOrders = await of('cerrada');
+  const tempOrders = await of('temporal');
   return {
     ...page,
-    data: [...closedOrders.map((o) => ({ ...o, origen: 'cerrada' as const })), ...tempOrders.map((o) => ({ ...o, origen: 'temporal' as const }))],
+    data: page.data.map((d) => (d.origen === 'cerrada' ? closedOrders : tempOrders).get(Number(d.row.folio))!),
     ventanaInicio: localIso(day.start)!,
     ventanaFin: localIso(day.end)!,
   };
