@@ -16,6 +16,7 @@ import { BRANCH, startTestStack, type TestStack } from '../support/stack.js';
 let stack: TestStack;
 let old: WrittenAccount;
 let archived: WrittenAccount;
+let legacy: WrittenAccount;
 
 type Order = { folio: number; productos: Array<{ idProducto: string; folio: number }>; pagos: Array<{ idFormaDePago: string; importe: number }> };
 
@@ -27,6 +28,15 @@ beforeAll(async () => {
   await f.shift({ idturno: 10, apertura: local(2026, 1, 10, 8), cierre: local(2026, 1, 10, 23) });
   await f.shift({ idturno: 20, apertura: local(2026, 2, 10, 8), cierre: local(2026, 2, 10, 23) });
   old = await f.closedOrder({ idturno: 10, numcheque: 1, fecha: local(2026, 1, 10, 12), lines: [{ idproducto: '3001' }], pagos: [{ idformadepago: 'EFE' }] });
+  // Rows some earlier close tagged otherwise are still the account's own: no other account waits for them.
+  legacy = await f.closedOrder({
+    idturno: 10,
+    numcheque: 3,
+    fecha: local(2026, 1, 10, 13),
+    lines: [{ idproducto: '4001' }],
+    pagos: [{ idformadepago: 'EFE' }],
+  });
+  await db.updateTable('cheqdet').set({ idturno_cierre: 0 }).where('foliodet', '=', legacy.folio).execute();
   // The account SR is archiving: open as temporary folio `old.folio`, its rows not yet pointed at its new folio.
   archived = await f.closedCopyOf(old, {
     idturno: 20,
@@ -57,6 +67,7 @@ describe('reads while SR points an archived account’s rows at its new folio', 
     expect(tenders(byFolio.get(old.folio))).toEqual(['EFE']);
     expect(products(byFolio.get(archived.folio))).toEqual(['1005', '2001']);
     expect(tenders(byFolio.get(archived.folio))).toEqual(['TAR']);
+    expect(products(byFolio.get(legacy.folio))).toEqual(['4001']);
   });
 
   it('searches by shift with the same lines and payments', async () => {
@@ -64,6 +75,7 @@ describe('reads while SR points an archived account’s rows at its new folio', 
     expect(res.status, res.text).toBe(200);
     expect((res.body.data as Order[]).map((o) => [o.folio, products(o), tenders(o)])).toEqual([
       [old.folio, ['3001'], ['EFE']],
+      [legacy.folio, ['4001'], ['EFE']],
       [archived.folio, ['1005', '2001'], ['TAR']],
     ]);
   });

@@ -267,20 +267,23 @@ function groupBy<T>(rows: readonly T[], key: (row: T) => number): Map<number, T[
 
 /**
  * Whether a history row (of cheqdet `d` or chequespagos `t`) is the own row of the account its
- * folio names: tagged with that account's shift (`idturno_cierre = cheques.idturno`, what SR's own
- * repointing matches, shift-close-flow rows 101-102), or not tagged at all. SR commits an
- * account's copy (rows 74-98) before it repoints its rows (101-102, each autocommitted): in
- * between they carry the account's temporary folio, which, the temporary folios starting again at
- * 1 after every close, is the folio of an old account of the branch's history too.
+ * folio names, rather than a row SR has not yet pointed at another account's new folio. SR
+ * commits an account's copy (shift-close-flow rows 74-98) before it repoints its rows (101-102,
+ * each autocommitted), matching `foliodet = cheques.foliotempcheques` and `idturno_cierre =
+ * cheques.idturno`: in between they carry the account's temporary folio, which, the temporary
+ * folios starting again at 1 after every close, is the folio of an old account of the history
+ * too. A row is someone else's only while such an account (another folio) waits for it.
  */
 export function ownHistoryRow<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, ctx: PosContext, alias: 'd' | 't'): Expression<SqlBool> {
   const folio = sql<number>`${sql.ref(alias === 'd' ? 'd.foliodet' : 't.folio')}`;
   const shift = sql<number | null>`${sql.ref(`${alias}.idturno_cierre`)}`;
-  return eb.exists(
-    ctx.db
-      .selectFrom('cheques as oc')
-      .select('oc.folio')
-      .where((o) => o.and([o(o.ref('oc.folio'), '=', folio), o.or([o(shift, 'is', null), o(o.ref('oc.idturno'), '=', shift)])])),
+  return eb.not(
+    eb.exists(
+      ctx.db
+        .selectFrom('cheques as oc')
+        .select('oc.folio')
+        .where((o) => o.and([o(o.ref('oc.foliotempcheques'), '=', folio), o(o.ref('oc.idturno'), '=', shift), o(o.ref('oc.folio'), '<>', folio)])),
+    ),
   );
 }
 
