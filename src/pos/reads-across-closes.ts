@@ -9,6 +9,11 @@
  * Soft Restaurant's databases do not turn on), so the number of closed shifts is read before
  * and after: a close sets its shift's `cierre` in the same transaction, and the count is read
  * after the read's last statement, so a read that saw anything of a close sees the count change.
+ *
+ * Soft Restaurant's own close is not one transaction: it commits the copy and `cierre` first, and
+ * points the copied lines and payments at their new folios after (shift-close-flow rows 98-102).
+ * A read wholly after its first commit sees no count change; `ownHistoryRow` (order-records.ts)
+ * keeps such rows with the account they are waiting for.
  */
 import type { OperationDef } from '../protocol/operation.js';
 import { PosError } from '../protocol/errors.js';
