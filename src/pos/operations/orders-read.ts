@@ -184,7 +184,9 @@ function dayTempOrders(ctx: PosContext, day: OperationalDay, q: HeaderQuery): He
  * (`foliotempcheques` once in history): what a close changes of a sale (its table, its folio)
  * is not part of it, so a close between two pages moves no sale from one page to another. By
  * table first, a sale closed after the client read the first page moved to the closed part, ahead
- * of where the client had got to, and another was shown twice in its place.
+ * of where the client had got to, and another was shown twice in its place. `fecha` is the
+ * terminal's clock (order-lifecycle row 91) and never rewritten: a new account lands at the end
+ * unless its terminal's clock is behind the others', then where that clock puts it.
  */
 export const listDayOrders = implementAccountRead(ops.listDayOrders, async (ctx, input) => {
   const day = operationalDay(ctx.now, input.dayStartHour);
