@@ -318,7 +318,14 @@ export async function ordersOf(ctx: PosContext, tables: OrderTables, headers: re
   for (const slice of slices(headers, FOLIOS_PER_STATEMENT)) {
     const folios = slice.map((h) => Number(h.folio));
     // History accounts: also the rows still under their temporary folio (see ownHistoryRow).
-    const read = history ? [...new Set([...folios, ...slice.map((h) => Number(h.foliotempcheques)).filter((f) => Number.isFinite(f))])] : folios;
+    const read = history
+      ? [
+          ...new Set([
+            ...folios,
+            ...slice.flatMap((h) => (h.foliotempcheques === null || h.foliotempcheques === undefined ? [] : [Number(h.foliotempcheques)])),
+          ]),
+        ]
+      : folios;
     const flag = <DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, alias: 'd' | 't') => [
       eb
         .case()
