@@ -17,6 +17,7 @@ let stack: TestStack;
 let old: WrittenAccount;
 let archived: WrittenAccount;
 let legacy: WrittenAccount;
+let swapped: [WrittenAccount, WrittenAccount];
 
 type Order = { folio: number; productos: Array<{ idProducto: string; folio: number }>; pagos: Array<{ idFormaDePago: string; importe: number }> };
 
@@ -49,6 +50,19 @@ beforeAll(async () => {
   });
   await db.updateTable('cheqdet').set({ foliodet: old.folio, procesado: false }).where('foliodet', '=', archived.folio).execute();
   await db.updateTable('chequespagos').set({ folio: old.folio, procesado: false }).where('folio', '=', archived.folio).execute();
+  // A young history: each account's new folio is the other's temporary one (SR numbers the copies
+  // by ticket, not by temporary folio), and SR has already pointed both accounts' rows at them.
+  await f.shift({ idturno: 30, apertura: local(2026, 3, 10, 8), cierre: local(2026, 3, 10, 23) });
+  const one = { idturno: 30, pagado: true, cierre: local(2026, 3, 10, 13), fecha: local(2026, 3, 10, 12) };
+  swapped = [
+    await f.closedCopyOf(old, { ...one, numcheque: 4, lines: [{ idproducto: '1005' }], pagos: [{ idformadepago: 'EFE' }] }),
+    await f.closedCopyOf(old, { ...one, numcheque: 5, lines: [{ idproducto: '2001' }], pagos: [{ idformadepago: 'TAR' }] }),
+  ];
+  for (const [a, b] of [swapped, [...swapped].reverse()]) {
+    await db.updateTable('cheques').set({ foliotempcheques: b!.folio }).where('folio', '=', a!.folio).execute();
+    await db.updateTable('cheqdet').set({ procesado: true }).where('foliodet', '=', a!.folio).execute();
+    await db.updateTable('chequespagos').set({ procesado: true }).where('folio', '=', a!.folio).execute();
+  }
 });
 
 afterAll(async () => {
@@ -68,6 +82,17 @@ describe('reads while SR points an archived account’s rows at its new folio', 
     expect(products(byFolio.get(archived.folio))).toEqual(['1005', '2001']);
     expect(tenders(byFolio.get(archived.folio))).toEqual(['TAR']);
     expect(products(byFolio.get(legacy.folio))).toEqual(['4001']);
+  });
+
+  it('keeps rows SR has pointed at their account with it, whoever had that folio while open', async () => {
+    const res = await stack.api('POST', `/ordenes/buscar/${BRANCH}`, { body: { idTurnos: [30] } });
+    expect(res.status, res.text).toBe(200);
+    expect((res.body.data as Order[]).map((o) => [o.folio, products(o), tenders(o)])).toEqual([
+      [swapped[0].folio, ['1005'], ['EFE']],
+      [swapped[1].folio, ['2001'], ['TAR']],
+    ]);
+    const lines = await stack.api('GET', `/ordenes_detalle/${BRANCH}?folio=${swapped[0].folio}`);
+    expect((lines.body.data as Order['productos']).map((l) => l.idProducto)).toEqual(['1005']);
   });
 
   it('searches by shift with the same lines and payments', async () => {

@@ -272,19 +272,21 @@ function groupBy<T>(rows: readonly T[], key: (row: T) => number): Map<number, T[
  * each autocommitted), matching `foliodet = cheques.foliotempcheques` and `idturno_cierre =
  * cheques.idturno`: in between they carry the account's temporary folio, which, the temporary
  * folios starting again at 1 after every close, is the folio of an old account of the history
- * too. A row is someone else's only while such an account (another folio) waits for it.
+ * too. A row is someone else's only while such an account (another folio) waits for it, and
+ * never once `procesado` says it was pointed (the copy writes 0, the repointing 1): in a young
+ * history one account's new folio can be another's temporary one in the same shift.
  */
 export function ownHistoryRow<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, ctx: PosContext, alias: 'd' | 't'): Expression<SqlBool> {
   const folio = sql<number>`${sql.ref(alias === 'd' ? 'd.foliodet' : 't.folio')}`;
   const shift = sql<number | null>`${sql.ref(`${alias}.idturno_cierre`)}`;
-  return eb.not(
-    eb.exists(
-      ctx.db
-        .selectFrom('cheques as oc')
-        .select('oc.folio')
-        .where((o) => o.and([o(o.ref('oc.foliotempcheques'), '=', folio), o(o.ref('oc.idturno'), '=', shift), o(o.ref('oc.folio'), '<>', folio)])),
-    ),
+  const waitedFor = eb.exists(
+    ctx.db
+      .selectFrom('cheques as oc')
+      .select('oc.folio')
+      .where((o) => o.and([o(o.ref('oc.foliotempcheques'), '=', folio), o(o.ref('oc.idturno'), '=', shift), o(o.ref('oc.folio'), '<>', folio)])),
   );
+  if (!ctx.schema.has(alias === 'd' ? 'cheqdet' : 'chequespagos', 'procesado')) return eb.not(waitedFor);
+  return eb.or([eb(sql<boolean | null>`${sql.ref(`${alias}.procesado`)}`, '=', true), eb.not(waitedFor)]);
 }
 
 interface Owned {
