@@ -94,7 +94,8 @@ export interface GatewayDatabase {
     connection_id: string | null;
     last_seen: Date;
     jobs_running: number;
-    clock_offset_ms: number | null;
+    /** bigint (migration 009): read as a string. */
+    clock_offset_ms: ColumnType<string | null, number | null, number | null>;
     last_error: ColumnType<string | null, string | null | undefined, string | null>;
     last_error_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   };

@@ -88,7 +88,7 @@ it('writes a connect, beats, a disconnect and a reconnect of one branch in one f
     { worker_id: 'w1', disconnected_at: t(3) },
     { worker_id: 'w2', disconnected_at: null },
   ]);
-  expect(await statusOf('BATCH00000000002')).toMatchObject({ online: true, jobs_running: 3, last_seen: t(5), clock_offset_ms: 5 });
+  expect(await statusOf('BATCH00000000002')).toMatchObject({ online: true, jobs_running: 3, last_seen: t(5), clock_offset_ms: '5' });
 });
 
 it('writes the rest of a run when one of its branches is gone', async () => {

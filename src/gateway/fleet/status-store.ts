@@ -11,6 +11,7 @@ import type { GatewayDatabase } from '../store-schema.js';
 import { storeNow, storeTimesOf } from '../store-time.js';
 import type { HealthReport, StatusChange, StatusWriter } from '../hub/agent-status.js';
 import { activityOf, operationsOf } from './job-statistics.js';
+import { toStorableText } from '../unstorable-text.js';
 
 type Connected = Extract<StatusChange, { kind: 'connected' }>;
 type Heartbeat = Extract<StatusChange, { kind: 'heartbeat' }>;
@@ -18,13 +19,19 @@ type Disconnected = Extract<StatusChange, { kind: 'disconnected' }>;
 
 const NO_HEALTH = { posState: null, clockOffsetMs: null, lastError: null, lastErrorAt: null };
 
+/**
+ * What an agent said, as the store can keep it: NUL or a lone surrogate (a compromised branch
+ * server, or an error text read from a device) made PostgreSQL refuse the branch's whole row.
+ */
+const storable = <T extends string | null>(text: T): T => (text === null ? text : (toStorableText(text) as T));
+
 /** A report's columns; no error (null) keeps the branch's last one. */
 function healthValues({ health, clockOffsetMs }: HealthReport) {
   return {
     posState: health.posDatabase,
     jobsRunning: health.jobsRunning,
     clockOffsetMs,
-    lastError: health.lastError?.message ?? null,
+    lastError: health.lastError ? storable(health.lastError.message) : null,
     lastErrorAt: health.lastError ? new Date(health.lastError.at) : null,
   };
 }
@@ -60,7 +67,14 @@ export class FleetStatusStore implements StatusWriter {
    * by a dead gateway ends). A branch deleted meanwhile is skipped, not an error for the others.
    */
   async #connected(changes: ReadonlyArray<Connected>): Promise<void> {
-    const agents = changes.map((c) => c.agent);
+    const agents = changes.map(({ agent: a }) => ({
+      ...a,
+      workerId: storable(a.workerId),
+      agentVersion: storable(a.agentVersion),
+      nodeVersion: storable(a.nodeVersion),
+      os: storable(a.os),
+      posVersion: storable(a.posVersion),
+    }));
     const at = storeTimesOf(changes.map((c) => c.at));
     const health = changes.map((c) => (c.report ? healthValues(c.report) : { ...NO_HEALTH, jobsRunning: 0 }));
     const keys = agents.map((a) => a.licenseKey);
@@ -75,7 +89,7 @@ export class FleetStatusStore implements StatusWriter {
         FROM unnest(${keys}::text[], ${workers}::text[], ${ids}::uuid[], ${agents.map((a) => a.agentVersion)}::text[],
           ${agents.map((a) => a.nodeVersion)}::text[], ${agents.map((a) => a.os)}::text[], ${agents.map((a) => a.posVersion)}::text[],
           ${agents.map((a) => a.agentStartedAt)}::timestamptz[], ${at}, ${health.map((h) => h.posState)}::text[],
-          ${health.map((h) => h.jobsRunning)}::int[], ${health.map((h) => h.clockOffsetMs)}::int[], ${health.map((h) => h.lastError)}::text[],
+          ${health.map((h) => h.jobsRunning)}::int[], ${health.map((h) => h.clockOffsetMs)}::bigint[], ${health.map((h) => h.lastError)}::text[],
           ${health.map((h) => h.lastErrorAt)}::timestamptz[])
           AS v(license_key, worker_id, connection_id, agent_version, node_version, os, pos_version, agent_started_at, at, pos_state,
             jobs_running, clock_offset_ms, last_error, last_error_at)
@@ -109,8 +123,8 @@ export class FleetStatusStore implements StatusWriter {
     await sql`
       UPDATE gw_agent_status s SET pos_state = v.pos_state, jobs_running = v.jobs_running, clock_offset_ms = v.clock_offset_ms,
         last_seen = greatest(v.at, s.last_seen), last_error = coalesce(v.last_error, s.last_error), last_error_at = coalesce(v.last_error_at, s.last_error_at)
-      FROM unnest(${changes.map((c) => c.licenseKey)}::text[], ${changes.map((c) => c.workerId)}::text[], ${storeTimesOf(changes.map((c) => c.at))},
-        ${health.map((h) => h.posState)}::text[], ${health.map((h) => h.jobsRunning)}::int[], ${health.map((h) => h.clockOffsetMs)}::int[],
+      FROM unnest(${changes.map((c) => c.licenseKey)}::text[], ${changes.map((c) => storable(c.workerId))}::text[], ${storeTimesOf(changes.map((c) => c.at))},
+        ${health.map((h) => h.posState)}::text[], ${health.map((h) => h.jobsRunning)}::int[], ${health.map((h) => h.clockOffsetMs)}::bigint[],
         ${health.map((h) => h.lastError)}::text[], ${health.map((h) => h.lastErrorAt)}::timestamptz[])
         AS v(license_key, worker_id, at, pos_state, jobs_running, clock_offset_ms, last_error, last_error_at)
       WHERE s.license_key = v.license_key AND s.worker_id = v.worker_id`.execute(this.db);
@@ -124,7 +138,7 @@ export class FleetStatusStore implements StatusWriter {
    */
   async #disconnected(changes: ReadonlyArray<Disconnected>): Promise<void> {
     const keys = changes.map((c) => c.licenseKey);
-    const workers = changes.map((c) => c.workerId);
+    const workers = changes.map((c) => storable(c.workerId));
     const ids = changes.map((c) => c.connectionId);
     const at = storeTimesOf(changes.map((c) => c.at));
     const ended = sql`unnest(${keys}::text[], ${workers}::text[], ${ids}::uuid[], ${at}) AS v(license_key, worker_id, connection_id, at)`;
@@ -265,13 +279,14 @@ interface StatusRow {
   last_seen: Date | null;
   agent_started_at: Date | null;
   jobs_running: number | null;
-  clock_offset_ms: number | null;
+  clock_offset_ms: string | null;
   last_error: string | null;
   last_error_at: Date | null;
 }
 
 function toStatus(r: StatusRow): Omit<BranchStatus, 'last24h'> {
   const online = r.online === true || r.online === 1;
+  const clockOffsetMs = r.clock_offset_ms === null ? null : Number(r.clock_offset_ms);
   return {
     licenseKey: r.license_key,
     name: r.name,
@@ -286,9 +301,9 @@ function toStatus(r: StatusRow): Omit<BranchStatus, 'last24h'> {
     lastSeen: iso(r.last_seen),
     // The start is on the agent's clock: brought to the gateway's by the offset.
     uptimeSec:
-      online && r.agent_started_at ? Math.max(0, Math.round((Date.now() - (new Date(r.agent_started_at).getTime() - (r.clock_offset_ms ?? 0))) / 1000)) : null,
+      online && r.agent_started_at ? Math.max(0, Math.round((Date.now() - (new Date(r.agent_started_at).getTime() - (clockOffsetMs ?? 0))) / 1000)) : null,
     jobsRunning: online ? (r.jobs_running ?? 0) : null,
-    clockOffsetMs: r.clock_offset_ms,
+    clockOffsetMs,
     lastError: r.last_error !== null && r.last_error_at !== null ? { message: r.last_error, at: new Date(r.last_error_at).toISOString() } : null,
   };
 }
