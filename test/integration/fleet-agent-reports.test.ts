@@ -7,9 +7,10 @@
 import WebSocket from 'ws';
 import { expect, it, vi } from 'vitest';
 import { AGENT_PATH } from '../../src/protocol/messages.js';
+import { rolloutCreate } from '../../src/protocol/rollouts.js';
 import { gatewayAloneSuite } from '../support/gateway-alone.js';
 
-const BRANCHES = ['RPRT000000000010', 'RPRT000000000020', 'RPRT000000000030'] as const;
+const BRANCHES = ['RPRT000000000010', 'RPRT000000000020', 'RPRT000000000030', 'RPRT000000000040'] as const;
 let user = 0;
 const alone = gatewayAloneSuite({
   register: async (store) => {
@@ -70,5 +71,19 @@ it('records times at the edge of the calendar', async () => {
   await vi.waitFor(async () => expect(await detail(2)).toMatchObject({ online: true, lastError: { message: 'first' } }), { timeout: 5_000 });
   ws.send(JSON.stringify({ type: 'heartbeat', ...health(new Date().toISOString(), { message: 'last', at: '9999-12-31T23:59:59-14:00' }) }));
   await vi.waitFor(async () => expect((await detail(2))!.lastError!.message).toBe('last'), { timeout: 5_000 });
+  ws.close();
+});
+
+it("records an upgrade's failure whatever its reason holds, so the rollout ends", async () => {
+  const ws = await agent(3, {});
+  const { id } = await alone().store.rollouts.create(user, rolloutCreate.parse({ version: '2.0.0' }), [BRANCHES[3]]);
+  ws.send(JSON.stringify({ type: 'upgrade', rolloutId: id, state: 'failed', reason: 'installer said \u0000' }));
+  await vi.waitFor(
+    async () =>
+      expect(await alone().store.rollouts.get(user, id)).toMatchObject({ state: 'done', branches: [{ state: 'failed', reason: 'installer said \uFFFD' }] }),
+    {
+      timeout: 5_000,
+    },
+  );
   ws.close();
 });

@@ -17,6 +17,7 @@ import {
   type TargetState,
 } from '../../protocol/rollouts.js';
 import type { GatewayDatabase } from '../store-schema.js';
+import { toStorableText } from '../unstorable-text.js';
 
 export class RolloutConflictError extends Error {}
 
@@ -209,9 +210,12 @@ export class RolloutStore {
    * Records the branches' progress (one branch's report, or every branch a new rollout cannot
    * reach), then ends the rollout when every branch has ended, or pauses it when more than its
    * share of failures is reached. The rollout row is locked for the count, so two reports at once
-   * cannot both miss the threshold.
+   * cannot both miss the threshold. The reason is an agent's text (or names its reported
+   * platform): NUL or a lone surrogate, which PostgreSQL refuses, is kept as U+FFFD, or the
+   * failure went unrecorded and uncounted, and the rollout never paused nor ended.
    */
-  async progress(rolloutId: string, licenseKeys: readonly string[], state: TargetState, reason: string | null): Promise<void> {
+  async progress(rolloutId: string, licenseKeys: readonly string[], state: TargetState, reported: string | null): Promise<void> {
+    const reason = reported === null ? null : toStorableText(reported);
     await this.db.transaction().execute(async (trx) => {
       const rollout = await trx.selectFrom('gw_rollouts').select(['state', 'max_failure_pct']).where('id', '=', rolloutId).forUpdate().executeTakeFirst();
       if (!rollout) return;
