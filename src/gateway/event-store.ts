@@ -55,7 +55,7 @@ export class EventStore {
   constructor(private readonly db: Kysely<GatewayDatabase>) {}
 
   /**
-   * Stores a branch's events (those already stored are skipped: same id, same event) and a
+   * Stores a branch's events (those of the branch already stored are skipped: same id, same event) and a
    * delivery of each new one to every webhook of the branch's owner that wants its type.
    * Returns how many were new.
    */
@@ -68,7 +68,8 @@ export class EventStore {
         const row = await trx
           .insertInto('gw_events')
           .values({ event_id: e.id, license_key: licenseKey, type: e.type, payload: JSON.stringify(e) })
-          .onConflict((oc) => oc.column('event_id').doNothing())
+          // Per branch (migration 010): another branch's agent may have sent this id first.
+          .onConflict((oc) => oc.columns(['license_key', 'event_id']).doNothing())
           .returning('seq')
           .executeTakeFirst();
         if (row) seqs.push(row.seq);
