@@ -17,6 +17,7 @@ import { admit } from './hub/admission.js';
 import { clockOffsetMs } from './hub/agent-status.js';
 import { sendToAgent, type ConnectedAgent, type Greeting } from './hub/connected-agent.js';
 import { sweepConnections } from './hub/connection-sweep.js';
+import { queueEventBatch } from './hub/event-batches.js';
 import { takeHello } from './hub/greeting.js';
 import { PendingJobs } from './hub/pending-jobs.js';
 import { successfulResult } from './hub/result-frame.js';
@@ -305,7 +306,7 @@ export class AgentHub {
         return;
       }
       case 'events':
-        void this.#takeEvents(agent, message.events);
+        queueEventBatch(agent, () => this.#takeEvents(agent, message.events), this.opts.log);
         return;
       case 'upgrade':
         this.#upgrades?.progress(agent.licenseKey, message);

@@ -1,6 +1,7 @@
 /** An agent connection as the hub holds it, and what the gateway sends on it. */
 import type { WebSocket } from 'ws';
 import type { GatewayMessage } from '../../protocol/messages.js';
+import type { EventBatches } from './event-batches.js';
 
 /** A socket past the token check: it may say hello until `helloDeadline`. */
 export interface Greeting {
@@ -39,6 +40,8 @@ export interface ConnectedAgent {
   platform: string | null;
   /** Its hello lists `heldCommit`: a write may reach it before its key is claimed (`hold`). */
   holdsCommits: boolean;
+  /** Its `events` batches being stored or waiting to be (hub.ts): stored one at a time. */
+  eventBatches: EventBatches;
 }
 
 /** Every message to an agent goes through here: its type is the protocol's. */

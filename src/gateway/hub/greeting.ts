@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { CLOSE, HELD_COMMIT, helloMessage } from '../../protocol/messages.js';
 import { clockOffsetMs, type StatusChange } from './agent-status.js';
 import type { ConnectedAgent, Greeting } from './connected-agent.js';
+import { noEventBatches } from './event-batches.js';
 
 export type HelloOutcome =
   { accepted: true; agent: ConnectedAgent; change: StatusChange } | { accepted: false; closeCode: (typeof CLOSE)['badHello' | 'unauthorized'] };
@@ -32,6 +33,7 @@ export function takeHello(greeting: Greeting, message: unknown, pingIntervalMs: 
     peerPingAt: 0,
     platform: h.os?.split(' ')[0] ?? null,
     holdsCommits: h.features?.includes(HELD_COMMIT) ?? false,
+    eventBatches: noEventBatches(),
   };
   const change: StatusChange = {
     kind: 'connected',
