@@ -19,6 +19,7 @@ import { sendToAgent, type ConnectedAgent, type Greeting } from './hub/connected
 import { sweepConnections } from './hub/connection-sweep.js';
 import { queueEventBatch } from './hub/event-batches.js';
 import { takeHello } from './hub/greeting.js';
+import { HelloBudget } from './hub/hello-budget.js';
 import { PendingJobs } from './hub/pending-jobs.js';
 import { successfulResult } from './hub/result-frame.js';
 import { StatusBatcher } from './hub/status-batcher.js';
@@ -57,6 +58,7 @@ export class AgentHub {
   /** Bumped by every `revalidate`: a token check that straddles one is run again. */
   #tokenGeneration = 0;
   readonly #pending = new PendingJobs<ConnectedAgent>();
+  readonly #hellos = new HelloBudget();
   readonly #status: StatusBatcher;
   readonly #pingIntervalMs: number;
   readonly #sweeper: NodeJS.Timeout;
@@ -264,6 +266,12 @@ export class AgentHub {
     if (!outcome.accepted) {
       this.opts.log.warn({ licenseKey }, 'agent refused: hello missing or for another branch');
       ws.close(outcome.closeCode, 'bad hello');
+      return undefined;
+    }
+    const budget = this.#hellos.take(licenseKey);
+    if (budget !== 'ok') {
+      if (budget === 'refusedFirst') this.opts.log.warn({ licenseKey }, 'agent refused: it says hello too often; closing its connections until it slows down');
+      ws.close(CLOSE.tooManyHellos, 'too many hellos');
       return undefined;
     }
     const { agent } = outcome;

@@ -22,6 +22,8 @@ export const CLOSE = {
   unauthorized: 4401,
   badHello: 4400,
   replaced: 4409,
+  /** The branch's agent said hello too often lately (hub/hello-budget.ts): retry after a backoff. */
+  tooManyHellos: 4429,
   /** The agent was told to reconnect elsewhere (`reconnect`). */
   movedAway: 4503,
   shuttingDown: 1001,
