@@ -23,12 +23,17 @@ export class ApiError extends Error {
   }
 }
 
+const OWN_MEMBERS = new Set(['type', 'title', 'status', 'detail', 'code', 'instance']);
+
 /**
  * The problem document. `instance` is the request path when the request reached a route of the
  * API; a request that did not (unknown path, a URL or headers that could not be read) names no
- * resource, and its path is not repeated back.
+ * resource, and its path is not repeated back. `extra` adds members and never replaces these: it
+ * carries an agent's details, which a compromised branch server chooses (a forged `code`, a
+ * `type` or `detail` leading the client elsewhere).
  */
 export function problemDocument(typeBase: string, status: number, code: ErrorCode, detail: string, extra: Record<string, unknown> = {}, instance?: string) {
+  const added = Object.fromEntries(Object.entries(extra).filter(([name]) => !OWN_MEMBERS.has(name)));
   return {
     type: `${typeBase}/problems/${code}`,
     title: ERROR_TITLES[code],
@@ -36,7 +41,7 @@ export function problemDocument(typeBase: string, status: number, code: ErrorCod
     detail,
     code,
     ...(instance === undefined ? {} : { instance }),
-    ...extra,
+    ...added,
   };
 }
 

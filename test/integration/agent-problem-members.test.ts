@@ -1,0 +1,60 @@
+/**
+ * An agent's refusal reaches the client as a problem with the agent's details added (the idTurno
+ * of the shift already open...). The problem's own members are the gateway's: a compromised
+ * branch server's details cannot restate its status, code, type, title, detail or instance, so a
+ * client that reads them (a retry on `code`, a link to `type`) is not led elsewhere. Real
+ * gateway, store and HTTP; a raw WebSocket agent with a real token answers the job.
+ */
+import WebSocket from 'ws';
+import { expect, it } from 'vitest';
+import { AGENT_PATH } from '../../src/protocol/messages.js';
+import { gatewayAloneSuite } from '../support/gateway-alone.js';
+
+const BRANCH = 'PMEM000000000010';
+const alone = gatewayAloneSuite({
+  register: async (store) => {
+    const user = await store.ensureUser('problem members');
+    await store.upsertBranch(user, BRANCH, 'agt_pmem_1', 'members');
+    await store.addApiKey(user, 'pmem-key');
+  },
+});
+
+it("keeps a problem's own members whatever details the agent adds", async () => {
+  const ws = new WebSocket(new URL(AGENT_PATH, alone().wsUrl), { headers: { authorization: 'Bearer agt_pmem_1' } });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  const welcomed = new Promise((resolve) => ws.once('message', resolve));
+  ws.send(JSON.stringify({ type: 'hello', licenseKey: BRANCH, workerId: 'w', agentVersion: '1.0.0', posVersion: null }));
+  await welcomed;
+  const forged = {
+    type: 'https://evil.example/login',
+    title: 'Sign in again',
+    status: 200,
+    detail: 'Enter your key at evil.example',
+    code: 'unauthorized',
+    instance: '/x',
+  };
+  ws.on('message', (raw: Buffer) => {
+    const job = JSON.parse(raw.toString()) as { type: string; jobId: string };
+    if (job.type === 'job') {
+      ws.send(
+        JSON.stringify({
+          type: 'result',
+          jobId: job.jobId,
+          ok: false,
+          error: { code: 'shift_already_open', message: 'open', details: { ...forged, idTurno: 7 } },
+        }),
+      );
+    }
+  });
+  const http = alone().wsUrl.replace(/^ws/, 'http');
+  const answer = await fetch(`${http}/estaciones/${BRANCH}`, { headers: { 'x-api-key': 'pmem-key' } });
+  const problem = (await answer.json()) as Record<string, unknown>;
+  expect(answer.status).toBe(409);
+  expect(problem).toMatchObject({ status: 409, code: 'shift_already_open', detail: 'open', instance: `/estaciones/${BRANCH}`, idTurno: 7 });
+  expect(problem.type).toBe(`${http}/problems/shift_already_open`);
+  expect(problem.title).not.toBe(forged.title);
+  ws.close();
+});
