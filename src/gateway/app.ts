@@ -142,6 +142,10 @@ export async function buildGateway(opts: GatewayOptions): Promise<Gateway> {
   // then would stay open for the whole keep-alive timeout (72 s) and hold the shutdown with it.
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
+    // An answer is for the key that asked, and caches do not know X-Api-Key for a credential (as
+    // they do Authorization): a shared one in front would hand one user's branches, or a new
+    // webhook's secret, to the next request for the URL. The console's files set their own.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 
   app.setValidatorCompiler(validatorCompiler);
