@@ -5,10 +5,8 @@
  * client that reads them (a retry on `code`, a link to `type`) is not led elsewhere. Real
  * gateway, store and HTTP; a raw WebSocket agent with a real token answers the job.
  */
-import WebSocket from 'ws';
 import { expect, it } from 'vitest';
-import { AGENT_PATH } from '../../src/protocol/messages.js';
-import { gatewayAloneSuite } from '../support/gateway-alone.js';
+import { gatewayAloneSuite, greetedAgent } from '../support/gateway-alone.js';
 
 const BRANCH = 'PMEM000000000010';
 const alone = gatewayAloneSuite({
@@ -20,14 +18,7 @@ const alone = gatewayAloneSuite({
 });
 
 it("keeps a problem's own members whatever details the agent adds", async () => {
-  const ws = new WebSocket(new URL(AGENT_PATH, alone().wsUrl), { headers: { authorization: 'Bearer agt_pmem_1' } });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  const welcomed = new Promise((resolve) => ws.once('message', resolve));
-  ws.send(JSON.stringify({ type: 'hello', licenseKey: BRANCH, workerId: 'w', agentVersion: '1.0.0', posVersion: null }));
-  await welcomed;
+  const ws = await greetedAgent(alone().wsUrl, 'agt_pmem_1', { licenseKey: BRANCH });
   const forged = {
     type: 'https://evil.example/login',
     title: 'Sign in again',

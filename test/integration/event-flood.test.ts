@@ -7,11 +7,9 @@
  * (an agent sends again what was not acknowledged). Real gateway and store, raw WebSocket agents
  * with real tokens.
  */
-import WebSocket from 'ws';
 import { expect, it, vi } from 'vitest';
 import type { BranchEvent } from '../../src/protocol/events.js';
-import { AGENT_PATH } from '../../src/protocol/messages.js';
-import { gatewayAloneSuite } from '../support/gateway-alone.js';
+import { gatewayAloneSuite, greetedAgent } from '../support/gateway-alone.js';
 
 const FLOODER = 'EVFL000000000010';
 const OTHER = 'EVFL000000000020';
@@ -35,14 +33,7 @@ const event = (n: number): BranchEvent => ({
 });
 
 it("stores a connection's batches one at a time, so another user's reads wait for none of a flood", async () => {
-  const ws = new WebSocket(new URL(AGENT_PATH, alone().wsUrl), { headers: { authorization: 'Bearer agt_evfl_1' } });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  const welcomed = new Promise((resolve) => ws.once('message', resolve));
-  ws.send(JSON.stringify({ type: 'hello', licenseKey: FLOODER, workerId: 'w', agentVersion: '1.0.0', posVersion: null }));
-  await welcomed;
+  const ws = await greetedAgent(alone().wsUrl, 'agt_evfl_1', { licenseKey: FLOODER });
   let acks = 0;
   ws.on('message', (raw: Buffer) => void ((JSON.parse(raw.toString()) as { type: string }).type === 'eventsAck' && acks++));
   const batch = JSON.stringify({ type: 'events', events: Array.from({ length: 200 }, (_, i) => event(i)) });

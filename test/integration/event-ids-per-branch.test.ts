@@ -9,8 +9,7 @@
 import WebSocket from 'ws';
 import { expect, it, vi } from 'vitest';
 import type { BranchEvent } from '../../src/protocol/events.js';
-import { AGENT_PATH } from '../../src/protocol/messages.js';
-import { gatewayAloneSuite } from '../support/gateway-alone.js';
+import { gatewayAloneSuite, greetedAgent } from '../support/gateway-alone.js';
 
 const ATTACKER = 'EVID000000000010';
 const VICTIM = 'EVID000000000020';
@@ -23,15 +22,8 @@ const alone = gatewayAloneSuite({
 
 /** An agent connected and welcomed; `acks` collects the event ids the gateway acknowledged. */
 async function agent(token: string, licenseKey: string): Promise<{ ws: WebSocket; acks: string[] }> {
-  const ws = new WebSocket(new URL(AGENT_PATH, alone().wsUrl), { headers: { authorization: `Bearer ${token}` } });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
+  const ws = await greetedAgent(alone().wsUrl, token, { licenseKey });
   const acks: string[] = [];
-  const welcomed = new Promise((resolve) => ws.once('message', resolve));
-  ws.send(JSON.stringify({ type: 'hello', licenseKey, workerId: 'w', agentVersion: '1.0.0', posVersion: null }));
-  await welcomed;
   ws.on('message', (raw: Buffer) => {
     const message = JSON.parse(raw.toString()) as { type: string; ids?: string[] };
     if (message.type === 'eventsAck') acks.push(...message.ids!);

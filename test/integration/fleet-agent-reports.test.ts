@@ -6,9 +6,8 @@
  */
 import WebSocket from 'ws';
 import { expect, it, vi } from 'vitest';
-import { AGENT_PATH } from '../../src/protocol/messages.js';
 import { rolloutCreate } from '../../src/protocol/rollouts.js';
-import { gatewayAloneSuite } from '../support/gateway-alone.js';
+import { gatewayAloneSuite, greetedAgent } from '../support/gateway-alone.js';
 
 const BRANCHES = ['RPRT000000000010', 'RPRT000000000020', 'RPRT000000000030', 'RPRT000000000040'] as const;
 let user = 0;
@@ -21,14 +20,7 @@ const alone = gatewayAloneSuite({
 
 /** Connects the branch's agent and sends `messages` after its hello, once welcomed. */
 async function agent(index: number, hello: object, ...messages: object[]): Promise<WebSocket> {
-  const ws = new WebSocket(new URL(AGENT_PATH, alone().wsUrl), { headers: { authorization: `Bearer agt_reports_${index}` } });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  const welcomed = new Promise((resolve) => ws.once('message', resolve));
-  ws.send(JSON.stringify({ type: 'hello', licenseKey: BRANCHES[index], workerId: 'w', agentVersion: '1.0.0', posVersion: null, ...hello }));
-  await welcomed;
+  const ws = await greetedAgent(alone().wsUrl, `agt_reports_${index}`, { licenseKey: BRANCHES[index]!, ...hello });
   for (const message of messages) ws.send(JSON.stringify(message));
   return ws;
 }

@@ -6,8 +6,7 @@
  */
 import WebSocket from 'ws';
 import { expect, it, vi } from 'vitest';
-import { AGENT_PATH } from '../../src/protocol/messages.js';
-import { gatewayAloneSuite } from '../support/gateway-alone.js';
+import { gatewayAloneSuite, greetedAgent } from '../support/gateway-alone.js';
 
 const FLOODER = 'FLOD000000000010';
 const VICTIM = 'FLOD000000000020';
@@ -22,14 +21,7 @@ const alone = gatewayAloneSuite({
 
 /** An agent connected and welcomed. */
 async function agent(token: string, licenseKey: string): Promise<WebSocket> {
-  const ws = new WebSocket(new URL(AGENT_PATH, alone().wsUrl), { headers: { authorization: `Bearer ${token}` } });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  const welcomed = new Promise((resolve) => ws.once('message', resolve));
-  ws.send(JSON.stringify({ type: 'hello', licenseKey, workerId: 'w', agentVersion: '1.0.0', posVersion: null }));
-  await welcomed;
+  const ws = await greetedAgent(alone().wsUrl, token, { licenseKey });
   return ws;
 }
 

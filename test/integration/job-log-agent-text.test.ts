@@ -7,8 +7,7 @@
  */
 import WebSocket from 'ws';
 import { expect, it, vi } from 'vitest';
-import { AGENT_PATH } from '../../src/protocol/messages.js';
-import { gatewayAloneSuite } from '../support/gateway-alone.js';
+import { gatewayAloneSuite, greetedAgent } from '../support/gateway-alone.js';
 
 const ATTACKER = 'JLOG000000000010';
 const VICTIM = 'JLOG000000000020';
@@ -26,14 +25,7 @@ const alone = gatewayAloneSuite({
 
 /** An agent that answers every job with `answer`. */
 async function agent(token: string, licenseKey: string, workerId: string, answer: object): Promise<WebSocket> {
-  const ws = new WebSocket(new URL(AGENT_PATH, alone().wsUrl), { headers: { authorization: `Bearer ${token}` } });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  const welcomed = new Promise((resolve) => ws.once('message', resolve));
-  ws.send(JSON.stringify({ type: 'hello', licenseKey, workerId, agentVersion: '1.0.0', posVersion: null }));
-  await welcomed;
+  const ws = await greetedAgent(alone().wsUrl, token, { licenseKey, workerId });
   ws.on('message', (raw: Buffer) => {
     const message = JSON.parse(raw.toString()) as { type: string; jobId: string };
     if (message.type === 'job') ws.send(JSON.stringify({ type: 'result', jobId: message.jobId, ...answer }));

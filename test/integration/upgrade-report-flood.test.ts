@@ -6,11 +6,9 @@
  * with a real token.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import WebSocket from 'ws';
 import { expect, it } from 'vitest';
-import { AGENT_PATH } from '../../src/protocol/messages.js';
 import { rolloutCreate } from '../../src/protocol/rollouts.js';
-import { gatewayAloneSuite } from '../support/gateway-alone.js';
+import { gatewayAloneSuite, greetedAgent } from '../support/gateway-alone.js';
 
 const BRANCH = 'UPFL000000000010';
 let user = 0;
@@ -27,14 +25,7 @@ const updatedAt = async (rolloutId: string) =>
   ).updated_at.getTime();
 
 it("drops a branch's upgrade reports past a few waiting, so a flood of them ends with it", async () => {
-  const ws = new WebSocket(new URL(AGENT_PATH, alone().wsUrl), { headers: { authorization: 'Bearer agt_upfl_1' } });
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  const welcomed = new Promise((resolve) => ws.once('message', resolve));
-  ws.send(JSON.stringify({ type: 'hello', licenseKey: BRANCH, workerId: 'w', agentVersion: '1.0.0', posVersion: null }));
-  await welcomed;
+  const ws = await greetedAgent(alone().wsUrl, 'agt_upfl_1', { licenseKey: BRANCH });
   const { id } = await alone().store.rollouts.create(user, rolloutCreate.parse({ version: '2.0.0' }), [BRANCH]);
   const report = JSON.stringify({ type: 'upgrade', rolloutId: id, state: 'downloading', reason: null });
   for (let i = 0; i < 20_000; i++) ws.send(report);

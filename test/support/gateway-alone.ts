@@ -5,8 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll } from 'vitest';
+import WebSocket from 'ws';
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/gateway/app.js';
 import { GatewayStore } from '../../src/gateway/store.js';
+import { AGENT_PATH } from '../../src/protocol/messages.js';
 import { newGatewayDatabase } from './databases.js';
 
 export interface GatewayAlone {
@@ -42,4 +44,20 @@ export function gatewayAloneSuite(
     await store?.close();
   });
   return () => started!;
+}
+
+/**
+ * A raw agent connection to `wsUrl` with `token`, past its hello (the fields given over a minimal
+ * one for `licenseKey`) and the gateway's welcome: what a test then sends is what an agent would.
+ */
+export async function greetedAgent(wsUrl: string, token: string, hello: { licenseKey: string } & Record<string, unknown>): Promise<WebSocket> {
+  const ws = new WebSocket(new URL(AGENT_PATH, wsUrl), { headers: { authorization: `Bearer ${token}` } });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  const welcomed = new Promise((resolve) => ws.once('message', resolve));
+  ws.send(JSON.stringify({ type: 'hello', workerId: 'w', agentVersion: '1.0.0', posVersion: null, ...hello }));
+  await welcomed;
+  return ws;
 }
