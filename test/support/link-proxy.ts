@@ -24,6 +24,8 @@ export interface LinkProxy {
    * they reach the far side, whose answer is lost: that connection is cut right after them.
    */
   cutAfter(marker: Buffer): void;
+  /** Whether a `cutAfter` is still waiting for its marker. */
+  cutPending(): boolean;
   /**
    * Closes the agent's side of every connection and refuses new ones, while the gateway's side
    * stays open and hears nothing more. Resolves once the gateway has closed its side.
@@ -102,6 +104,7 @@ export async function startLinkProxy(): Promise<LinkProxy> {
     cutAfter(marker) {
       cutMarker = marker;
     },
+    cutPending: () => cutMarker !== undefined,
     async cutAgentSide() {
       halfOpen = true;
       const gatewaySides = [...pairs].map(({ agent, gateway }) => {

@@ -1,0 +1,319 @@
+/**
+ * A fault sweep over the writes: each write is first run clean to count its statements up to
+ * its idempotency record (the transaction's last), then made to fail right after its k-th
+ * statement for every k, through the whole path (HTTP, gateway, WebSocket, agent, real
+ * PostgreSQL). After each failure: a clean problem, every POS table and the agent's bookkeeping
+ * as they were, and a retry with the same Idempotency-Key that applies the write once, with the
+ * rows a write that never failed leaves. A fault that looks like a lost connection must be run
+ * again by the agent itself, once, and answered as a clean write.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobRunner, RunnerOptions } from '../../src/agent/runner.js';
+import type { PosRuntime } from '../../src/pos/runtime.js';
+import type { PosDb } from '../../src/pos/schema.js';
+import { refresco, sinCebolla, tacos } from '../support/accounts.js';
+import { testRunner } from '../support/job-runner.js';
+import { posThroughProxy, type LinkProxy } from '../support/link-proxy.js';
+import { orderBody } from '../support/order-body.js';
+import { tacos as tacosProduct } from '../support/products.js';
+import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
+import { difference, shapeOf, snapshot, StatementFault, type FaultKind, type Snapshot } from '../support/statement-fault.js';
+
+let stack: TestStack;
+let db: PosDb;
+let pos: PosRuntime;
+const fault = new StatementFault();
+/**
+ * How far the agent's clock is ahead of this one's. A shift opens at a second no shift of its
+ * company has opened nor its station closed in, waiting for it: the shift cases move the clock
+ * on instead, two seconds a run.
+ */
+let ahead = 0;
+const agentNow = () => Date.now() + ahead;
+
+beforeAll(async () => {
+  // The event detector would consume the writes' origin marks between two snapshots.
+  stack = await startTestStack({ agent: { events: { pollIntervalMs: 3_600_000 }, wallClock: agentNow } });
+  db = stack.pos.get(BRANCH)!.db;
+  const agent = stack.agents.get(BRANCH)!;
+  pos = agent.pos;
+  // Only the job runner's statements go through the fault, not the event pump's nor the scheduler's.
+  const opts = (agent.runner as unknown as { opts: RunnerOptions }).opts;
+  opts.pos = { ...pos, db: pos.db.withPlugin(fault) };
+}, 60_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** Two lines, numbered 1 and 2. */
+const two = [tacos, { ...refresco, movimiento: 2 }];
+const base = orderBody({ serie: 'A', noPersonas: 2, mesa: '', idMesero: '01' });
+
+function send(method: string, path: string, body: unknown, key: string): Promise<ApiResponse> {
+  return stack.api(method, path.replace('{lk}', BRANCH), { body, headers: { 'idempotency-key': key } });
+}
+
+async function ok(res: ApiResponse | Promise<ApiResponse>): Promise<ApiResponse> {
+  const r = await res;
+  expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+  return r;
+}
+
+const post = (path: string, body: unknown) => ok(send('POST', path, body, randomUUID()));
+const openOrder = async (productos: unknown[]) => (await post('/temp_ordenes/{lk}', { ...base, productos })).body.folio as number;
+const printed = async (productos: unknown[]) => {
+  const folio = await openOrder(productos);
+  await post(`/temp_ordenes/{lk}/${folio}/imprimir`, {});
+  return folio;
+};
+const totalOf = async (folio: number) =>
+  Number((await db.selectFrom('tempcheques').select('total').where('folio', '=', folio).executeTakeFirstOrThrow()).total);
+
+/** The open shift of CAJA2, with a paid account in it, for a close to archive. */
+async function shiftToClose(): Promise<number> {
+  ahead += 2000;
+  const open = await db.selectFrom('turnos').select('idturno').where('idestacion', '=', 'CAJA2').where('cierre', 'is', null).executeTakeFirst();
+  const idTurno = open
+    ? Number(open.idturno)
+    : (await post('/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: '0000000001', cajero: 'CAJERO', fondo: 100 })).body.idTurno;
+  await post('/ordenes/{lk}', { ...base, estacion: 'CAJA2', idFormaDePago: 'EFE', productos: two });
+  return idTurno as number;
+}
+
+/** No open shift at CAJA2, as a terminal's close would leave it. */
+async function noShiftAtCaja2(): Promise<void> {
+  ahead += 2000;
+  await db
+    .updateTable('turnos')
+    .set({ cierre: new Date(agentNow() - 1000) })
+    .where('idestacion', '=', 'CAJA2')
+    .where('cierre', 'is', null)
+    .execute();
+}
+
+interface Case {
+  name: string;
+  op: string;
+  /** Sets up what the write needs and returns its request. */
+  request: (k: number) => Promise<[method: string, path: string, body: unknown]>;
+}
+
+let price = 90;
+const cases: Case[] = [
+  { name: 'create order', op: 'orders.create', request: async () => ['POST', '/temp_ordenes/{lk}', { ...base, productos: [tacos, sinCebolla, refresco] }] },
+  {
+    name: 'create closed order',
+    op: 'orders.createClosed',
+    request: async () => ['POST', '/ordenes/{lk}', { ...base, idFormaDePago: 'EFE', productos: [tacos, sinCebolla, refresco] }],
+  },
+  {
+    name: 'add lines',
+    op: 'orders.addLines',
+    request: async () => ['POST', `/temp_ordenes/{lk}/${await openOrder([tacos])}/productos`, { productos: [{ ...refresco, movimiento: 1 }] }],
+  },
+  {
+    name: 'cancel lines (renumbering)',
+    op: 'orders.cancelLines',
+    request: async () => [
+      'POST',
+      `/temp_ordenes/{lk}/${await openOrder([tacos, sinCebolla, refresco])}/cancelar_productos`,
+      { productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'prueba' },
+    ],
+  },
+  {
+    name: 'general discount',
+    op: 'orders.discount',
+    request: async () => ['POST', `/temp_ordenes/{lk}/${await openOrder(two)}/descuento`, { modo: 'porcentaje', valor: 10 }],
+  },
+  {
+    name: 'line discount',
+    op: 'orders.lineDiscount',
+    request: async () => [
+      'POST',
+      `/temp_ordenes/{lk}/${await openOrder(two)}/descuento_productos`,
+      { productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 10 }] },
+    ],
+  },
+  { name: 'print account', op: 'orders.print', request: async () => ['POST', `/temp_ordenes/{lk}/${await openOrder(two)}/imprimir`, {}] },
+  {
+    name: 'pay account',
+    op: 'orders.pay',
+    request: async () => {
+      const folio = await printed(two);
+      return ['POST', `/temp_ordenes/{lk}/${folio}/pagar`, { pagos: [{ idFormaDePago: 'EFE', importe: await totalOf(folio) }] }];
+    },
+  },
+  { name: 'reopen account', op: 'orders.reopen', request: async () => ['POST', `/temp_ordenes/{lk}/${await printed(two)}/reabrir`, {}] },
+  { name: 'cancel account', op: 'orders.cancel', request: async () => ['POST', `/temp_ordenes/{lk}/${await printed(two)}/cancelar`, { razon: 'prueba' }] },
+  {
+    name: 'open shift',
+    op: 'shifts.open',
+    request: async () => {
+      await noShiftAtCaja2();
+      return ['POST', '/turnos_apertura/{lk}', { estacion: 'CAJA2', idEmpresa: '0000000001', cajero: 'CAJERO', fondo: 250 }];
+    },
+  },
+  {
+    name: 'close shift with a declaration',
+    op: 'shifts.close',
+    request: async () => [
+      'POST',
+      '/turnos_cierre/{lk}',
+      {
+        idTurno: await shiftToClose(),
+        estacion: 'CAJA2',
+        idEmpresa: '0000000001',
+        declaracion: [
+          { idFormaDePago: 'EFE', importe: 200 },
+          { idFormaDePago: 'TAR', importe: 50 },
+        ],
+      },
+    ],
+  },
+  { name: 'product update', op: 'products.update', request: async () => ['PUT', '/productos/{lk}/3001', { ...tacosProduct, precio: price++ }] },
+];
+
+/** The parts of an answer that differ between two runs of the same write: ids, numbers, times. */
+const shapeOfBody = (body: unknown) => JSON.stringify(body, (_k, v: unknown) => (typeof v === 'number' || typeof v === 'string' ? typeof v : v));
+
+function expectCleanProblem(res: ApiResponse, what: string): void {
+  expect(res.headers.get('content-type'), what).toMatch(/application\/problem\+json/);
+  expect([500, 503], `${what}: ${JSON.stringify(res.body)}`).toContain(res.status);
+  if (res.status === 500) expect(res.body.code, what).toBe('internal_error');
+  expect(res.text, what).not.toMatch(/fault injected|XX000|\bat .*\.(ts|js):\d+|select |insert |update /i);
+}
+
+describe.each(cases)('$name failing after each statement', (c) => {
+  let statements = 0;
+  let cleanShape: string[] = [];
+  let cleanBody = '';
+
+  beforeAll(async () => {
+    // Twice: the second is the steady state every later run meets (a first close or update of the
+    // seed's rows touches more than later ones do).
+    for (let run = 0; run < 2; run++) {
+      const [method, path, body] = await c.request(0);
+      const before = await snapshot(db, pos);
+      await stack.agents.get(BRANCH)!.runner.drained();
+      fault.arm(0);
+      const res = await ok(send(method, path, body, randomUUID()));
+      // The transaction ends with the key's record; what runs after it is after the commit.
+      statements = fault.seen.findIndex((node) => JSON.stringify(node).includes('ba_idempotency')) + 1;
+      cleanShape = shapeOf(difference(before, await snapshot(db, pos)));
+      cleanBody = shapeOfBody({ ...res.body, jobId: undefined });
+    }
+  }, 30_000);
+
+  it('has statements to fail', () => {
+    expect(statements, `${c.op} statements`).toBeGreaterThan(1);
+  });
+
+  const sweep = (kind: FaultKind) => async () => {
+    for (let k = 1; k <= statements; k++) {
+      const what = `${c.op}, ${kind} after statement ${k} of ${statements}`;
+      const [method, path, body] = await c.request(k);
+      const key = randomUUID();
+      const before: Snapshot = await snapshot(db, pos);
+      // A replay's job, held and rolled back at the gateway's word, may still be running.
+      await stack.agents.get(BRANCH)!.runner.drained();
+      fault.arm(k, kind);
+      const failed = await send(method, path, body, key);
+      expect(fault.fired, what).toBe(true);
+      let retried: ApiResponse;
+      if (kind === 'error') {
+        expectCleanProblem(failed, what);
+        expect(difference(before, await snapshot(db, pos)), what).toEqual({});
+        fault.arm(0);
+        retried = await send(method, path, body, key);
+      } else {
+        // Rolled back whole and run once more by the agent: the client sees one clean write.
+        retried = failed;
+      }
+      expect(retried.status, `${what}: ${JSON.stringify(retried.body)}`).toBeLessThan(300);
+      expect(retried.headers.get('idempotent-replayed'), what).toBeNull();
+      expect(shapeOfBody({ ...retried.body, jobId: undefined }), what).toBe(cleanBody);
+      const after = await snapshot(db, pos);
+      expect(shapeOf(difference(before, after)), what).toEqual(cleanShape);
+      // Once: a replay of the key writes nothing more.
+      const replay = await send(method, path, body, key);
+      expect(replay.headers.get('idempotent-replayed'), what).toBe('true');
+      expect(difference(after, await snapshot(db, pos)), what).toEqual({});
+    }
+  };
+  it('an error after statement k changes nothing and the retry applies it once', sweep('error'), 120_000);
+  it('a connection lost after statement k is run again once, as a clean write', sweep('connection'), 120_000);
+});
+
+/**
+ * The COMMIT reaches the database, which commits, and the connection is cut before its
+ * confirmation comes back (on a database of its own, reached through a proxy, by a job runner
+ * of the test's): the write is answered as committed, applied once, and a second copy of the job
+ * is answered from the record without writing.
+ */
+describe('a write whose COMMIT was not confirmed', () => {
+  /** PostgreSQL's simple-query message for `commit`, as the driver sends it. */
+  const COMMIT = Buffer.from('commit\u0000');
+  let branch: PosRuntime;
+  let proxy: LinkProxy;
+  let runner: JobRunner;
+  beforeAll(async () => {
+    ({ pos: branch, proxy } = await posThroughProxy());
+    runner = testRunner(branch);
+  });
+  afterAll(async () => {
+    await branch?.close();
+    await proxy?.close();
+  });
+
+  const run = async (op: string, params: Record<string, unknown>, key = randomUUID()) =>
+    runner.run({ type: 'job', jobId: randomUUID(), op, params, budgetMs: 10_000, idempotency: { scope: 'ack', key, fingerprint: 'f' } });
+  const done = async (op: string, params: Record<string, unknown>) => {
+    const result = await run(op, params);
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    return (result as { data: Record<string, unknown> }).data;
+  };
+  const open = async (productos: unknown[]) => (await done('orders.create', { ...base, productos })).folio as number;
+  const printedAt = async (productos: unknown[]) => {
+    const folio = await open(productos);
+    await done('orders.print', { folio });
+    return folio;
+  };
+
+  const writes: Array<[op: string, params: () => Promise<Record<string, unknown>>]> = [
+    ['orders.create', async () => ({ ...base, productos: [tacos, sinCebolla, refresco] })],
+    ['orders.addLines', async () => ({ folio: await open([tacos]), productos: [{ ...refresco, movimiento: 1 }] })],
+    ['orders.cancelLines', async () => ({ folio: await open([tacos, sinCebolla, refresco]), productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'x' })],
+    ['orders.lineDiscount', async () => ({ folio: await open(two), productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 10 }] })],
+    [
+      'orders.pay',
+      async () => {
+        const folio = await printedAt(two);
+        const { total } = await branch.db.selectFrom('tempcheques').select('total').where('folio', '=', folio).executeTakeFirstOrThrow();
+        return { folio, pagos: [{ idFormaDePago: 'EFE', importe: Number(total) }] };
+      },
+    ],
+    ['orders.cancel', async () => ({ folio: await printedAt(two), razon: 'x' })],
+    ['products.update', async () => ({ idProducto: '3001', ...tacosProduct, precio: price++ })],
+  ];
+
+  it.each(writes)('%s', async (op, params) => {
+    // Clean first, for the rows a write leaves (twice: a first update of a seeded product touches more).
+    let shape: string[] = [];
+    for (const cut of [false, false, true]) {
+      const input = await params();
+      const key = randomUUID();
+      const before = await snapshot(branch.db, branch);
+      if (cut) proxy.cutAfter(COMMIT);
+      const result = await run(op, input, key);
+      expect(proxy.cutPending(), op).toBe(false);
+      expect(result.ok, `${op}: ${JSON.stringify(result)}`).toBe(true);
+      const after = await snapshot(branch.db, branch);
+      if (!cut) shape = shapeOf(difference(before, after));
+      expect(shapeOf(difference(before, after)), op).toEqual(shape);
+      const again = await run(op, input, key);
+      expect(again, op).toEqual({ ...result, jobId: again.jobId });
+      expect(difference(after, await snapshot(branch.db, branch)), op).toEqual({});
+    }
+  });
+});
