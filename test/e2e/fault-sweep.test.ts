@@ -4,17 +4,16 @@
  * statement for every k, through the whole path (HTTP, gateway, WebSocket, agent, real
  * PostgreSQL). After each failure: a clean problem, every POS table and the agent's bookkeeping
  * as they were, and a retry with the same Idempotency-Key that applies the write once, with the
- * rows a write that never failed leaves. A fault that looks like a lost connection must be run
- * again by the agent itself, once, and answered as a clean write.
+ * rows a write that never failed leaves. The agent's link to its database cut after statement
+ * k instead: the write is run again by the agent itself, once, and answered as a clean write. And
+ * a COMMIT whose confirmation the cut link lost: answered as committed, applied once.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobRunner, RunnerOptions } from '../../src/agent/runner.js';
+import type { RunnerOptions } from '../../src/agent/runner.js';
 import type { PosRuntime } from '../../src/pos/runtime.js';
 import type { PosDb } from '../../src/pos/schema.js';
 import { refresco, sinCebolla, tacos } from '../support/accounts.js';
-import { testRunner } from '../support/job-runner.js';
-import { posThroughProxy, type LinkProxy } from '../support/link-proxy.js';
 import { orderBody } from '../support/order-body.js';
 import { tacos as tacosProduct } from '../support/products.js';
 import { BRANCH, startTestStack, type ApiResponse, type TestStack } from '../support/stack.js';
@@ -23,18 +22,20 @@ import { difference, shapeOf, snapshot, StatementFault, type FaultKind, type Sna
 let stack: TestStack;
 let db: PosDb;
 let pos: PosRuntime;
-const fault = new StatementFault();
+const fault = new StatementFault(() => stack.posLinks.get(BRANCH)!.sever());
 /**
  * How far the agent's clock is ahead of this one's. A shift opens at a second no shift of its
  * company has opened nor its station closed in, waiting for it: the shift cases move the clock
  * on instead, two seconds a run.
  */
 let ahead = 0;
+/** PostgreSQL's simple-query message for `commit`, as the driver sends it. */
+const COMMIT = Buffer.from('commit\u0000');
 const agentNow = () => Date.now() + ahead;
 
 beforeAll(async () => {
   // The event detector would consume the writes' origin marks between two snapshots.
-  stack = await startTestStack({ agent: { events: { pollIntervalMs: 3_600_000 }, wallClock: agentNow } });
+  stack = await startTestStack({ agent: { events: { pollIntervalMs: 3_600_000 }, wallClock: agentNow }, posLinks: true });
   db = stack.pos.get(BRANCH)!.db;
   const agent = stack.agents.get(BRANCH)!;
   pos = agent.pos;
@@ -228,6 +229,7 @@ describe.each(cases)('$name failing after each statement', (c) => {
         retried = await send(method, path, body, key);
       } else {
         // Rolled back whole and run once more by the agent: the client sees one clean write.
+        expect(fault.seen.length, what).toBeGreaterThan(statements);
         retried = failed;
       }
       expect(retried.status, `${what}: ${JSON.stringify(retried.body)}`).toBeLessThan(300);
@@ -242,78 +244,24 @@ describe.each(cases)('$name failing after each statement', (c) => {
     }
   };
   it('an error after statement k changes nothing and the retry applies it once', sweep('error'), 120_000);
-  it('a connection lost after statement k is run again once, as a clean write', sweep('connection'), 120_000);
-});
+  it('the database link cut after statement k: run again once, as a clean write', sweep('cut'), 120_000);
 
-/**
- * The COMMIT reaches the database, which commits, and the connection is cut before its
- * confirmation comes back (on a database of its own, reached through a proxy, by a job runner
- * of the test's): the write is answered as committed, applied once, and a second copy of the job
- * is answered from the record without writing.
- */
-describe('a write whose COMMIT was not confirmed', () => {
-  /** PostgreSQL's simple-query message for `commit`, as the driver sends it. */
-  const COMMIT = Buffer.from('commit\u0000');
-  let branch: PosRuntime;
-  let proxy: LinkProxy;
-  let runner: JobRunner;
-  beforeAll(async () => {
-    ({ pos: branch, proxy } = await posThroughProxy());
-    runner = testRunner(branch);
-  });
-  afterAll(async () => {
-    await branch?.close();
-    await proxy?.close();
-  });
-
-  const run = async (op: string, params: Record<string, unknown>, key = randomUUID()) =>
-    runner.run({ type: 'job', jobId: randomUUID(), op, params, budgetMs: 10_000, idempotency: { scope: 'ack', key, fingerprint: 'f' } });
-  const done = async (op: string, params: Record<string, unknown>) => {
-    const result = await run(op, params);
-    expect(result.ok, JSON.stringify(result)).toBe(true);
-    return (result as { data: Record<string, unknown> }).data;
-  };
-  const open = async (productos: unknown[]) => (await done('orders.create', { ...base, productos })).folio as number;
-  const printedAt = async (productos: unknown[]) => {
-    const folio = await open(productos);
-    await done('orders.print', { folio });
-    return folio;
-  };
-
-  const writes: Array<[op: string, params: () => Promise<Record<string, unknown>>]> = [
-    ['orders.create', async () => ({ ...base, productos: [tacos, sinCebolla, refresco] })],
-    ['orders.addLines', async () => ({ folio: await open([tacos]), productos: [{ ...refresco, movimiento: 1 }] })],
-    ['orders.cancelLines', async () => ({ folio: await open([tacos, sinCebolla, refresco]), productos: [{ movimiento: 1, idProducto: '3001' }], razon: 'x' })],
-    ['orders.lineDiscount', async () => ({ folio: await open(two), productos: [{ movimiento: 1, idProducto: '3001', modo: 'porcentaje', valor: 10 }] })],
-    [
-      'orders.pay',
-      async () => {
-        const folio = await printedAt(two);
-        const { total } = await branch.db.selectFrom('tempcheques').select('total').where('folio', '=', folio).executeTakeFirstOrThrow();
-        return { folio, pagos: [{ idFormaDePago: 'EFE', importe: Number(total) }] };
-      },
-    ],
-    ['orders.cancel', async () => ({ folio: await printedAt(two), razon: 'x' })],
-    ['products.update', async () => ({ idProducto: '3001', ...tacosProduct, precio: price++ })],
-  ];
-
-  it.each(writes)('%s', async (op, params) => {
-    // Clean first, for the rows a write leaves (twice: a first update of a seeded product touches more).
-    let shape: string[] = [];
-    for (const cut of [false, false, true]) {
-      const input = await params();
-      const key = randomUUID();
-      const before = await snapshot(branch.db, branch);
-      if (cut) proxy.cutAfter(COMMIT);
-      const result = await run(op, input, key);
-      expect(proxy.cutPending(), op).toBe(false);
-      expect(result.ok, `${op}: ${JSON.stringify(result)}`).toBe(true);
-      const after = await snapshot(branch.db, branch);
-      if (!cut) shape = shapeOf(difference(before, after));
-      expect(shapeOf(difference(before, after)), op).toEqual(shape);
-      const again = await run(op, input, key);
-      expect(again, op).toEqual({ ...result, jobId: again.jobId });
-      expect(difference(after, await snapshot(branch.db, branch)), op).toEqual({});
-    }
+  it('its COMMIT reaching the database and its confirmation lost: answered as committed, once', async () => {
+    const [method, path, body] = await c.request(-1);
+    const key = randomUUID();
+    const before = await snapshot(db, pos);
+    await stack.agents.get(BRANCH)!.runner.drained();
+    fault.arm(0);
+    const link = stack.posLinks.get(BRANCH)!;
+    link.cutAfter(COMMIT);
+    const res = await send(method, path, body, key);
+    expect(link.cutPending()).toBe(false);
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    expect(shapeOfBody({ ...res.body, jobId: undefined })).toBe(cleanBody);
+    const after = await snapshot(db, pos);
+    expect(shapeOf(difference(before, after))).toEqual(cleanShape);
+    const replay = await send(method, path, body, key);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(difference(after, await snapshot(db, pos))).toEqual({});
   });
 });

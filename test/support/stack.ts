@@ -26,6 +26,8 @@ export interface TestStack extends Stack {
   gatewayDatabaseUrl: string;
   /** Each branch's link to the gateway, when the stack was started with `links`. */
   links: Map<string, LinkProxy>;
+  /** Each agent's link to its POS database, when the stack was started with `posLinks` (PostgreSQL only). */
+  posLinks: Map<string, LinkProxy>;
   api(method: string, path: string, opts?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse>;
 }
 
@@ -45,6 +47,8 @@ export async function startTestStack(
     lockTimeoutMs?: number;
     /** Each agent reaches the gateway through a proxy the test can cut (`links`). */
     links?: boolean;
+    /** Each agent reaches its POS database through a proxy the test can cut (`posLinks`); the test's own connections do not. */
+    posLinks?: boolean;
   } = {},
 ): Promise<TestStack> {
   const posDatabase = async (template: PosTemplate): Promise<PosDbConfig> => ({
@@ -60,10 +64,27 @@ export async function startTestStack(
   const licenseKeys = [BRANCH, STRICT_BRANCH, OTHER_USERS_BRANCH];
   const links = new Map(opts.links ? await Promise.all(licenseKeys.map(async (k) => [k, await startLinkProxy()] as const)) : []);
   const via = (licenseKey: string) => (links.has(licenseKey) ? { gatewayUrl: links.get(licenseKey)!.url } : {});
+  const direct = new Map([
+    [BRANCH, branch],
+    [STRICT_BRANCH, strict],
+    [OTHER_USERS_BRANCH, other],
+  ]);
+  const posLinks = new Map<string, LinkProxy>();
+  const agentDatabase = async (licenseKey: string): Promise<PosDbConfig> => {
+    const config = direct.get(licenseKey)!;
+    if (!opts.posLinks) return config;
+    if (config.dialect !== 'postgres') throw new Error('posLinks: PostgreSQL only');
+    const proxy = await startLinkProxy();
+    posLinks.set(licenseKey, proxy);
+    const url = new URL(config.url);
+    proxy.connectTo(`http://${url.host}`);
+    url.host = new URL(proxy.url).host;
+    return { ...config, url: url.toString() };
+  };
   const branches = [
-    { licenseKey: BRANCH, name: 'Centro', owner: 'tester', database: branch, ...via(BRANCH) },
-    { licenseKey: STRICT_BRANCH, name: 'Norte', owner: 'tester', database: strict, ...via(STRICT_BRANCH) },
-    { licenseKey: OTHER_USERS_BRANCH, name: 'Ajena', owner: 'other', database: other, ...via(OTHER_USERS_BRANCH) },
+    { licenseKey: BRANCH, name: 'Centro', owner: 'tester', database: await agentDatabase(BRANCH), ...via(BRANCH) },
+    { licenseKey: STRICT_BRANCH, name: 'Norte', owner: 'tester', database: await agentDatabase(STRICT_BRANCH), ...via(STRICT_BRANCH) },
+    { licenseKey: OTHER_USERS_BRANCH, name: 'Ajena', owner: 'other', database: await agentDatabase(OTHER_USERS_BRANCH), ...via(OTHER_USERS_BRANCH) },
   ];
   const stack = await startStack({
     gatewayStoreUrl: gatewayUrl,
@@ -82,13 +103,14 @@ export async function startTestStack(
     stack,
     branches.map((b) => b.licenseKey),
   );
-  const pos = new Map(await Promise.all(branches.map(async (b) => [b.licenseKey, await openPosDb(b.database)] as const)));
+  const pos = new Map(await Promise.all(branches.map(async (b) => [b.licenseKey, await openPosDb(direct.get(b.licenseKey)!)] as const)));
 
   const test = stack as TestStack;
   test.pos = pos;
-  test.posConfigs = new Map(branches.map((b) => [b.licenseKey, b.database]));
+  test.posConfigs = direct;
   test.gatewayDatabaseUrl = gatewayUrl;
   test.links = links;
+  test.posLinks = posLinks;
   test.api = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.key !== null) headers['x-api-key'] = o.key ?? API_KEY;
@@ -107,7 +129,7 @@ export async function startTestStack(
   test.stop = async () => {
     await stop();
     await Promise.all([...pos.values()].map((p) => p.close()));
-    await Promise.all([...links.values()].map((l) => l.close()));
+    await Promise.all([...links.values(), ...posLinks.values()].map((l) => l.close()));
   };
   return test;
 }

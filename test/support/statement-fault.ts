@@ -9,8 +9,12 @@ import { sql } from 'kysely';
 import { OPTIONAL_POS_TABLES, POS_TABLES, type PosRuntime } from '../../src/pos/runtime.js';
 import type { PosDb } from '../../src/pos/schema.js';
 
-/** How the k-th statement fails: an error the database raised, or the connection gone. */
-export type FaultKind = 'error' | 'connection';
+/**
+ * How the write fails after its k-th statement: an error raised in its place, or the database's
+ * connection cut (by `cut`, the test's) once the statement's reply came, so that what the write
+ * sends next, a statement or its COMMIT, meets a closed connection.
+ */
+export type FaultKind = 'error' | 'cut';
 
 export class StatementFault implements KyselyPlugin {
   readonly #nodes = new Map<unknown, RootOperationNode>();
@@ -20,6 +24,8 @@ export class StatementFault implements KyselyPlugin {
   #kind: FaultKind = 'error';
   /** Whether the armed fault fired. */
   fired = false;
+
+  constructor(private readonly cut: () => void = () => undefined) {}
 
   /** Counts from 0 again and fails statement `k` (1-based; 0 fails none). */
   arm(k: number, kind: FaultKind = 'error'): void {
@@ -41,9 +47,8 @@ export class StatementFault implements KyselyPlugin {
     if (this.seen.length === this.#failAt) {
       this.#failAt = 0;
       this.fired = true;
-      throw this.#kind === 'connection'
-        ? Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' })
-        : Object.assign(new Error(`fault injected after statement ${this.seen.length}`), { code: 'XX000' });
+      if (this.#kind === 'cut') this.cut();
+      else throw Object.assign(new Error(`fault injected after statement ${this.seen.length}`), { code: 'XX000' });
     }
     return args.result;
   }
