@@ -22,7 +22,14 @@ import { difference, shapeOf, snapshot, StatementFault, type FaultKind, type Sna
 let stack: TestStack;
 let db: PosDb;
 let pos: PosRuntime;
-const fault = new StatementFault(() => stack.posLinks.get(BRANCH)!.sever());
+const posLink = () => stack.posLinks.get(BRANCH)!;
+const fault = new StatementFault(
+  () => posLink().sever(),
+  () => {
+    posLink().setDown(true);
+    posLink().sever();
+  },
+);
 /**
  * How far the agent's clock is ahead of this one's. A shift opens at a second no shift of its
  * company has opened nor its station closed in, waiting for it: the shift cases move the clock
@@ -210,41 +217,79 @@ describe.each(cases)('$name failing after each statement', (c) => {
     expect(statements, `${c.op} statements`).toBeGreaterThan(1);
   });
 
-  const sweep = (kind: FaultKind) => async () => {
-    for (let k = 1; k <= statements; k++) {
-      const what = `${c.op}, ${kind} after statement ${k} of ${statements}`;
-      const [method, path, body] = await c.request(k);
-      const key = randomUUID();
-      const before: Snapshot = await snapshot(db, pos);
-      // A replay's job, held and rolled back at the gateway's word, may still be running.
-      await stack.agents.get(BRANCH)!.runner.drained();
-      fault.arm(k, kind);
-      const failed = await send(method, path, body, key);
-      expect(fault.fired, what).toBe(true);
-      let retried: ApiResponse;
-      if (kind === 'error') {
-        expectCleanProblem(failed, what);
-        expect(difference(before, await snapshot(db, pos)), what).toEqual({});
-        fault.arm(0);
-        retried = await send(method, path, body, key);
-      } else {
-        // Rolled back whole and run once more by the agent: the client sees one clean write.
-        expect(fault.seen.length, what).toBeGreaterThan(statements);
-        retried = failed;
+  const sweep =
+    (kind: FaultKind, at: (n: number) => number[] = (n) => Array.from({ length: n }, (_, i) => i + 1)) =>
+    async () => {
+      for (const k of at(statements)) {
+        const what = `${c.op}, ${kind} after statement ${k} of ${statements}`;
+        const [method, path, body] = await c.request(k);
+        const key = randomUUID();
+        const before: Snapshot = await snapshot(db, pos);
+        // A replay's job, held and rolled back at the gateway's word, may still be running.
+        await stack.agents.get(BRANCH)!.runner.drained();
+        fault.arm(k, kind);
+        const failed = await send(method, path, body, key);
+        expect(fault.fired, what).toBe(true);
+        let retried: ApiResponse;
+        if (kind !== 'cut') {
+          if (kind === 'down') {
+            expect(failed.status, what).toBe(503);
+            expect(failed.body.code, what).toBe('pos_unavailable');
+            expect(failed.headers.get('retry-after'), what).toBe('5');
+            posLink().setDown(false);
+          }
+          expectCleanProblem(failed, what);
+          expect(difference(before, await snapshot(db, pos)), what).toEqual({});
+          fault.arm(0);
+          retried = await send(method, path, body, key);
+        } else {
+          // Rolled back whole and run once more by the agent: the client sees one clean write.
+          expect(fault.seen.length, what).toBeGreaterThan(statements);
+          retried = failed;
+        }
+        expect(retried.status, `${what}: ${JSON.stringify(retried.body)}`).toBeLessThan(300);
+        expect(retried.headers.get('idempotent-replayed'), what).toBeNull();
+        expect(shapeOfBody({ ...retried.body, jobId: undefined }), what).toBe(cleanBody);
+        const after = await snapshot(db, pos);
+        expect(shapeOf(difference(before, after)), what).toEqual(cleanShape);
+        // Once: a replay of the key writes nothing more.
+        const replay = await send(method, path, body, key);
+        expect(replay.headers.get('idempotent-replayed'), what).toBe('true');
+        expect(difference(after, await snapshot(db, pos)), what).toEqual({});
       }
-      expect(retried.status, `${what}: ${JSON.stringify(retried.body)}`).toBeLessThan(300);
-      expect(retried.headers.get('idempotent-replayed'), what).toBeNull();
-      expect(shapeOfBody({ ...retried.body, jobId: undefined }), what).toBe(cleanBody);
-      const after = await snapshot(db, pos);
-      expect(shapeOf(difference(before, after)), what).toEqual(cleanShape);
-      // Once: a replay of the key writes nothing more.
-      const replay = await send(method, path, body, key);
-      expect(replay.headers.get('idempotent-replayed'), what).toBe('true');
-      expect(difference(after, await snapshot(db, pos)), what).toEqual({});
-    }
-  };
+    };
   it('an error after statement k changes nothing and the retry applies it once', sweep('error'), 120_000);
   it('the database link cut after statement k: run again once, as a clean write', sweep('cut'), 120_000);
+  it(
+    'the database gone after statement k (first, middle, last): 503, nothing written, the retry applies it once',
+    sweep('down', (n) => [...new Set([1, Math.ceil(n / 2), n])]),
+    60_000,
+  );
+
+  it('its COMMIT confirmed to nobody, the database then gone: 503, and the retry answers it without writing', async () => {
+    const [method, path, body] = await c.request(-1);
+    const key = randomUUID();
+    const before = await snapshot(db, pos);
+    await stack.agents.get(BRANCH)!.runner.drained();
+    fault.arm(0);
+    posLink().cutAfter(COMMIT, () => {
+      posLink().setDown(true);
+      posLink().sever();
+    });
+    const failed = await send(method, path, body, key);
+    posLink().setDown(false);
+    expect(posLink().cutPending()).toBe(false);
+    expect(failed.status, JSON.stringify(failed.body)).toBe(503);
+    expect(failed.body.code).toBe('pos_unavailable');
+    expectCleanProblem(failed, c.op);
+    // Committed, though the agent could not learn it: the retry must find it and not write again.
+    const after = await snapshot(db, pos);
+    expect(shapeOf(difference(before, after))).toEqual(cleanShape);
+    const retry = await send(method, path, body, key);
+    expect(retry.status, JSON.stringify(retry.body)).toBeLessThan(300);
+    expect(shapeOfBody({ ...retry.body, jobId: undefined })).toBe(cleanBody);
+    expect(difference(after, await snapshot(db, pos))).toEqual({});
+  });
 
   it('its COMMIT reaching the database and its confirmation lost: answered as committed, once', async () => {
     const [method, path, body] = await c.request(-1);

@@ -21,11 +21,14 @@ export interface LinkProxy {
   sever(): void;
   /**
    * The next time the connecting side sends bytes holding `marker` (a database client's COMMIT),
-   * they reach the far side, whose answer is lost: that connection is cut right after them.
+   * they reach the far side, whose answer is lost: that connection is cut right after them, and
+   * `then` runs.
    */
-  cutAfter(marker: Buffer): void;
+  cutAfter(marker: Buffer, then?: () => void): void;
   /** Whether a `cutAfter` is still waiting for its marker. */
   cutPending(): boolean;
+  /** While `down`, new connections are closed as they come, as a server that stopped listening does. */
+  setDown(down: boolean): void;
   /**
    * Closes the agent's side of every connection and refuses new ones, while the gateway's side
    * stays open and hears nothing more. Resolves once the gateway has closed its side.
@@ -40,10 +43,12 @@ export async function startLinkProxy(): Promise<LinkProxy> {
   const pairs = new Set<{ agent: net.Socket; gateway: net.Socket }>();
   let held = false;
   let halfOpen = false;
+  let down = false;
   let cutMarker: Buffer | undefined;
+  let afterCut: (() => void) | undefined;
 
   const server = net.createServer((agent) => {
-    if (halfOpen) return void agent.destroy();
+    if (halfOpen || down) return void agent.destroy();
     // Nothing is read from the agent until the gateway's side is connected.
     agent.pause();
     const gateway = new net.Socket();
@@ -72,6 +77,7 @@ export async function startLinkProxy(): Promise<LinkProxy> {
           .on('error', () => undefined);
         agent.destroy();
         gateway.end(chunk);
+        afterCut?.();
         return;
       }
       if (!held && !halfOpen) gateway.write(chunk);
@@ -101,10 +107,14 @@ export async function startLinkProxy(): Promise<LinkProxy> {
       held = true;
     },
     sever,
-    cutAfter(marker) {
+    cutAfter(marker, then) {
       cutMarker = marker;
+      afterCut = then;
     },
     cutPending: () => cutMarker !== undefined,
+    setDown(value) {
+      down = value;
+    },
     async cutAgentSide() {
       halfOpen = true;
       const gatewaySides = [...pairs].map(({ agent, gateway }) => {

@@ -12,9 +12,10 @@ import type { PosDb } from '../../src/pos/schema.js';
 /**
  * How the write fails after its k-th statement: an error raised in its place, or the database's
  * connection cut (by `cut`, the test's) once the statement's reply came, so that what the write
- * sends next, a statement or its COMMIT, meets a closed connection.
+ * sends next, a statement or its COMMIT, meets a closed connection; or cut and kept down (by
+ * `down`), so that the agent's own retry cannot connect either.
  */
-export type FaultKind = 'error' | 'cut';
+export type FaultKind = 'error' | 'cut' | 'down';
 
 export class StatementFault implements KyselyPlugin {
   readonly #nodes = new Map<unknown, RootOperationNode>();
@@ -25,7 +26,10 @@ export class StatementFault implements KyselyPlugin {
   /** Whether the armed fault fired. */
   fired = false;
 
-  constructor(private readonly cut: () => void = () => undefined) {}
+  constructor(
+    private readonly cut: () => void = () => undefined,
+    private readonly down: () => void = () => undefined,
+  ) {}
 
   /** Counts from 0 again and fails statement `k` (1-based; 0 fails none). */
   arm(k: number, kind: FaultKind = 'error'): void {
@@ -48,6 +52,7 @@ export class StatementFault implements KyselyPlugin {
       this.#failAt = 0;
       this.fired = true;
       if (this.#kind === 'cut') this.cut();
+      else if (this.#kind === 'down') this.down();
       else throw Object.assign(new Error(`fault injected after statement ${this.seen.length}`), { code: 'XX000' });
     }
     return args.result;
