@@ -5,6 +5,8 @@
  */
 export class TurnsByKey {
   readonly #lastTurn = new Map<string, Promise<unknown>>();
+  /** Turns asked for and not ended, per key with work in hand. */
+  readonly #inHand = new Map<string, number>();
 
   /**
    * Runs `work` once the key's previous turn has ended, and answers with what it gives. The turn
@@ -16,10 +18,19 @@ export class TurnsByKey {
     const result = (this.#lastTurn.get(key) ?? Promise.resolve()).then(work);
     const ended = result.then(heldUntil).catch(() => undefined);
     this.#lastTurn.set(key, ended);
+    this.#inHand.set(key, this.waiting(key) + 1);
     void ended.then(() => {
+      const left = this.waiting(key) - 1;
+      if (left > 0) this.#inHand.set(key, left);
+      else this.#inHand.delete(key);
       if (this.#lastTurn.get(key) === ended) this.#lastTurn.delete(key);
     });
     return result;
+  }
+
+  /** The key's turns asked for and not yet ended, the one running included. */
+  waiting(key: string): number {
+    return this.#inHand.get(key) ?? 0;
   }
 
   /** How many keys have work in hand. */

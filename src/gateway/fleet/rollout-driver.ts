@@ -15,12 +15,11 @@ import type { StoredRelease } from './release-store.js';
 
 export const releaseDownloadPath = (version: string, platform: string) => `/agent/releases/${encodeURIComponent(version)}/${platform}`;
 
-/** Upgrade reports of one branch waiting to be recorded: an upgrade has four or five. */
+/** A branch's turns (upgrade reports, offers) waiting to be run: an upgrade reports four or five steps. */
 const MAX_WAITING_REPORTS = 16;
 
 export class RolloutDriver implements UpgradeListener {
   readonly #turns = new TurnsByKey();
-  readonly #waitingReports = new Map<string, number>();
   /** Branches whose reports are being dropped: logged once a run. */
   readonly #dropping = new Set<string>();
 
@@ -42,24 +41,14 @@ export class RolloutDriver implements UpgradeListener {
    * bound (and the log with them), so past MAX_WAITING_REPORTS a branch's reports are dropped.
    */
   progress(licenseKey: string, report: UpgradeProgressMessage): void {
-    const waiting = this.#waitingReports.get(licenseKey) ?? 0;
-    if (waiting >= MAX_WAITING_REPORTS) {
+    if (this.#turns.waiting(licenseKey) >= MAX_WAITING_REPORTS) {
       if (!this.#dropping.has(licenseKey)) this.log.warn({ licenseKey }, 'agent reports upgrade progress faster than it is recorded; dropping reports');
       this.#dropping.add(licenseKey);
       return;
     }
     this.#dropping.delete(licenseKey);
-    this.#waitingReports.set(licenseKey, waiting + 1);
     this.log.info({ licenseKey, rolloutId: report.rolloutId, state: report.state, reason: report.reason }, 'upgrade progress');
-    void this.#inTurn(licenseKey, async () => {
-      try {
-        await this.store.rollouts.progress(report.rolloutId, [licenseKey], report.state, report.reason);
-      } finally {
-        const left = this.#waitingReports.get(licenseKey)! - 1;
-        if (left === 0) this.#waitingReports.delete(licenseKey);
-        else this.#waitingReports.set(licenseKey, left);
-      }
-    });
+    void this.#inTurn(licenseKey, () => this.store.rollouts.progress(report.rolloutId, [licenseKey], report.state, report.reason));
   }
 
   /**
